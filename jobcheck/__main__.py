@@ -1,0 +1,3 @@
+from jobcheck.cli import main
+
+main()

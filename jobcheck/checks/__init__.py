@@ -1,0 +1,24 @@
+"""The checks: one module per rule, named after its id (``scl18_time_limits.py`` holds
+SCL-18). Each module has one :class:`RuleChecks` subclass with a method per check."""
+
+from __future__ import annotations
+
+from jobcheck.checks.base import RuleChecks
+from jobcheck.checks.job01_enqueue_after_commit import EnqueueAfterCommit
+from jobcheck.checks.scl18_time_limits import JobTimeLimits
+from jobcheck.checks.scl21_ids_in_jobs import IdsInJobs
+from jobcheck.checks.scl34_dead_letter_queue import DeadLetterQueue
+
+RULE_CLASSES: tuple[type[RuleChecks], ...] = (
+    JobTimeLimits,
+    IdsInJobs,
+    DeadLetterQueue,
+    EnqueueAfterCommit,
+)
+
+
+def implemented_checks() -> frozenset[tuple[str, str]]:
+    """(rule id, check slug) for every check that has an implementation."""
+    return frozenset(
+        (cls.rule, slug) for cls in RULE_CLASSES for slug in cls.implemented()
+    )

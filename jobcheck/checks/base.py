@@ -1,0 +1,59 @@
+"""The shape of a rule module: one class per rule, one method per check.
+
+A rule class reads the project model and yields findings::
+
+    class JobTimeLimits(RuleChecks):
+        rule = "SCL-18"
+
+        @check("missing-time-limit")
+        def missing_time_limit(self) -> Iterator[Finding]:
+            ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import ClassVar
+
+from jobcheck.config import Options
+from jobcheck.facts import Loc
+from jobcheck.findings import Finding
+from jobcheck.project import Project
+
+CheckMethod = Callable[["RuleChecks"], Iterator[Finding]]
+
+
+def check(slug: str) -> Callable[[CheckMethod], CheckMethod]:
+    """Mark a method as the implementation of the check ``slug``."""
+
+    def mark(method: CheckMethod) -> CheckMethod:
+        method.check_slug = slug  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+class RuleChecks:
+    rule: ClassVar[str]
+
+    def __init__(self, project: Project, options: Options) -> None:
+        self.project = project
+        self.options = options
+
+    @classmethod
+    def implemented(cls) -> dict[str, str]:
+        """Check slug -> method name, for every check this class implements."""
+        found = {}
+        for name in dir(cls):
+            slug = getattr(getattr(cls, name), "check_slug", None)
+            if slug is not None:
+                found[slug] = name
+        return found
+
+    def run(self, slugs: set[str]) -> Iterator[Finding]:
+        for slug, name in self.implemented().items():
+            if slug in slugs:
+                yield from getattr(self, name)()
+
+    def finding(self, slug: str, path: str, loc: Loc, message: str) -> Finding:
+        return Finding(rule=self.rule, check=slug, path=path, loc=loc, message=message)

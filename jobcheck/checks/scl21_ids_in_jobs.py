@@ -1,0 +1,89 @@
+"""SCL-21 Put record IDs in jobs instead of copies (EVT-20).
+
+A record copied into a job goes stale while the job waits, leaks personal data into the
+queue's storage and may not serialize at all. Pass the ID; let the worker read the row.
+Docs: docs/rules/SCL-21.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from jobcheck.checks.base import RuleChecks, check
+from jobcheck.facts import Argument, EnqueueSite, FileFacts
+from jobcheck.findings import Finding
+from jobcheck.project.inference import infer_argument_class
+
+HEAVY_KINDS = {
+    "record": "a database record",
+    "queryset": "a queryset",
+    "request": "the request object",
+    "copy": "a copy of a record",
+    "file": "file contents",
+    "dataframe": "a DataFrame",
+}
+# At most this many ambiguous arguments go to astroid in one run (it builds modules).
+MAX_INFERENCES = 200
+
+
+class IdsInJobs(RuleChecks):
+    rule = "SCL-21"
+
+    @check("fat-payload")
+    def fat_payload(self) -> Iterator[Finding]:
+        budget = MAX_INFERENCES
+        for f, site, job in self.project.enqueues():
+            for argument in site.arguments:
+                what = self._heavy(f, argument, budget)
+                if argument.kind == "ambiguous":
+                    budget -= 1
+                if what is None:
+                    continue
+                yield self.finding(
+                    "fat-payload",
+                    f.path,
+                    argument.loc,
+                    self._message(site, argument, what, job.task.name if job else None),
+                )
+
+    def _heavy(self, f: FileFacts, argument: Argument, budget: int) -> str | None:
+        kind = argument.kind
+        if kind in HEAVY_KINDS:
+            return argument.reason or HEAVY_KINDS[kind]
+        if kind.startswith(("annotated:", "annotated-element:")):
+            model = kind.split(":", 1)[1]
+            if self.project.is_model(model):
+                short = model.rsplit(".", 1)[-1]
+                return argument.reason or f"a {short} record"
+            return None
+        if kind == "ambiguous" and budget > 0:
+            inferred = infer_argument_class(self.project, f, argument)
+            if inferred is not None and self.project.is_model(inferred):
+                return f"a {inferred.rsplit('.', 1)[-1]} record (inferred by astroid)"
+        return None
+
+    @staticmethod
+    def _message(site: EnqueueSite, argument: Argument, what: str, job: str | None) -> str:
+        name = job or site.target_text
+        return (
+            f"'{argument.text}' passed to '{name}' is {what}: the job gets a copy that is "
+            "stale by the time it runs; pass the ID (e.g. .pk) and load the record in the job"
+        )
+
+    @check("model-typed-job-parameter")
+    def model_typed_job_parameter(self) -> Iterator[Finding]:
+        for job in self.project.jobs:
+            function = self.project.function(job.task.function)
+            if function is None:
+                continue
+            for param in function.params:
+                if param.annotation and self.project.is_model(param.annotation):
+                    short = param.annotation.rsplit(".", 1)[-1]
+                    yield self.finding(
+                        "model-typed-job-parameter",
+                        job.file.path,
+                        param.loc,
+                        f"job '{job.task.name}' takes '{param.name}: {short}', a model "
+                        f"instance: callers must enqueue a copy of the row; take "
+                        f"'{param.name}_id' and load the {short} inside the job",
+                    )

@@ -1,0 +1,167 @@
+"""Project configuration: ``[tool.jobcheck]`` in ``pyproject.toml`` or ``--config FILE``.
+
+Every key is validated: an unknown key or a wrong type is a :class:`ConfigError` that
+names the key, and the CLI turns it into exit status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_URGENT_WORDS = (
+    "password",
+    "reset",
+    "signin",
+    "sign_in",
+    "login",
+    "magic_link",
+    "otp",
+    "2fa",
+    "two_factor",
+    "verification",
+    "verify",
+    "confirm_email",
+    "activation",
+)
+DEFAULT_BULK_WORDS = (
+    "export",
+    "report",
+    "newsletter",
+    "digest",
+    "reindex",
+    "backfill",
+    "sync",
+    "import",
+    "cleanup",
+    "bulk",
+    "batch",
+)
+DEFAULT_RUNBOOK_DIRS = ("docs", "doc", "runbooks", "runbook", "ops", "playbooks", ".")
+
+
+class ConfigError(ValueError):
+    """Configuration that jobcheck cannot use; the message names the key."""
+
+
+@dataclass(frozen=True)
+class Options:
+    select: tuple[str, ...] = ("ALL",)
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    severity: dict[str, str] = field(default_factory=dict)
+    respect_gitignore: bool = True
+    urgent_words: tuple[str, ...] = DEFAULT_URGENT_WORDS
+    bulk_words: tuple[str, ...] = DEFAULT_BULK_WORDS
+    lock_decorators: tuple[str, ...] = ()
+    lock_base_classes: tuple[str, ...] = ()
+    runbook_dirs: tuple[str, ...] = DEFAULT_RUNBOOK_DIRS
+    django_settings: tuple[str, ...] = ()
+    celery_app: str | None = None
+    config_path: str | None = None
+    root: str = "."
+
+
+# key in TOML -> (attribute, expected type)
+_KEYS: dict[str, tuple[str, str]] = {
+    "select": ("select", "list[str]"),
+    "ignore": ("ignore", "list[str]"),
+    "exclude": ("exclude", "list[str]"),
+    "extend-exclude": ("extend_exclude", "list[str]"),
+    "per-file-ignores": ("per_file_ignores", "dict[str, list[str]]"),
+    "severity": ("severity", "dict[str, str]"),
+    "respect-gitignore": ("respect_gitignore", "bool"),
+    "urgent-words": ("urgent_words", "list[str]"),
+    "bulk-words": ("bulk_words", "list[str]"),
+    "lock-decorators": ("lock_decorators", "list[str]"),
+    "lock-base-classes": ("lock_base_classes", "list[str]"),
+    "runbook-dirs": ("runbook_dirs", "list[str]"),
+    "django-settings": ("django_settings", "list[str]"),
+    "celery-app": ("celery_app", "str"),
+}
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.jobcheck]`` table, looking upwards."""
+    current = start.resolve()
+    if current.is_file():
+        current = current.parent
+    for folder in (current, *current.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+                continue
+            if "jobcheck" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load(path: Path) -> Options:
+    """Options from a ``pyproject.toml`` (its ``[tool.jobcheck]`` table) or a
+    ``jobcheck.toml`` (top level, or its own ``[tool.jobcheck]``)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    table = data.get("tool", {}).get("jobcheck") if "tool" in data else None
+    if table is None:
+        table = {} if path.name == "pyproject.toml" else data
+    return from_mapping(table, source=str(path), root=str(path.parent))
+
+
+def from_mapping(table: dict[str, Any], source: str, root: str = ".") -> Options:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: [tool.jobcheck] must be a table")
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in _KEYS:
+            known = ", ".join(sorted(_KEYS))
+            raise ConfigError(f"{source}: unknown key {key!r} in [tool.jobcheck] (known: {known})")
+        attribute, expected = _KEYS[key]
+        values[attribute] = _coerce(value, expected, f"{source}: {key}")
+    return replace(Options(), config_path=source, root=root, **values)
+
+
+def _coerce(value: Any, expected: str, where: str) -> Any:
+    if expected == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false, not {value!r}")
+        return value
+    if expected == "str":
+        if not isinstance(value, str):
+            raise ConfigError(f"{where} must be a string, not {value!r}")
+        return value
+    if expected == "list[str]":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where} must be a list of strings, not {value!r}")
+        return tuple(value)
+    if expected == "dict[str, str]":
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError(f"{where} must be a table of strings, not {value!r}")
+        return dict(value)
+    if expected == "dict[str, list[str]]":
+        if not isinstance(value, dict) or not all(
+            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in value.values()
+        ):
+            raise ConfigError(f"{where} must be a table of lists of strings, not {value!r}")
+        return {k: tuple(v) for k, v in value.items()}
+    raise AssertionError(expected)
+
+
+def option_names() -> list[str]:
+    return [f.name for f in fields(Options)]

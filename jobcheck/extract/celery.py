@@ -1,0 +1,448 @@
+"""Celery: task definitions, Task classes, apps, configuration, enqueue calls and retries."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jobcheck.extract import enqueue
+from jobcheck.extract.celery_settings import normalize
+from jobcheck.extract.walker import Recognizer
+from jobcheck.facts import (
+    CeleryApp,
+    ConfigSource,
+    FunctionFacts,
+    QueueDecl,
+    RetryCall,
+    Setting,
+    TaskClass,
+    TaskDef,
+)
+from jobcheck.facts.values import CallV, DictV, Value, string
+from jobcheck.syntax.names import dotted
+
+SHARED_TASK_DECORATORS = frozenset(
+    {
+        "celery.shared_task",
+        "celery.app.shared_task",
+        "celery.task",
+        "celery.task.task",
+        "celery.decorators.task",
+        "celery.task.periodic_task",
+        "celery.decorators.periodic_task",
+        "celery.task.base.periodic_task",
+    }
+)
+CELERY_APP_CLASSES = frozenset({"celery.Celery", "celery.app.Celery", "celery.app.base.Celery"})
+CELERY_TASK_BASES = frozenset(
+    {"celery.Task", "celery.app.task.Task", "celery.task.Task", "celery.task.base.Task"}
+)
+# Libraries whose ``.task`` decorators are not Celery's.
+NOT_CELERY_ROOTS = frozenset(
+    {
+        "huey",
+        "dramatiq",
+        "rq",
+        "django_rq",
+        "arq",
+        "taskiq",
+        "prefect",
+        "invoke",
+        "fabric",
+        "airflow",
+        "luigi",
+        "dagster",
+        "asyncio",
+        "trio",
+        "anyio",
+        "dask",
+        "ray",
+        "modal",
+        "metaflow",
+        "kfp",
+        "flytekit",
+        "nox",
+        "pytest",
+    }
+)
+# Task attributes that make a class a Celery Task class worth recording.
+TASK_ATTRIBUTES = frozenset(
+    {
+        "name",
+        "time_limit",
+        "soft_time_limit",
+        "max_retries",
+        "default_retry_delay",
+        "autoretry_for",
+        "retry_kwargs",
+        "retry_backoff",
+        "retry_backoff_max",
+        "retry_jitter",
+        "acks_late",
+        "reject_on_worker_lost",
+        "queue",
+        "expires",
+        "rate_limit",
+        "ignore_result",
+        "throws",
+        "typing",
+        "serializer",
+        "priority",
+        "track_started",
+    }
+)
+ENQUEUE_METHODS = frozenset(
+    {"delay", "apply_async", "delay_on_commit", "apply_async_on_commit"}
+)
+SIGNATURE_METHODS = frozenset({"s", "si", "signature"})
+CANVAS_FUNCS = frozenset(
+    {
+        "celery.chain",
+        "celery.group",
+        "celery.chord",
+        "celery.signature",
+        "celery.canvas.chain",
+        "celery.canvas.group",
+        "celery.canvas.chord",
+        "celery.canvas.signature",
+        "celery.chunks",
+    }
+)
+# apply_async's own keywords, which are options and not payload.
+APPLY_ASYNC_PAYLOAD = frozenset({"args", "kwargs"})
+
+
+def is_celery_task_decorator(qualname: str | None) -> bool:
+    if qualname is None:
+        return False
+    if qualname in SHARED_TASK_DECORATORS:
+        return True
+    head, _, last = qualname.rpartition(".")
+    return (
+        last in ("task", "periodic_task")
+        and bool(head)
+        and head.split(".")[0] not in NOT_CELERY_ROOTS
+        and not head.startswith("celery.")
+    )
+
+
+class CeleryRecognizer(Recognizer):
+    def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
+        for decorator_node, decorator in zip(node.decorators, facts.decorators):
+            if not is_celery_task_decorator(decorator.qualname):
+                continue
+            self._task(node, facts, decorator_node.decorator, decorator.qualname or "")
+            return
+
+    def _task(
+        self,
+        node: cst.FunctionDef,
+        facts: FunctionFacts,
+        expr: cst.BaseExpression,
+        qualname: str,
+    ) -> None:
+        walker = self.walker
+        options: list[tuple[str, Value]] = []
+        locs = []
+        if isinstance(expr, cst.Call):
+            for arg in expr.args:
+                if arg.keyword is not None:
+                    options.append((arg.keyword.value, walker.evaluate(arg.value)))
+                    locs.append((arg.keyword.value, walker.loc(arg)))
+        option_map = dict(options)
+        explicit_name = string(option_map.get("name"))
+        app_ref = None if qualname in SHARED_TASK_DECORATORS else qualname.rpartition(".")[0]
+        base = option_map.get("base")
+        walker.facts.tasks.append(
+            TaskDef(
+                framework="celery",
+                qualname=facts.qualname,
+                name=node.name.value,
+                registered_name=explicit_name or walker.names.local(node.name.value),
+                loc=walker.loc(expr),
+                decorator=qualname,
+                app_ref=app_ref,
+                options=tuple(options),
+                option_locs=tuple(locs),
+                base=getattr(base, "qualname", None),
+                bound=bool(getattr(option_map.get("bind"), "value", False)),
+                function=facts.qualname,
+            )
+        )
+
+    def classdef(self, node: cst.ClassDef, qualname: str, bases: tuple[str, ...]) -> None:
+        attrs: list[tuple[str, Value]] = []
+        locs = []
+        has_run = False
+        for statement in node.body.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == "run":
+                has_run = True
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Name) and target.value in TASK_ATTRIBUTES:
+                        attrs.append((target.value, self.walker.evaluate(small.value)))
+                        locs.append((target.value, self.walker.loc(small)))
+        looks_like_task = any(
+            b in CELERY_TASK_BASES or b.split(".")[-1].endswith("Task") for b in bases
+        )
+        if looks_like_task or (attrs and bases):
+            self.walker.facts.task_classes.append(
+                TaskClass(
+                    qualname=qualname,
+                    bases=bases,
+                    attrs=tuple(attrs),
+                    attr_locs=tuple(locs),
+                    loc=self.walker.loc(node.name),
+                    has_run=has_run,
+                )
+            )
+
+    def call(self, node: cst.Call, func: str | None) -> None:
+        if isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method in ENQUEUE_METHODS or method in SIGNATURE_METHODS:
+                self._enqueue(node, method)
+            elif method == "send_task":
+                self._send_task(node)
+            elif method == "retry":
+                self._retry(node)
+            elif method == "update" and _is_conf(node.func.value):
+                self._conf_update(node)
+            elif method == "config_from_object":
+                self._config_from_object(node)
+        if func in ("kombu.Queue", "kombu.entity.Queue"):
+            self._kombu_queue(node)
+
+    def _enqueue(self, node: cst.Call, method: str) -> None:
+        walker = self.walker
+        receiver = node.func.value  # type: ignore[attr-defined]
+        target = walker.qualify(receiver)
+        if target is None:
+            if not self._is_canvas(receiver):
+                return
+        if method in SIGNATURE_METHODS:
+            args = enqueue.arguments(walker, node.args)
+            opts: tuple = ()
+        elif method.startswith("apply_async"):
+            args = self._apply_async_payload(node)
+            opts = enqueue.options(walker, node.args, APPLY_ASYNC_PAYLOAD)
+        else:
+            args = enqueue.arguments(walker, node.args)
+            opts = ()
+        walker.facts.enqueues.append(
+            enqueue.site(
+                walker,
+                node,
+                method,
+                target,
+                walker.text(receiver),
+                args,
+                opts,
+                framework="celery" if target is None else None,
+                is_signature=method in SIGNATURE_METHODS,
+            )
+        )
+
+    def _is_canvas(self, receiver: cst.BaseExpression) -> bool:
+        if not isinstance(receiver, cst.Call):
+            return False
+        func = self.walker.qualify(receiver.func)
+        if func in CANVAS_FUNCS:
+            return True
+        return isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value in (
+            SIGNATURE_METHODS
+        )
+
+    def _apply_async_payload(self, node: cst.Call) -> tuple:
+        walker = self.walker
+        result = []
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        for index, arg in enumerate(positional[:2]):
+            del index
+            result.extend(enqueue.sequence_arguments(walker, arg.value))
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in APPLY_ASYNC_PAYLOAD:
+                result.extend(enqueue.sequence_arguments(walker, arg.value))
+        return tuple(result)
+
+    def _send_task(self, node: cst.Call) -> None:
+        walker = self.walker
+        receiver = walker.qualify(node.func.value)  # type: ignore[attr-defined]
+        if not node.args or node.args[0].keyword is not None:
+            return
+        name = walker.evaluate(node.args[0].value)
+        payload = []
+        for arg in node.args[1:]:
+            if arg.keyword is None or arg.keyword.value in APPLY_ASYNC_PAYLOAD:
+                payload.extend(enqueue.sequence_arguments(walker, arg.value))
+        walker.facts.enqueues.append(
+            enqueue.site(
+                walker,
+                node,
+                "send_task",
+                None,
+                string(name) or walker.text(node.args[0].value),
+                tuple(payload),
+                enqueue.options(walker, node.args[1:], APPLY_ASYNC_PAYLOAD),
+                receiver=receiver,
+                framework="celery",
+            )
+        )
+
+    def _retry(self, node: cst.Call) -> None:
+        walker = self.walker
+        scope = walker.function
+        if scope is None:
+            return
+        receiver = dotted(node.func.value)  # type: ignore[attr-defined]
+        if receiver is None:
+            return
+        if receiver != "self" and receiver != scope.facts.name:
+            return
+        countdown = max_retries = None
+        for arg in node.args:
+            if arg.keyword is None:
+                continue
+            if arg.keyword.value == "countdown":
+                countdown = walker.evaluate(arg.value)
+            elif arg.keyword.value == "max_retries":
+                max_retries = walker.evaluate(arg.value)
+        scope.facts.retry_calls.append(
+            RetryCall(
+                loc=walker.loc(node),
+                countdown=countdown,
+                max_retries=max_retries,
+                in_handler_of=walker.handlers[-1] if walker.handlers else (),
+            )
+        )
+
+    def _conf_update(self, node: cst.Call) -> None:
+        walker = self.walker
+        app = _conf_owner(walker, node.func.value)  # type: ignore[attr-defined]
+        for arg in node.args:
+            if arg.keyword is not None:
+                self._setting(arg.keyword.value, arg.value, arg, "conf", app)
+            elif isinstance(arg.value, cst.Dict):
+                for element in arg.value.elements:
+                    if isinstance(element, cst.DictElement) and isinstance(
+                        element.key, cst.SimpleString
+                    ):
+                        key = element.key.evaluated_value
+                        if isinstance(key, str):
+                            self._setting(key, element.value, element, "conf", app)
+
+    def _config_from_object(self, node: cst.Call) -> None:
+        walker = self.walker
+        if not node.args:
+            return
+        namespace = None
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "namespace":
+                namespace = string(walker.evaluate(arg.value))
+        walker.facts.config_sources.append(
+            ConfigSource(
+                app=walker.qualify(node.func.value),  # type: ignore[attr-defined]
+                target=walker.evaluate(node.args[0].value),
+                namespace=namespace,
+                loc=walker.loc(node),
+            )
+        )
+
+    def assign(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        walker = self.walker
+        for target in targets:
+            if isinstance(target, cst.Name) and walker.at_module_level:
+                func = walker.qualify(value.func) if isinstance(value, cst.Call) else None
+                if func in CELERY_APP_CLASSES:
+                    self._app(target.value, value)  # type: ignore[arg-type]
+                elif func and func.split(".")[0] in NOT_CELERY_ROOTS:
+                    walker.facts.foreign_objects.append(walker.names.local(target.value))
+                else:
+                    self._setting(target.value, value, node, "module", None)
+            elif isinstance(target, cst.Attribute) and _is_conf(target.value):
+                app = _conf_owner(walker, target.value)
+                self._setting(target.attr.value, value, node, "conf", app)
+            elif isinstance(target, cst.Subscript) and _is_conf(target.value):
+                key = target.slice[0].slice if target.slice else None
+                if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString):
+                    name = key.value.evaluated_value
+                    if isinstance(name, str):
+                        app = _conf_owner(walker, target.value)
+                        self._setting(name, value, node, "conf", app)
+
+    def _setting(
+        self,
+        raw_key: str,
+        value: cst.BaseExpression,
+        node: cst.CSTNode,
+        origin: str,
+        app: str | None,
+    ) -> None:
+        if origin == "module" and not _looks_like_setting_name(raw_key):
+            return
+        key = normalize(raw_key)
+        if key is None:
+            return
+        walker = self.walker
+        walker.facts.settings.append(
+            Setting(
+                key=key,
+                raw_key=raw_key,
+                value=walker.evaluate(value),
+                loc=walker.loc(node),
+                origin=origin,
+                app=app,
+            )
+        )
+
+    def _app(self, name: str, call: cst.Call) -> None:
+        walker = self.walker
+        value = walker.evaluate(call)
+        assert isinstance(value, CallV)
+        walker.facts.apps.append(
+            CeleryApp(
+                qualname=walker.names.local(name),
+                loc=walker.loc(call),
+                main=string(value.arg(0, "main")),
+                kwargs=value.kwargs,
+            )
+        )
+
+    def _kombu_queue(self, node: cst.Call) -> None:
+        walker = self.walker
+        value = walker.evaluate(node)
+        assert isinstance(value, CallV)
+        walker.facts.queues.append(
+            QueueDecl(
+                framework="celery",
+                name=string(value.arg(0, "name")),
+                loc=walker.loc(node),
+                options=value.kwargs,
+            )
+        )
+
+
+def _is_conf(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Attribute) and expr.attr.value == "conf"
+
+
+def _conf_owner(walker, expr: cst.BaseExpression) -> str | None:  # type: ignore[no-untyped-def]
+    if isinstance(expr, cst.Attribute):
+        return walker.qualify(expr.value)
+    return None
+
+
+def _looks_like_setting_name(name: str) -> bool:
+    """Module-level names that are Celery settings: upper-case Celery names anywhere
+    (Django settings), lower-case ones only with a Celery prefix (config modules)."""
+    if name.isupper():
+        return name.startswith(("CELERY", "BROKER_"))
+    return name.startswith(("task_", "broker_", "beat_", "worker_", "result_"))
+
+
+def dict_keys(value: Value) -> list[str]:
+    return value.str_keys() if isinstance(value, DictV) else []

@@ -1,0 +1,106 @@
+"""Django and SQLAlchemy: ``ATOMIC_REQUESTS``, model classes and session commits."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jobcheck.extract.walker import Recognizer
+from jobcheck.facts import ModelClass, Setting
+from jobcheck.facts.values import Const, DictV
+from jobcheck.syntax.names import dotted
+
+# Classes whose subclasses are ORM models. Project-wide inheritance is resolved later.
+MODEL_ROOTS = frozenset(
+    {
+        "django.db.models.Model",
+        "django.db.models.base.Model",
+        "django.contrib.auth.models.AbstractUser",
+        "django.contrib.auth.models.AbstractBaseUser",
+        "django.contrib.auth.models.User",
+        "django.contrib.auth.base_user.AbstractBaseUser",
+        "sqlalchemy.orm.DeclarativeBase",
+        "sqlalchemy.orm.decl_api.DeclarativeBase",
+        "sqlmodel.SQLModel",
+    }
+)
+DECLARATIVE_FACTORIES = frozenset(
+    {
+        "sqlalchemy.ext.declarative.declarative_base",
+        "sqlalchemy.orm.declarative_base",
+        "sqlalchemy.orm.decl_api.declarative_base",
+    }
+)
+FLASK_SQLALCHEMY = frozenset({"flask_sqlalchemy.SQLAlchemy"})
+
+
+class DjangoRecognizer(Recognizer):
+    def assign(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        walker = self.walker
+        if not walker.at_module_level:
+            return
+        for target in targets:
+            if isinstance(target, cst.Name):
+                if target.value == "DATABASES":
+                    self._databases(walker.evaluate(value), node)
+                elif isinstance(value, cst.Call) and walker.qualify(value.func) in (
+                    DECLARATIVE_FACTORIES | FLASK_SQLALCHEMY
+                ):
+                    # Base = declarative_base() / db = SQLAlchemy(): Base and db.Model are roots.
+                    local = walker.names.local(target.value)
+                    root = local if walker.qualify(value.func) in DECLARATIVE_FACTORIES else f"{local}.Model"
+                    walker.facts.models.append(
+                        ModelClass(qualname=root, bases=("<declarative>",), loc=walker.loc(target))
+                    )
+            elif isinstance(target, cst.Subscript) and _subscript_key(target) == "ATOMIC_REQUESTS":
+                inner = target.value
+                if isinstance(inner, cst.Subscript) and dotted(inner.value) == "DATABASES":
+                    self._atomic_requests(walker.evaluate(value), node)
+
+    def _databases(self, value: object, node: cst.CSTNode) -> None:
+        if not isinstance(value, DictV):
+            return
+        for _, alias in value.items:
+            if isinstance(alias, DictV):
+                flag = alias.get("ATOMIC_REQUESTS")
+                if flag is not None:
+                    self._atomic_requests(flag, node)
+
+    def _atomic_requests(self, value: object, node: cst.CSTNode) -> None:
+        if isinstance(value, Const) and value.value is True:
+            walker = self.walker
+            walker.facts.settings.append(
+                Setting(
+                    key="ATOMIC_REQUESTS",
+                    raw_key="ATOMIC_REQUESTS",
+                    value=value,
+                    loc=walker.loc(node),
+                    origin="module",
+                )
+            )
+
+    def call(self, node: cst.Call, func: str | None) -> None:
+        if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "commit":
+            return
+        receiver = dotted(node.func.value) or ""
+        scope = self.walker.function
+        if scope is not None and "session" in receiver.split(".")[-1].lower():
+            scope.facts.commit_orders.append(self.walker.order)
+
+
+def is_model_root(base: str) -> bool:
+    """A base class that makes its subclasses ORM models."""
+    if base in MODEL_ROOTS:
+        return True
+    return base.endswith((".models.Model", "db.Model"))
+
+
+def _subscript_key(node: cst.Subscript) -> str | None:
+    if not node.slice:
+        return None
+    index = node.slice[0].slice
+    if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+        value = index.value.evaluated_value
+        return value if isinstance(value, str) else None
+    return None

@@ -1,0 +1,191 @@
+"""RQ: ``@job`` functions, queues, ``queue.enqueue*`` calls and ``Retry`` policies."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jobcheck.extract import enqueue
+from jobcheck.extract.walker import Recognizer
+from jobcheck.facts import FunctionFacts, QueueDecl, TaskDef
+from jobcheck.facts.values import CallV, Const, Value, string
+
+JOB_DECORATORS = frozenset({"rq.job", "rq.decorators.job", "django_rq.job", "django_rq.decorators.job"})
+QUEUE_CLASSES = frozenset({"rq.Queue", "rq.queue.Queue"})
+QUEUE_FACTORIES = frozenset({"django_rq.get_queue", "django_rq.queues.get_queue"})
+SCHEDULER_CLASSES = frozenset({"rq_scheduler.Scheduler", "rq_scheduler.scheduler.Scheduler"})
+MODULE_ENQUEUE = frozenset({"django_rq.enqueue"})
+# The ``enqueue`` keywords RQ keeps for itself (rq/queue.py ``Queue.parse_args``); every
+# other keyword argument is passed to the job function.
+RQ_OPTIONS = frozenset(
+    {
+        "job_timeout",
+        "timeout",
+        "description",
+        "result_ttl",
+        "ttl",
+        "failure_ttl",
+        "depends_on",
+        "job_id",
+        "at_front",
+        "meta",
+        "retry",
+        "repeat",
+        "on_success",
+        "on_failure",
+        "on_stopped",
+        "pipeline",
+        "group_id",
+    }
+)
+ENQUEUE_METHODS = {
+    # method: number of leading positional arguments before the job function
+    "enqueue": 0,
+    "enqueue_call": 0,
+    "enqueue_in": 1,
+    "enqueue_at": 1,
+}
+
+
+class RQRecognizer(Recognizer):
+    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(walker)
+        self._queue_variables: set[str] = set()
+
+    def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
+        for decorator in facts.decorators:
+            if decorator.qualname in JOB_DECORATORS:
+                self._job(node, facts, decorator.call)
+                return
+
+    def _job(self, node: cst.FunctionDef, facts: FunctionFacts, call: Value | None) -> None:
+        walker = self.walker
+        options: list[tuple[str, Value]] = []
+        if isinstance(call, CallV):
+            if call.args:
+                options.append(("queue", call.args[0]))
+            options.extend(call.kwargs)
+        decorator_node = next(
+            d.decorator
+            for d in node.decorators
+            if walker.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in JOB_DECORATORS
+        )
+        walker.facts.tasks.append(
+            TaskDef(
+                framework="rq",
+                qualname=facts.qualname,
+                name=node.name.value,
+                registered_name=facts.qualname,
+                loc=walker.loc(decorator_node),
+                decorator="rq.job",
+                options=tuple(options),
+                function=facts.qualname,
+            )
+        )
+
+    def assign(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        if not isinstance(value, cst.Call):
+            return
+        func = self.walker.qualify(value.func)
+        if func in QUEUE_CLASSES or func in QUEUE_FACTORIES or func in SCHEDULER_CLASSES:
+            for target in targets:
+                name = self.walker.qualify(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+                if name:
+                    self._queue_variables.add(name)
+
+    def call(self, node: cst.Call, func: str | None) -> None:
+        if func in QUEUE_CLASSES:
+            self._queue(node)
+        if func in MODULE_ENQUEUE:
+            self._enqueue(node, "enqueue", receiver="django_rq")
+            return
+        if not isinstance(node.func, cst.Attribute):
+            return
+        method = node.func.attr.value
+        if method in ENQUEUE_METHODS and self._is_queue(node.func.value):
+            self._enqueue(node, method, receiver=self.walker.qualify(node.func.value))
+
+    def _is_queue(self, receiver: cst.BaseExpression) -> bool:
+        walker = self.walker
+        if isinstance(receiver, cst.Call):
+            func = walker.qualify(receiver.func)
+            return func in QUEUE_CLASSES or func in QUEUE_FACTORIES or func in SCHEDULER_CLASSES
+        name = walker.qualify(receiver)
+        if name in self._queue_variables:
+            return True
+        # A queue object made elsewhere: trust it when this file works with RQ.
+        return bool(walker.names.imported_roots & {"rq", "django_rq", "rq_scheduler"})
+
+    def _queue(self, node: cst.Call) -> None:
+        walker = self.walker
+        value = walker.evaluate(node)
+        assert isinstance(value, CallV)
+        name = value.arg(0, "name")
+        walker.facts.queues.append(
+            QueueDecl(
+                framework="rq",
+                name=string(name) if name is not None else "default",
+                loc=walker.loc(node),
+                options=value.kwargs,
+            )
+        )
+
+    def _enqueue(self, node: cst.Call, method: str, receiver: str | None) -> None:
+        walker = self.walker
+        skip = ENQUEUE_METHODS.get(method, 0)
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if len(positional) <= skip:
+            return
+        func_arg = positional[skip].value
+        target_value = walker.evaluate(func_arg)
+        if isinstance(target_value, Const) and isinstance(target_value.value, str):
+            target = target_value.value
+        else:
+            target = walker.qualify(func_arg)
+        if method == "enqueue_call":
+            payload: list = []
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in ("args", "kwargs"):
+                    payload.extend(enqueue.sequence_arguments(walker, arg.value))
+            payload.extend(
+                enqueue.sequence_arguments(walker, a.value) for a in positional[1:3]
+            )
+            args = tuple(_flatten(payload))
+        else:
+            payload_args = [
+                a
+                for a in node.args
+                if (a.keyword is None and a not in positional[: skip + 1])
+                or (a.keyword is not None and a.keyword.value not in RQ_OPTIONS)
+            ]
+            args = enqueue.arguments(walker, payload_args)
+        options = enqueue.options(
+            walker, (a for a in node.args if a.keyword and a.keyword.value in RQ_OPTIONS), frozenset()
+        )
+        if skip:
+            options = (("delay", walker.evaluate(positional[0].value)), *options)
+        walker.facts.enqueues.append(
+            enqueue.site(
+                walker,
+                node,
+                method,
+                target,
+                walker.text(func_arg),
+                args,
+                options,
+                receiver=receiver,
+                framework="rq",
+            )
+        )
+
+
+def _flatten(items: list) -> list:
+    flat: list = []
+    for item in items:
+        if isinstance(item, tuple):
+            flat.extend(item)
+        else:
+            flat.append(item)
+    return flat

@@ -1,0 +1,490 @@
+"""One read-only pass over a module that keeps the context job checks need.
+
+The walker tracks where each node stands (enclosing function and class, transaction
+blocks, ``on_commit`` callbacks, loops, exception handlers, local variables and what they
+hold) and hands functions, classes, calls and assignments to the framework recognizers
+(``jobcheck.extract.celery``, ``.rq``, ``.dramatiq``, ``.django``...), which turn them into
+facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from jobcheck.extract import bodies, payload
+from jobcheck.facts import NOWHERE, Decorator, FileFacts, FunctionFacts, Loc, Param, TaskDef
+from jobcheck.facts.values import Value
+from jobcheck.syntax.evaluate import Evaluator, excerpt
+from jobcheck.syntax.names import Names, dotted
+from jobcheck.syntax.positions import Positions
+from jobcheck.syntax.walk import children
+
+ATOMIC = frozenset(
+    {
+        "django.db.transaction.atomic",
+        "django.db.transaction.Atomic",
+    }
+)
+ON_COMMIT = frozenset({"django.db.transaction.on_commit"})
+
+
+@dataclass
+class FunctionScope:
+    facts: FunctionFacts
+    node: cst.FunctionDef
+    variables: dict[str, payload.Kind] = field(default_factory=dict)
+    atomic: str | None = None
+
+
+@dataclass
+class ClassScope:
+    qualname: str
+    bases: tuple[str, ...]
+    node: cst.ClassDef
+
+
+class Recognizer:
+    """Base for a framework's recognizer: override what it needs."""
+
+    def __init__(self, walker: Walker) -> None:
+        self.walker = walker
+
+    def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
+        """A function definition, before its body is walked."""
+
+    def classdef(self, node: cst.ClassDef, qualname: str, bases: tuple[str, ...]) -> None:
+        """A class definition, before its body is walked."""
+
+    def call(self, node: cst.Call, func: str | None) -> None:
+        """A call; ``func`` is the callee's dotted path when it is a plain name."""
+
+    def assign(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        """An assignment (``targets`` are the assigned expressions)."""
+
+    def finish(self) -> None:
+        """The walk is over."""
+
+
+class Walker:
+    def __init__(
+        self,
+        facts: FileFacts,
+        module: cst.Module,
+        source: str,
+        is_package: bool,
+    ) -> None:
+        self.facts = facts
+        self.module = module
+        self.names = Names(facts.module, is_package)
+        self.constants: dict[str, Value] = {}
+        self.evaluate = Evaluator(module, self.names, self.constants)
+        self.positions = Positions(module, source)
+        self.recognizers: list[Recognizer] = []
+        self.functions: list[FunctionScope] = []
+        self.classes: list[ClassScope] = []
+        self.loops: list[str] = []
+        self.handlers: list[tuple[str, ...]] = []
+        self.atomic_blocks = 0
+        self.deferred = 0
+        self.order = 0
+        self._top: cst.CSTNode | None = None
+        self._prefixes: list[str] = []
+        self._dispatch: dict[type, Callable[[cst.CSTNode], None]] = {
+            cst.FunctionDef: self._function,
+            cst.ClassDef: self._class,
+            cst.With: self._with,
+            cst.For: self._for,
+            cst.While: self._while,
+            cst.Try: self._try,
+            cst.TryStar: self._try,
+            cst.Call: self._call,
+            cst.Assign: self._assign,
+            cst.AnnAssign: self._assign,
+            cst.Import: self._import,
+            cst.ImportFrom: self._import,
+        }
+
+    # -- public helpers for recognizers ---------------------------------------------
+
+    def loc(self, node: cst.CSTNode) -> Loc:
+        return self.positions.loc(node, self._top)
+
+    def qualify(self, expr: cst.BaseExpression) -> str | None:
+        return self.names.qualify(expr)
+
+    def text(self, node: cst.CSTNode) -> str:
+        return excerpt(self.module, node)
+
+    @property
+    def function(self) -> FunctionScope | None:
+        return self.functions[-1] if self.functions else None
+
+    @property
+    def class_scope(self) -> ClassScope | None:
+        return self.classes[-1] if self.classes else None
+
+    @property
+    def at_module_level(self) -> bool:
+        return not self.functions and not self.classes
+
+    def atomic_state(self) -> str | None:
+        if self.deferred:
+            return None
+        if self.atomic_blocks:
+            return "block"
+        scope = self.function
+        return scope.atomic if scope else None
+
+    def classify(self, expr: cst.BaseExpression) -> payload.Kind:
+        scope = self.function
+        variables = scope.variables if scope else {}
+        return payload.classify(expr, self.names, variables, self._request_names())
+
+    # -- the walk -----------------------------------------------------------------
+
+    def run(self) -> FileFacts:
+        self._prepass()
+        for statement in self.module.body:
+            self._top = statement
+            self.visit(statement)
+        for recognizer in self.recognizers:
+            recognizer.finish()
+        self.facts.imports = frozenset(self.names.imported_roots)
+        return self.facts
+
+    def visit(self, node: cst.CSTNode) -> None:
+        handler = self._dispatch.get(type(node))
+        if handler is not None:
+            handler(node)
+        else:
+            self.visit_children(node)
+
+    def visit_children(self, node: cst.CSTNode) -> None:
+        for child in children(node):
+            self.visit(child)
+
+    def _prepass(self) -> None:
+        """Imports and module-level names first: a function body may use a name
+        imported or defined further down the file."""
+        for statement in _module_statements(self.module.body):
+            if isinstance(statement, (cst.Import, cst.ImportFrom)):
+                self.names.add_import(statement)
+            elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                self.names.define(statement.name.value)
+            elif isinstance(statement, (cst.Assign, cst.AnnAssign)):
+                for target in _assign_targets(statement):
+                    for name in _target_names(target):
+                        self.names.define(name)
+
+    def _import(self, node: cst.CSTNode) -> None:
+        self.names.add_import(node)  # type: ignore[arg-type]
+
+    def _function(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.FunctionDef)
+        prefix = self._current_prefix()
+        qualname = f"{prefix}.{node.name.value}" if prefix else node.name.value
+        class_scope = self.class_scope if self._directly_in_class() else None
+        facts = FunctionFacts(
+            qualname=qualname,
+            name=node.name.value,
+            loc=NOWHERE,
+            params=self._params(node),
+            decorators=tuple(self._decorator(d) for d in node.decorators),
+            class_qualname=class_scope.qualname if class_scope else None,
+            class_bases=class_scope.bases if class_scope else (),
+            is_async=node.asynchronous is not None,
+            returns=_annotation_name(node.returns.annotation, self.names) if node.returns else None,
+        )
+        if any(d.qualname in ATOMIC for d in facts.decorators):
+            facts.atomic = True
+        self.facts.functions[qualname] = facts
+        for recognizer in self.recognizers:
+            recognizer.function(node, facts)
+        for decorator in node.decorators:
+            self.visit(decorator.decorator)
+        scope = FunctionScope(facts, node, atomic="decorator" if facts.atomic else None)
+        for param in facts.params:
+            if param.annotation is not None:
+                scope.variables[param.name] = payload.Kind(
+                    "annotated", f"a parameter annotated {param.annotation}", param.annotation
+                )
+        if class_scope is not None and facts.params and facts.params[0].name == "self":
+            scope.variables["self"] = payload.Kind(
+                "annotated", f"self, an instance of {class_scope.qualname}", class_scope.qualname
+            )
+        saved = (self.atomic_blocks, self.loops, self.handlers, self.deferred)
+        self.atomic_blocks, self.loops, self.handlers = 0, [], []
+        self.functions.append(scope)
+        self._prefixes.append(qualname)
+        self.visit(node.body)
+        self._prefixes.pop()
+        self.functions.pop()
+        self.atomic_blocks, self.loops, self.handlers, self.deferred = saved
+        self._settle(node, facts)
+
+    def _settle(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
+        """Keep a function's facts only when a check may need them, and only then pay
+        for its positions."""
+        if not _worth_keeping(facts, self.facts.tasks):
+            del self.facts.functions[facts.qualname]
+            return
+        facts.loc = self.loc(node.name)
+        every = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        facts.params = tuple(
+            Param(p.name, p.annotation, self.loc(param.name))
+            for p, param in zip(facts.params, every)
+        )
+
+    def _class(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.ClassDef)
+        prefix = self._current_prefix()
+        qualname = f"{prefix}.{node.name.value}" if prefix else node.name.value
+        bases = tuple(
+            self.qualify(arg.value) or self.text(arg.value) for arg in node.bases if not arg.keyword
+        )
+        self.facts.classes[qualname] = bases
+        for recognizer in self.recognizers:
+            recognizer.classdef(node, qualname, bases)
+        self.classes.append(ClassScope(qualname, bases, node))
+        self._prefixes.append(qualname)
+        self.visit(node.body)
+        self._prefixes.pop()
+        self.classes.pop()
+
+    def _current_prefix(self) -> str:
+        return self._prefixes[-1] if self._prefixes else self.facts.module
+
+    def _directly_in_class(self) -> bool:
+        """True when the innermost enclosing definition is a class (a method)."""
+        if not self.classes:
+            return False
+        if not self.functions:
+            return True
+        return self._prefixes[-1] == self.classes[-1].qualname
+
+    def _params(self, node: cst.FunctionDef) -> tuple[Param, ...]:
+        params = node.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        return tuple(
+            Param(
+                p.name.value,
+                _annotation_name(p.annotation.annotation, self.names) if p.annotation else None,
+            )
+            for p in every
+        )
+
+    def _decorator(self, decorator: cst.Decorator) -> Decorator:
+        expr = decorator.decorator
+        if isinstance(expr, cst.Call):
+            return Decorator(self.qualify(expr.func), self.evaluate(expr), self.loc(expr))
+        return Decorator(self.qualify(expr), None, self.loc(expr))
+
+    def _with(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.With)
+        atomic = False
+        for item in node.items:
+            expr = item.item
+            func = expr.func if isinstance(expr, cst.Call) else expr
+            if self.qualify(func) in ATOMIC:
+                atomic = True
+            self.visit(item.item)
+        if atomic:
+            self.atomic_blocks += 1
+        self.visit(node.body)
+        if atomic:
+            self.atomic_blocks -= 1
+
+    def _for(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.For)
+        self.visit(node.iter)
+        kind = self.classify(node.iter)
+        scope = self.function
+        if scope is not None:
+            for name in _target_names(node.target):
+                element = payload.element_of(kind)
+                if element is not None:
+                    scope.variables[name] = element
+                else:
+                    scope.variables.pop(name, None)
+        self.loops.append(self.text(node.iter))
+        self.visit(node.body)
+        self.loops.pop()
+        if node.orelse is not None:
+            self.visit(node.orelse)
+
+    def _while(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.While)
+        scope = self.function
+        if scope is not None and bodies.is_unbounded_retry_loop(node):
+            scope.facts.retry_loops.append(self.loc(node.test))
+        self.visit(node.test)
+        self.loops.append(self.text(node.test))
+        self.visit(node.body)
+        self.loops.pop()
+        if node.orelse is not None:
+            self.visit(node.orelse)
+
+    def _try(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, (cst.Try, cst.TryStar))
+        self.visit(node.body)
+        for handler in node.handlers:
+            caught = _caught_names(handler, self.names)
+            self.handlers.append(caught)
+            self.visit(handler.body)
+            self.handlers.pop()
+        if node.orelse is not None:
+            self.visit(node.orelse)
+        if node.finalbody is not None:
+            self.visit(node.finalbody)
+
+    def _call(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.Call)
+        self.order += 1
+        func = self.qualify(node.func)
+        for recognizer in self.recognizers:
+            recognizer.call(node, func)
+        self.visit(node.func)
+        deferred = func in ON_COMMIT or (func or "").endswith(".on_commit")
+        if deferred:
+            self.deferred += 1
+        for arg in node.args:
+            self.visit(arg.value)
+        if deferred:
+            self.deferred -= 1
+
+    def _assign(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, (cst.Assign, cst.AnnAssign))
+        value = node.value
+        if value is None:
+            return
+        self.visit(value)
+        targets = _assign_targets(node)
+        for recognizer in self.recognizers:
+            recognizer.assign(targets, value, node)
+        scope = self.function
+        if scope is not None:
+            self._track_variables(scope, targets, value)
+        elif self.at_module_level:
+            self._track_constants(targets, value)
+
+    def _track_variables(
+        self, scope: FunctionScope, targets: list[cst.BaseExpression], value: cst.BaseExpression
+    ) -> None:
+        kind = self.classify(value)
+        for target in targets:
+            if isinstance(target, cst.Name):
+                scope.variables[target.value] = kind
+            elif isinstance(target, cst.Tuple):
+                # obj, created = Model.objects.get_or_create(...)
+                names = _target_names(target)
+                first = payload.first_of_pair(value, self.names)
+                for index, name in enumerate(names):
+                    if index == 0 and first is not None:
+                        scope.variables[name] = first
+                    else:
+                        scope.variables.pop(name, None)
+
+    def _track_constants(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
+        evaluated = self.evaluate(value)
+        for target in targets:
+            if isinstance(target, cst.Name):
+                self.constants[target.value] = evaluated
+
+    def _request_names(self) -> frozenset[str]:
+        scope = self.function
+        if scope is None or scope.facts.view is None:
+            return frozenset()
+        return frozenset(p.name for p in scope.facts.params if p.name == "request")
+
+
+_BUILTIN_ANNOTATIONS = frozenset(
+    {"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set", "object", "None"}
+)
+
+
+def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
+    if facts.decorators or facts.view:
+        return True
+    if (
+        facts.retry_calls
+        or facts.handlers
+        or facts.retry_loops
+        or facts.http_calls
+        or facts.side_effects
+        or facts.guards
+        or facts.slow_calls
+        or facts.commit_orders
+    ):
+        return True
+    if any(p.annotation and p.annotation not in _BUILTIN_ANNOTATIONS for p in facts.params):
+        return True
+    return any(task.function == facts.qualname for task in tasks)
+
+
+def _module_statements(body: object) -> Iterator[cst.CSTNode]:
+    """Module-level small statements and compound statements, looking into ``if``/``try``
+    blocks (``if TYPE_CHECKING:``, ``try: import x``)."""
+    for statement in body:  # type: ignore[attr-defined]
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif isinstance(statement, (cst.If, cst.Try)):
+            yield from _module_statements(statement.body.body)
+            orelse = getattr(statement, "orelse", None)
+            if isinstance(orelse, (cst.Else, cst.If)):
+                yield from _module_statements(orelse.body.body)
+            for handler in getattr(statement, "handlers", ()):
+                yield from _module_statements(handler.body.body)
+        else:
+            yield statement
+
+
+def _assign_targets(node: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.AnnAssign):
+        return [node.target]
+    return [t.target for t in node.targets]
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names: list[str] = []
+        for element in target.elements:
+            names.extend(_target_names(element.value))
+        return names
+    return []
+
+
+def _caught_names(handler: cst.ExceptHandler | cst.ExceptStarHandler, names: Names) -> tuple:
+    if handler.type is None:
+        return ("BaseException",)
+    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
+    exprs = [el.value for el in types] if types is not None else [handler.type]
+    return tuple(names.qualify(e) or "?" for e in exprs)
+
+
+def _annotation_name(annotation: cst.BaseExpression, names: Names) -> str | None:
+    """The class an annotation names: ``Order``, ``"Order"``, ``Optional[Order]``."""
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value
+        if isinstance(text, str) and text.replace(".", "").replace("_", "").isalnum():
+            return names.resolve(text)
+        return None
+    if isinstance(annotation, cst.Subscript):
+        base = dotted(annotation.value) or ""
+        if base.split(".")[-1] in ("Optional", "Annotated") and annotation.slice:
+            first = annotation.slice[0].slice
+            if isinstance(first, cst.Index):
+                return _annotation_name(first.value, names)
+        return None
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        for side in (annotation.left, annotation.right):
+            if not (isinstance(side, cst.Name) and side.value == "None"):
+                return _annotation_name(side, names)
+    return names.qualify(annotation) if isinstance(annotation, (cst.Name, cst.Attribute)) else None
+

@@ -1,0 +1,134 @@
+"""Plain, picklable values for the expressions that job configuration is written in.
+
+Extraction turns an option such as ``time_limit=60 * 5``, ``crontab(minute=0)`` or
+``{"visibility_timeout": 3600}`` into one of these, so project-wide checks can read it
+without the syntax tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A literal: int, float, str, bytes, bool or None."""
+
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A name, resolved through the file's imports to a dotted path where possible."""
+
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallV:
+    """A call, with the callee's dotted path (None when it is not a plain name)."""
+
+    func: str | None
+    args: tuple[Value, ...] = ()
+    kwargs: tuple[tuple[str, Value], ...] = ()
+
+    def kwarg(self, name: str) -> Value | None:
+        for key, value in self.kwargs:
+            if key == name:
+                return value
+        return None
+
+    def arg(self, index: int, name: str | None = None) -> Value | None:
+        """A positional argument, or the keyword argument that may stand for it."""
+        if index < len(self.args):
+            return self.args[index]
+        return self.kwarg(name) if name else None
+
+
+@dataclass(frozen=True, slots=True)
+class SeqV:
+    """A tuple, list or set display."""
+
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DictV:
+    """A dict display (``**spread`` entries become ``(None, value)``)."""
+
+    items: tuple[tuple[Value | None, Value], ...]
+
+    def get(self, key: str) -> Value | None:
+        for k, v in self.items:
+            if isinstance(k, Const) and k.value == key:
+                return v
+        return None
+
+    def str_keys(self) -> list[str]:
+        return [k.value for k, _ in self.items if isinstance(k, Const) and isinstance(k.value, str)]
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """Anything that cannot be evaluated statically; ``text`` is a short source excerpt."""
+
+    text: str
+
+
+Value = Union[Const, Ref, CallV, SeqV, DictV, Opaque]
+
+UNKNOWN = Opaque("?")
+
+
+def number(value: Value | None) -> float | None:
+    """The numeric value of a constant, or None."""
+    if isinstance(value, Const) and isinstance(value.value, (int, float)):
+        if isinstance(value.value, bool):
+            return None
+        return float(value.value)
+    return None
+
+
+def string(value: Value | None) -> str | None:
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return value.value
+    return None
+
+
+def is_none(value: Value | None) -> bool:
+    return isinstance(value, Const) and value.value is None
+
+
+def truthy(value: Value | None) -> bool | None:
+    """Whether a constant is truthy; None when unknown or absent."""
+    if isinstance(value, Const):
+        return bool(value.value)
+    return None
+
+
+def is_infinite(value: Value | None) -> bool:
+    """``float("inf")``, ``math.inf`` or ``numpy.inf``."""
+    if isinstance(value, Const) and isinstance(value.value, float):
+        return value.value == float("inf")
+    if isinstance(value, Ref):
+        return value.qualname in {"math.inf", "numpy.inf", "np.inf"}
+    if isinstance(value, CallV) and value.func == "float" and value.args:
+        text = string(value.args[0])
+        return text is not None and text.strip().lower() in {"inf", "infinity", "+inf"}
+    return False
+
+
+def describe(value: Value | None) -> str:
+    """A short human-readable rendering for messages."""
+    if value is None:
+        return "unset"
+    if isinstance(value, Const):
+        return repr(value.value)
+    if isinstance(value, Ref):
+        return value.qualname
+    if isinstance(value, CallV):
+        return f"{value.func or '...'}(...)"
+    if isinstance(value, Opaque):
+        return value.text
+    return "..."

@@ -1,0 +1,49 @@
+"""What a run produces: findings, files that could not be checked, and the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jobcheck.facts import Loc
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    check: str
+    path: str
+    loc: Loc
+    message: str
+    severity: str = "warning"
+    alias: str | None = None
+    url: str = ""
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.loc.line, self.loc.column, self.rule, self.check, self.message)
+
+
+@dataclass(frozen=True)
+class FileError:
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class UnusedSuppression:
+    path: str
+    line: int
+    codes: tuple[str, ...]
+
+
+@dataclass
+class Report:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)
+    unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
+    files_checked: int = 0
+    files_analysed: int = 0
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.findings or self.errors or self.unused_suppressions)

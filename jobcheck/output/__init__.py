@@ -1,0 +1,16 @@
+"""Output formats. Each renderer turns a :class:`Report` into text for a stream."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TextIO
+
+from jobcheck.findings import Report
+from jobcheck.output import json_format, text
+
+Writer = Callable[[Report, TextIO, bool], None]
+
+FORMATS: dict[str, Writer] = {
+    "text": text.write,
+    "json": json_format.write,
+}

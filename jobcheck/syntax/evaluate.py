@@ -1,0 +1,131 @@
+"""Static evaluation of configuration expressions into plain values.
+
+Only what is certain is evaluated: literals, arithmetic on literals, module constants
+assigned earlier in the same file. Everything else becomes a :class:`Ref`, a
+:class:`CallV` or an :class:`Opaque` excerpt, never a guess.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+
+import libcst as cst
+
+from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, SeqV, Value
+from jobcheck.syntax.names import Names, dotted
+
+_BINARY: dict[type, Callable[[object, object], object]] = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.Divide: operator.truediv,
+    cst.FloorDivide: operator.floordiv,
+    cst.Modulo: operator.mod,
+    cst.Power: operator.pow,
+}
+
+_MAX_EXCERPT = 60
+
+
+def excerpt(module: cst.Module, node: cst.CSTNode) -> str:
+    text = " ".join(module.code_for_node(node).split())
+    return text if len(text) <= _MAX_EXCERPT else text[: _MAX_EXCERPT - 3] + "..."
+
+
+class Evaluator:
+    def __init__(
+        self,
+        module: cst.Module,
+        names: Names,
+        constants: Mapping[str, Value] | None = None,
+    ) -> None:
+        self.module = module
+        self.names = names
+        self.constants = constants if constants is not None else {}
+
+    def __call__(self, expr: cst.BaseExpression) -> Value:
+        return self.value(expr)
+
+    def value(self, expr: cst.BaseExpression) -> Value:
+        if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+            return self._literal(expr)
+        if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False", "None"):
+                return Const({"True": True, "False": False, "None": None}[expr.value])
+            if expr.value in self.constants:
+                return self.constants[expr.value]
+            return Ref(self.names.resolve(expr.value))
+        if isinstance(expr, cst.Attribute):
+            name = dotted(expr)
+            if name is not None:
+                return Ref(self.names.resolve(name))
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            inner = self.value(expr.expression)
+            if isinstance(inner, Const) and isinstance(inner.value, (int, float)):
+                return Const(-inner.value)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._binary(expr)
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+            return SeqV(
+                tuple(
+                    self.value(el.value)
+                    if isinstance(el, cst.Element)
+                    else Opaque(excerpt(self.module, el))
+                    for el in expr.elements
+                )
+            )
+        if isinstance(expr, cst.Dict):
+            items: list[tuple[Value | None, Value]] = []
+            for el in expr.elements:
+                if isinstance(el, cst.DictElement):
+                    items.append((self.value(el.key), self.value(el.value)))
+                else:
+                    items.append((None, self.value(el.value)))
+            return DictV(tuple(items))
+        if isinstance(expr, cst.Call):
+            return self.call(expr)
+        return Opaque(excerpt(self.module, expr))
+
+    def call(self, call: cst.Call) -> CallV:
+        func = self.names.qualify(call.func)
+        args: list[Value] = []
+        kwargs: list[tuple[str, Value]] = []
+        for arg in call.args:
+            if arg.keyword is not None:
+                kwargs.append((arg.keyword.value, self.value(arg.value)))
+            elif arg.star:
+                args.append(Opaque(arg.star + excerpt(self.module, arg.value)))
+            else:
+                args.append(self.value(arg.value))
+        if func == "dict" and not args:
+            return CallV("dict", (), tuple(kwargs))
+        return CallV(func, tuple(args), tuple(kwargs))
+
+    def _literal(self, expr: cst.BaseExpression) -> Value:
+        if isinstance(expr, cst.ConcatenatedString):
+            parts = [self._literal(expr.left), self._literal(expr.right)]
+            if all(isinstance(p, Const) and isinstance(p.value, str) for p in parts):
+                return Const("".join(p.value for p in parts))  # type: ignore[union-attr]
+            return Opaque(excerpt(self.module, expr))
+        try:
+            return Const(ast.literal_eval(expr.value))  # type: ignore[attr-defined]
+        except (ValueError, SyntaxError):
+            return Opaque(excerpt(self.module, expr))
+
+    def _binary(self, expr: cst.BinaryOperation) -> Value:
+        fold = _BINARY.get(type(expr.operator))
+        left, right = self.value(expr.left), self.value(expr.right)
+        if (
+            fold is not None
+            and isinstance(left, Const)
+            and isinstance(right, Const)
+            and isinstance(left.value, (int, float))
+            and isinstance(right.value, (int, float))
+        ):
+            try:
+                return Const(fold(left.value, right.value))
+            except (ArithmeticError, ValueError):
+                pass
+        return Opaque(excerpt(self.module, expr))
