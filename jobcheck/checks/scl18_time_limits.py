@@ -13,7 +13,6 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts.values import (
     CallV,
     DictV,
-    describe,
     is_infinite,
     is_none,
     number,
@@ -237,23 +236,39 @@ class JobTimeLimits(RuleChecks):
             soft_value, hard_value = number(soft.value), number(hard.value)
             if soft_value is None or hard_value is None or soft_value < hard_value:
                 continue
-            where = (soft.path or job.file.path, soft.loc or job.task.loc)
+            # Point at the more specific of the two settings: a task's own option
+            # before a base class, before a global setting.
+            culprit = min((soft, hard), key=lambda r: _SPECIFICITY.get(r.source, 9))
+            where = (culprit.path or job.file.path, culprit.loc or job.task.loc)
             if where in seen:
                 continue
             seen.add(where)
             subject = (
-                "the global soft time limit"
-                if soft.source == "settings"
-                else f"Celery task '{job.task.name}': soft_time_limit"
+                "the global time limits"
+                if soft.source == hard.source == "settings"
+                else f"Celery task '{job.task.name}'"
             )
             yield self.finding(
                 "soft-limit-not-below-hard",
                 where[0],
                 where[1],
-                f"{subject} {soft_value:g} s is not below the hard time_limit {hard_value:g} s: "
-                "the task is killed before SoftTimeLimitExceeded can let it clean up; set "
-                "the soft limit a little below the hard one",
+                f"{subject}: soft_time_limit {soft_value:g} s ({_origin(soft)}) is not below "
+                f"time_limit {hard_value:g} s ({_origin(hard)}): the task is killed before "
+                "SoftTimeLimitExceeded can let it clean up; set the soft limit a little "
+                "below the hard one",
             )
+
+
+_SPECIFICITY = {"task": 0, "base": 1, "annotations": 2, "settings": 3}
+
+
+def _origin(resolved: Resolved) -> str:
+    return {
+        "task": "set on the task",
+        "base": "from its base class",
+        "annotations": "from task_annotations",
+        "settings": "global setting",
+    }.get(resolved.source, resolved.source)
 
 
 def _has_limit(resolved: Resolved) -> bool:
@@ -265,7 +280,3 @@ def _rq_is_infinite(value: object) -> bool:
     if isinstance(value, CallV):
         return False
     return number(value) == RQ_INFINITE  # type: ignore[arg-type]
-
-
-def _describe(value: object) -> str:
-    return describe(value)  # type: ignore[arg-type]

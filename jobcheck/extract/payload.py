@@ -201,7 +201,7 @@ def _call(
             return inner
         return UNKNOWN
     if not isinstance(expr.func, cst.Attribute):
-        return UNKNOWN
+        return Kind("ambiguous", "") if isinstance(expr.func, cst.Name) else UNKNOWN
     method = expr.func.attr.value
     receiver = expr.func.value
     if method == "read" or method == "getvalue":

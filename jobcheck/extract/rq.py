@@ -136,29 +136,38 @@ class RQRecognizer(Recognizer):
         walker = self.walker
         skip = ENQUEUE_METHODS.get(method, 0)
         positional = [a for a in node.args if a.keyword is None and not a.star]
-        if len(positional) <= skip:
+        keyword_func = next(
+            (a.value for a in node.args if a.keyword is not None and a.keyword.value == "func"),
+            None,
+        )
+        if len(positional) <= skip and keyword_func is None:
             return
-        func_arg = positional[skip].value
+        func_arg = keyword_func if keyword_func is not None else positional[skip].value
         target_value = walker.evaluate(func_arg)
         if isinstance(target_value, Const) and isinstance(target_value.value, str):
             target = target_value.value
         else:
             target = walker.qualify(func_arg)
         if method == "enqueue_call":
-            payload: list = []
-            for arg in node.args:
-                if arg.keyword is not None and arg.keyword.value in ("args", "kwargs"):
-                    payload.extend(enqueue.sequence_arguments(walker, arg.value))
-            payload.extend(
-                enqueue.sequence_arguments(walker, a.value) for a in positional[1:3]
+            # enqueue_call(func, args=None, kwargs=None, ...): the payload is in args/kwargs.
+            first = 0 if keyword_func is not None else 1
+            payload_exprs = [a.value for a in positional[first : first + 2]]
+            payload_exprs += [
+                a.value
+                for a in node.args
+                if a.keyword is not None and a.keyword.value in ("args", "kwargs")
+            ]
+            args = tuple(
+                argument
+                for expr in payload_exprs
+                for argument in enqueue.sequence_arguments(walker, expr)
             )
-            args = tuple(_flatten(payload))
         else:
             payload_args = [
                 a
                 for a in node.args
                 if (a.keyword is None and a not in positional[: skip + 1])
-                or (a.keyword is not None and a.keyword.value not in RQ_OPTIONS)
+                or (a.keyword is not None and a.keyword.value not in RQ_OPTIONS | {"func"})
             ]
             args = enqueue.arguments(walker, payload_args)
         options = enqueue.options(
@@ -180,12 +189,3 @@ class RQRecognizer(Recognizer):
             )
         )
 
-
-def _flatten(items: list) -> list:
-    flat: list = []
-    for item in items:
-        if isinstance(item, tuple):
-            flat.extend(item)
-        else:
-            flat.append(item)
-    return flat

@@ -71,7 +71,7 @@ def _name_at(module, line: int, column: int):  # type: ignore[no-untyped-def]
 
     for node in _walk(module):
         if (
-            isinstance(node, (astroid.Name, astroid.Attribute, astroid.Call))
+            isinstance(node, (astroid.nodes.Name, astroid.nodes.Attribute, astroid.nodes.Call))
             and node.lineno == line
             and node.col_offset == column
         ):

@@ -69,6 +69,11 @@ class Project:
         self.astroid_modules: dict[str, object] = {}
         self.by_path = {f.path: f for f in self.files}
         self._foreign = {q for f in self.files for q in f.foreign_objects}
+        self.classes: dict[str, tuple[str, ...]] = {
+            q: bases for f in self.files for q, bases in f.classes.items()
+        }
+        self._model_roots = {m.qualname for f in self.files for m in f.models}
+        self.apps: list[tuple[FileFacts, CeleryApp]] = [(f, a) for f in self.files for a in f.apps]
         self.jobs: list[Job] = [
             Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
         ]
@@ -87,11 +92,6 @@ class Project:
         self.task_classes: dict[str, tuple[FileFacts, TaskClass]] = {
             tc.qualname: (f, tc) for f in self.files for tc in f.task_classes
         }
-        self.classes: dict[str, tuple[str, ...]] = {
-            q: bases for f in self.files for q, bases in f.classes.items()
-        }
-        self._model_roots = {m.qualname for f in self.files for m in f.models}
-        self.apps: list[tuple[FileFacts, CeleryApp]] = [(f, a) for f in self.files for a in f.apps]
         self._config_modules = self._find_config_modules()
 
     # -- jobs -------------------------------------------------------------------

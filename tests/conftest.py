@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from jobcheck.catalog import load_catalog
+from jobcheck.config import Options
+from jobcheck.engine import RunSettings, Selection, check_paths
+from jobcheck.findings import Report
+
+FIXTURES = Path(__file__).parent / "fixtures"
+_EXPECT = re.compile(r"(?:#|<!--)\s*expect:\s*(.+?)\s*(?:-->)?\s*$")
+_ITEM = re.compile(r"([A-Z]{3}-\d{2})\s+([a-z0-9-]+)")
+
+
+@dataclass(frozen=True, order=True)
+class Expected:
+    path: str
+    line: int
+    rule: str
+    check: str
+
+
+def expectations(case: Path) -> set[Expected]:
+    """``# expect: SCL-21 fat-payload, JOB-01 enqueue-before-commit`` comments, by line."""
+    found: set[Expected] = set()
+    for file in sorted(case.rglob("*")):
+        if not file.is_file():
+            continue
+        relative = file.relative_to(case).as_posix()
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            match = _EXPECT.search(line)
+            if match is None:
+                continue
+            for rule, check in _ITEM.findall(match.group(1)):
+                found.add(Expected(relative, number, rule, check))
+    return found
+
+
+def run_case(case: Path, prefilter: bool = True, jobs: int = 1, options: Options | None = None) -> Report:
+    options = options or Options(root=str(case))
+    selection = Selection.resolve(load_catalog(), ["ALL"], [])
+    return check_paths([str(case)], options, selection, RunSettings(jobs=jobs, prefilter=prefilter))
+
+
+def actual(case: Path, report: Report) -> set[Expected]:
+    prefix = case.as_posix().rstrip("/") + "/"
+    return {
+        Expected(f.path.removeprefix(prefix), f.loc.line, f.rule, f.check) for f in report.findings
+    }
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return FIXTURES
