@@ -1,0 +1,20 @@
+"""Django settings for the example shop."""
+
+import os
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "example-only")
+INSTALLED_APPS = ["django.contrib.auth", "django.contrib.contenttypes", "orders", "reports"]
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": "shop",
+        # Every view runs in a transaction: a job enqueued by a view must wait for the
+        # commit (JOB-01).
+        "ATOMIC_REQUESTS": True,
+    }
+}
+
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "redis://localhost:6379/0")
+CELERY_TASK_ACKS_LATE = True
+# Mistake: no CELERY_TASK_TIME_LIMIT, so every task without its own limit can run forever.
