@@ -104,6 +104,8 @@ class Evaluator:
         return CallV(func, tuple(args), tuple(kwargs))
 
     def _literal(self, expr: cst.BaseExpression) -> Value:
+        if isinstance(expr, cst.FormattedString):
+            return Opaque(excerpt(self.module, expr))
         if isinstance(expr, cst.ConcatenatedString):
             parts = [self._literal(expr.left), self._literal(expr.right)]
             if all(isinstance(p, Const) and isinstance(p.value, str) for p in parts):
