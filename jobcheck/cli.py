@@ -55,7 +55,9 @@ def cli() -> None:
 
 @cli.command("check")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--select", multiple=True, help="Rules or checks to enable (ids, aliases, slugs, ALL).")
+@click.option(
+    "--select", multiple=True, help="Rules or checks to enable (ids, aliases, slugs, ALL)."
+)
 @click.option("--ignore", multiple=True, help="Rules or checks to disable (ids, aliases, slugs).")
 @click.option(
     "--format",
@@ -67,15 +69,28 @@ def cli() -> None:
 )
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--config", "config_file", type=click.Path(), help="Read options from this TOML file.")
+@click.option(
+    "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
+)
 @click.option("--exclude", multiple=True, help="Glob patterns of files or folders to skip.")
 @click.option(
     "--show-unused-suppressions",
     is_flag=True,
     help="Report '# jobcheck: ignore' comments that suppress nothing.",
 )
-@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0 = one per core, 1 = none).")
-@click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file (for testing the prefilter).")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Worker processes (0 = one per core, 1 = none).",
+)
+@click.option(
+    "--no-prefilter",
+    is_flag=True,
+    hidden=True,
+    help="Parse every file (for testing the prefilter).",
+)
 @click.option("--color/--no-color", default=None, help="Force coloured output on or off.")
 def check_command(
     paths: tuple[str, ...],

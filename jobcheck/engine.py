@@ -3,6 +3,7 @@ the project model, run the enabled checks, apply suppressions and ignores."""
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -15,11 +16,10 @@ from jobcheck.checks import RULE_CLASSES
 from jobcheck.config import Options
 from jobcheck.discovery import SourceFile, discover, module_name
 from jobcheck.extract import extract_file
-from jobcheck.extract.prefilter import may_matter, sends_to
+from jobcheck.extract.prefilter import decorated_with, may_matter, sends_to
 from jobcheck.facts import FileFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
-from jobcheck.project import Project
-from jobcheck.project import inference
+from jobcheck.project import Project, inference
 
 # Below this many files to parse, a process pool costs more than it saves.
 MIN_FILES_FOR_POOL = 24
@@ -45,9 +45,7 @@ class Selection:
     enabled: frozenset[tuple[str, str]]
 
     @classmethod
-    def resolve(
-        cls, catalog: Catalog, select: Iterable[str], ignore: Iterable[str]
-    ) -> Selection:
+    def resolve(cls, catalog: Catalog, select: Iterable[str], ignore: Iterable[str]) -> Selection:
         chosen: set[tuple[str, str]] = set()
         for selector in select:
             chosen |= catalog.resolve(selector)
@@ -129,6 +127,7 @@ def _second_pass(facts: list[FileFacts], rest: list[_Input]) -> list[_Input]:
         return []
     actors = {t.name for f in facts for t in f.tasks if t.framework == "dramatiq"}
     pattern = sends_to(actors)
+    decorators = decorated_with(_custom_job_decorators(facts))
     wanted_modules = {
         (site.target or "").rpartition(".")[0]
         for f in facts
@@ -137,11 +136,24 @@ def _second_pass(facts: list[FileFacts], rest: list[_Input]) -> list[_Input]:
     }
     chosen = []
     for item in rest:
-        if item.module in wanted_modules or (
-            pattern is not None and pattern.search(item.data)  # type: ignore[arg-type]
+        if (
+            item.module in wanted_modules
+            or (pattern is not None and pattern.search(item.data))  # type: ignore[arg-type]
+            or (decorators is not None and decorators.search(item.data))  # type: ignore[arg-type]
         ):
             chosen.append(item)
     return chosen
+
+
+def _custom_job_decorators(facts: list[FileFacts]) -> set[str]:
+    """Local names of the project's own wrappers of job decorators."""
+    project = Project(facts)
+    names = set()
+    for f in facts:
+        for qualname in (*f.aliases, *f.classes):
+            if project.resolve_callable(qualname) is not None:
+                names.add(qualname.rsplit(".", 1)[-1])
+    return names
 
 
 def _extract_all(items: list[_Input], settings: RunSettings) -> list[FileFacts]:
@@ -180,7 +192,8 @@ def apply_suppressions(
     kept: list[Finding] = []
     seen: set[tuple] = set()
     per_file = {
-        pattern: _resolve_codes(catalog, codes) for pattern, codes in options.per_file_ignores.items()
+        pattern: _resolve_codes(catalog, codes)
+        for pattern, codes in options.per_file_ignores.items()
     }
     for finding in findings:
         key = (finding.rule, finding.check)
@@ -216,9 +229,7 @@ def apply_suppressions(
     return kept, unused
 
 
-def _suppressing_line(
-    finding: Finding, facts: FileFacts | None, catalog: Catalog
-) -> int | None:
+def _suppressing_line(finding: Finding, facts: FileFacts | None, catalog: Catalog) -> int | None:
     if facts is None or not facts.suppressions:
         return None
     for line in {finding.loc.line, finding.loc.end_line}:
@@ -252,10 +263,8 @@ def _per_file_ignored(
     if not per_file:
         return False
     candidates = {path}
-    try:
+    with contextlib.suppress(ValueError):  # a path on another drive than the root
         candidates.add(Path(os.path.relpath(Path(path).resolve(), Path(root).resolve())).as_posix())
-    except ValueError:
-        pass
     for pattern, codes in per_file.items():
         if key in codes and any(fnmatch.fnmatch(c, pattern) for c in candidates):
             return True

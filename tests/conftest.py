@@ -40,7 +40,9 @@ def expectations(case: Path) -> set[Expected]:
     return found
 
 
-def run_case(case: Path, prefilter: bool = True, jobs: int = 1, options: Options | None = None) -> Report:
+def run_case(
+    case: Path, prefilter: bool = True, jobs: int = 1, options: Options | None = None
+) -> Report:
     options = options or Options(root=str(case))
     selection = Selection.resolve(load_catalog(), ["ALL"], [])
     return check_paths([str(case)], options, selection, RunSettings(jobs=jobs, prefilter=prefilter))

@@ -14,7 +14,9 @@ CASES = sorted(p for p in FIXTURES.glob("*/*") if p.is_dir())
 
 
 def _describe(items: set) -> str:
-    return "\n".join(f"  {e.path}:{e.line}: {e.rule} {e.check}" for e in sorted(items)) or "  (none)"
+    return (
+        "\n".join(f"  {e.path}:{e.line}: {e.rule} {e.check}" for e in sorted(items)) or "  (none)"
+    )
 
 
 @pytest.mark.parametrize("prefilter", [True, False], ids=["prefilter", "no-prefilter"])

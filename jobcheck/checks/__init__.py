@@ -19,6 +19,4 @@ RULE_CLASSES: tuple[type[RuleChecks], ...] = (
 
 def implemented_checks() -> frozenset[tuple[str, str]]:
     """(rule id, check slug) for every check that has an implementation."""
-    return frozenset(
-        (cls.rule, slug) for cls in RULE_CLASSES for slug in cls.implemented()
-    )
+    return frozenset((cls.rule, slug) for cls in RULE_CLASSES for slug in cls.implemented())

@@ -48,10 +48,20 @@ class EnqueueAfterCommit(RuleChecks):
             return None
         if atomic_requests and function.view == "django" and not function.non_atomic_requests:
             return "in a Django view while ATOMIC_REQUESTS wraps every request in a transaction"
-        later_commits = [order for order in function.commit_orders if order > site.order]
-        if later_commits:
+        if _uncommitted_session_work(function.commit_orders, function.session_writes, site.order):
             return "before session.commit() in the same function"
         return None
+
+
+def _uncommitted_session_work(commits: list[int], writes: list[int], enqueue: int) -> bool:
+    """A commit follows the enqueue, and the session may hold uncommitted work when the
+    job is enqueued: nothing was committed before it, or something was written since."""
+    if not any(order > enqueue for order in commits):
+        return False
+    earlier = [order for order in commits if order < enqueue]
+    if not earlier:
+        return True
+    return any(max(earlier) < order < enqueue for order in writes)
 
 
 def _name(site: EnqueueSite, job: Job | None) -> str:

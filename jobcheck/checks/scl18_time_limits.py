@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
+from jobcheck.extract.enqueue import SPLAT
 from jobcheck.facts.values import (
     CallV,
     DictV,
@@ -61,7 +62,7 @@ class JobTimeLimits(RuleChecks):
                     "and pin a worker; set a finite limit",
                 )
                 return
-        if _has_limit(hard) or _has_limit(soft):
+        if _has_limit(hard) or _has_limit(soft) or self._limited_per_call(job):
             return
         if hard.source == "task" and is_none(hard.value):
             yield self.finding(
@@ -80,6 +81,17 @@ class JobTimeLimits(RuleChecks):
             "and no task_time_limit/CELERY_TASK_TIME_LIMIT was found): set time_limit= "
             "and soft_time_limit= on the task, or a global task_time_limit",
         )
+
+    def _limited_per_call(self, job: Job) -> bool:
+        """Some projects set limits per call (``apply_async(time_limit=...)``, or
+        ``signature(..., options=options)`` with limits computed at run time)."""
+        for _, site, target in self.project.enqueues():
+            if target is None or target.task.qualname != job.task.qualname:
+                continue
+            keys = {key for key, _ in site.options}
+            if keys & {"time_limit", "soft_time_limit", "options", SPLAT}:
+                return True
+        return False
 
     def _dramatiq_broken(self, job: Job) -> Iterator[Finding]:
         # dramatiq/middleware/time_limit.py: the TimeLimit middleware defaults to

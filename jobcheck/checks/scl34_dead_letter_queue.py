@@ -15,7 +15,9 @@ from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, is_none, numbe
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
 
-CATCH_ALL = frozenset({"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"})
+CATCH_ALL = frozenset(
+    {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
+)
 RQ_RETRY = frozenset({"rq.Retry", "rq.retry.Retry", "rq.job.Retry"})
 # Celery: Task.default_retry_delay = 3 * 60 (celery/app/task.py) is the fixed delay
 # ``self.retry()`` waits when no countdown is given; autoretry_for only backs off when
@@ -131,9 +133,9 @@ class DeadLetterQueue(RuleChecks):
                 "retry-without-backoff",
                 *where,
                 f"Celery task '{job.task.name}' uses autoretry_for without retry_backoff: "
-                f"every retry waits the same {CELERY_DEFAULT_RETRY_DELAY} s "
-                "(default_retry_delay), so a struggling dependency is hit at a steady rate; "
-                "set retry_backoff=True (jitter is on by default)",
+                f"every retry waits the same {self._retry_delay(job)}, so a struggling "
+                "dependency is hit at a steady rate; set retry_backoff=True (jitter is on "
+                "by default)",
             )
             return
         jitter = self.project.option(job, "retry_jitter")
@@ -151,7 +153,7 @@ class DeadLetterQueue(RuleChecks):
         if function is None:
             return
         for call in function.retry_calls:
-            delay = _fixed_delay(call)
+            delay = self._fixed_delay(job, call)
             if delay is None:
                 continue
             yield self.finding(
@@ -162,6 +164,24 @@ class DeadLetterQueue(RuleChecks):
                 "same time, with no backoff or jitter; grow the countdown with the attempt "
                 "(e.g. countdown=2 ** self.request.retries * 30 + random jitter)",
             )
+
+    def _retry_delay(self, job: Job) -> str:
+        """How long each retry waits when no countdown is given."""
+        delay = self.project.option(job, "default_retry_delay")
+        if not delay.is_set:
+            return f"{CELERY_DEFAULT_RETRY_DELAY} s (Celery's default_retry_delay)"
+        seconds = number(delay.value)
+        return (
+            f"{seconds:g} s (default_retry_delay)"
+            if seconds is not None
+            else ("default_retry_delay")
+        )
+
+    def _fixed_delay(self, job: Job, call: RetryCall) -> str | None:
+        if call.countdown is None:
+            return self._retry_delay(job)
+        value = number(call.countdown)
+        return f"{value:g} s (countdown)" if value is not None else None
 
     # -- retry-on-all-exceptions ---------------------------------------------------
 
@@ -197,15 +217,6 @@ class DeadLetterQueue(RuleChecks):
                         "deterministic ones included, is retried; catch the transient "
                         "exceptions only and let the rest fail",
                     )
-
-
-def _fixed_delay(call: RetryCall) -> str | None:
-    if call.countdown is None:
-        return f"{CELERY_DEFAULT_RETRY_DELAY} s (default_retry_delay)"
-    value = number(call.countdown)
-    if value is not None:
-        return f"{value:g} s (countdown)"
-    return None
 
 
 def _non_empty(value: Value | None) -> bool:

@@ -28,7 +28,9 @@ def is_unbounded_retry_loop(node: cst.While) -> bool:
                 return False
             if statement.orelse is not None and _exits(statement.orelse, allow_break=False):
                 return False
-        elif _exits(statement, allow_break=True) and not isinstance(statement, cst.SimpleStatementLine):
+        elif _exits(statement, allow_break=True) and not isinstance(
+            statement, cst.SimpleStatementLine
+        ):
             return False
     return True
 

@@ -90,9 +90,7 @@ TASK_ATTRIBUTES = frozenset(
         "track_started",
     }
 )
-ENQUEUE_METHODS = frozenset(
-    {"delay", "apply_async", "delay_on_commit", "apply_async_on_commit"}
-)
+ENQUEUE_METHODS = frozenset({"delay", "apply_async", "delay_on_commit", "apply_async_on_commit"})
 SIGNATURE_METHODS = frozenset({"s", "si", "signature"})
 CANVAS_FUNCS = frozenset(
     {
@@ -222,10 +220,10 @@ class CeleryRecognizer(Recognizer):
         if target is None:
             if not self._is_canvas(receiver):
                 return
-        if method in SIGNATURE_METHODS:
+        if method in ("s", "si"):
             args = enqueue.arguments(walker, node.args)
             opts: tuple = ()
-        elif method.startswith("apply_async"):
+        elif method.startswith("apply_async") or method == "signature":
             args = self._apply_async_payload(node)
             opts = enqueue.options(walker, node.args, APPLY_ASYNC_PAYLOAD)
         else:
@@ -362,6 +360,9 @@ class CeleryRecognizer(Recognizer):
                 elif func and func.split(".")[0] in NOT_CELERY_ROOTS:
                     walker.facts.foreign_objects.append(walker.names.local(target.value))
                 else:
+                    self._setting(target.value, value, node, "module", None)
+            elif isinstance(target, cst.Name) and walker.at_settings_level:
+                if target.value.isupper():
                     self._setting(target.value, value, node, "module", None)
             elif isinstance(target, cst.Attribute) and _is_conf(target.value):
                 app = _conf_owner(walker, target.value)

@@ -31,6 +31,19 @@ DECLARATIVE_FACTORIES = frozenset(
     }
 )
 FLASK_SQLALCHEMY = frozenset({"flask_sqlalchemy.SQLAlchemy"})
+SESSION_WRITES = frozenset(
+    {
+        "add",
+        "add_all",
+        "merge",
+        "flush",
+        "delete",
+        "execute",
+        "bulk_save_objects",
+        "bulk_insert_mappings",
+        "bulk_update_mappings",
+    }
+)
 
 
 class DjangoRecognizer(Recognizer):
@@ -38,18 +51,24 @@ class DjangoRecognizer(Recognizer):
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
     ) -> None:
         walker = self.walker
-        if not walker.at_module_level:
+        if not walker.at_settings_level:
             return
         for target in targets:
             if isinstance(target, cst.Name):
                 if target.value == "DATABASES":
                     self._databases(walker.evaluate(value), node)
-                elif isinstance(value, cst.Call) and walker.qualify(value.func) in (
-                    DECLARATIVE_FACTORIES | FLASK_SQLALCHEMY
+                elif (
+                    walker.at_module_level
+                    and isinstance(value, cst.Call)
+                    and walker.qualify(value.func) in (DECLARATIVE_FACTORIES | FLASK_SQLALCHEMY)
                 ):
                     # Base = declarative_base() / db = SQLAlchemy(): Base and db.Model are roots.
                     local = walker.names.local(target.value)
-                    root = local if walker.qualify(value.func) in DECLARATIVE_FACTORIES else f"{local}.Model"
+                    root = (
+                        local
+                        if walker.qualify(value.func) in DECLARATIVE_FACTORIES
+                        else f"{local}.Model"
+                    )
                     walker.facts.models.append(
                         ModelClass(qualname=root, bases=("<declarative>",), loc=walker.loc(target))
                     )
@@ -81,12 +100,17 @@ class DjangoRecognizer(Recognizer):
             )
 
     def call(self, node: cst.Call, func: str | None) -> None:
-        if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "commit":
+        scope = self.walker.function
+        if scope is None or not isinstance(node.func, cst.Attribute):
             return
         receiver = dotted(node.func.value) or ""
-        scope = self.walker.function
-        if scope is not None and "session" in receiver.split(".")[-1].lower():
+        if "session" not in receiver.split(".")[-1].lower():
+            return
+        method = node.func.attr.value
+        if method == "commit":
             scope.facts.commit_orders.append(self.walker.order)
+        elif method in SESSION_WRITES:
+            scope.facts.session_writes.append(self.walker.order)
 
 
 def is_model_root(base: str) -> bool:

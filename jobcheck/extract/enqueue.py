@@ -47,7 +47,9 @@ def sequence_arguments(walker: Walker, expr: cst.BaseExpression) -> tuple[Argume
                 keyword = key.evaluated_value if isinstance(key, cst.SimpleString) else None
                 arg = cst.Arg(
                     value=element.value,
-                    keyword=cst.Name(keyword) if isinstance(keyword, str) and keyword.isidentifier() else None,
+                    keyword=cst.Name(keyword)
+                    if isinstance(keyword, str) and keyword.isidentifier()
+                    else None,
                 )
                 result.extend(arguments(walker, [arg]))
         return tuple(result)
@@ -56,11 +58,17 @@ def sequence_arguments(walker: Walker, expr: cst.BaseExpression) -> tuple[Argume
     return arguments(walker, [cst.Arg(value=expr)])
 
 
+SPLAT = "**"
+
+
 def options(walker: Walker, args: Iterable[cst.Arg], skip: frozenset[str]) -> tuple:
     result: list[tuple[str, Value]] = []
     for arg in args:
         if arg.keyword is not None and arg.keyword.value not in skip:
             result.append((arg.keyword.value, walker.evaluate(arg.value)))
+        elif arg.star == "**":
+            # Options passed as **options: any option may be set there.
+            result.append((SPLAT, walker.evaluate(arg.value)))
     return tuple(result)
 
 

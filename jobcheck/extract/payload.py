@@ -55,16 +55,14 @@ _QUERYSET_ENDINGS = frozenset(
 )
 _ID_ATTRIBUTES = frozenset({"id", "pk", "uuid", "hex", "slug", "key", "guid", "uid", "email"})
 _ID_FUNCS = frozenset({"str", "int", "float", "bool", "len", "repr", "uuid.UUID", "hash"})
+# Always a copy of a record: Django's model_to_dict takes a model instance, serialize a
+# queryset, ``vars``/``__dict__`` an object's whole state.
 _COPY_FUNCS = frozenset(
-    {
-        "django.forms.models.model_to_dict",
-        "dataclasses.asdict",
-        "attr.asdict",
-        "attrs.asdict",
-        "vars",
-        "django.core.serializers.serialize",
-    }
+    {"django.forms.models.model_to_dict", "vars", "django.core.serializers.serialize"}
 )
+# A copy of a record only when what they copy is one: ``asdict`` of a plain dataclass of
+# IDs is a fine payload.
+_DATACLASS_COPIES = frozenset({"dataclasses.asdict", "attr.asdict", "attrs.asdict"})
 _RECORD_FUNCS = frozenset(
     {
         "django.shortcuts.get_object_or_404",
@@ -164,8 +162,6 @@ def _attribute(
             return Kind("file", "request.FILES, uploaded file objects")
         if attr == "body":
             return Kind("file", "request.body, the raw request body")
-        if attr in ("data", "POST", "GET", "query_params"):
-            return Kind("copy", f"request.{attr}, a copy of the request input")
     if attr in ("validated_data",):
         return Kind("copy", "serializer.validated_data, a copy of the record's fields")
     if attr == "data" and "serializer" in (dotted(base) or _call_name(base) or "").lower():
@@ -184,9 +180,14 @@ def _call(
     func = names.qualify(expr.func)
     if func in _ID_FUNCS:
         return Kind("id", "")
-    if func in _COPY_FUNCS or (func or "").split(".")[-1] in ("model_to_dict", "asdict"):
+    if func in _COPY_FUNCS or (func or "").split(".")[-1] == "model_to_dict":
         short = (func or "").split(".")[-1]
         return Kind("copy", f"{short}(...), a copy of the record's fields")
+    if (func in _DATACLASS_COPIES or func == "asdict") and expr.args:
+        inner = classify(expr.args[0].value, names, variables, request_names)
+        if inner.kind == "record" or inner.model:
+            return Kind("copy", "asdict(...) of a record, a copy of its fields", inner.model)
+        return UNKNOWN
     if func in _RECORD_FUNCS:
         return Kind("record", f"a row from {func.split('.')[-1]}()")
     if func in _QUERYSET_FUNCS:

@@ -31,3 +31,12 @@ def sends_to(names: set[str]) -> re.Pattern[bytes] | None:
         return None
     alternatives = b"|".join(re.escape(n.encode()) for n in sorted(names))
     return re.compile(rb"\b(?:" + alternatives + rb")\.send(?:_with_options)?\s*\(")
+
+
+def decorated_with(names: set[str]) -> re.Pattern[bytes] | None:
+    """A pattern for ``@name`` of a project's own job decorators (``job =
+    partial(MyRQJob, ...)``), for the second pass."""
+    if not names:
+        return None
+    alternatives = b"|".join(re.escape(n.encode()) for n in sorted(names))
+    return re.compile(rb"@(?:\w+\.)*(?:" + alternatives + rb")\b")

@@ -9,7 +9,9 @@ from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import FunctionFacts, QueueDecl, TaskDef
 from jobcheck.facts.values import CallV, Const, Value, string
 
-JOB_DECORATORS = frozenset({"rq.job", "rq.decorators.job", "django_rq.job", "django_rq.decorators.job"})
+JOB_DECORATORS = frozenset(
+    {"rq.job", "rq.decorators.job", "django_rq.job", "django_rq.decorators.job"}
+)
 QUEUE_CLASSES = frozenset({"rq.Queue", "rq.queue.Queue"})
 QUEUE_FACTORIES = frozenset({"django_rq.get_queue", "django_rq.queues.get_queue"})
 SCHEDULER_CLASSES = frozenset({"rq_scheduler.Scheduler", "rq_scheduler.scheduler.Scheduler"})
@@ -67,7 +69,9 @@ class RQRecognizer(Recognizer):
         decorator_node = next(
             d.decorator
             for d in node.decorators
-            if walker.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            if walker.qualify(
+                d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            )
             in JOB_DECORATORS
         )
         walker.facts.tasks.append(
@@ -91,7 +95,11 @@ class RQRecognizer(Recognizer):
         func = self.walker.qualify(value.func)
         if func in QUEUE_CLASSES or func in QUEUE_FACTORIES or func in SCHEDULER_CLASSES:
             for target in targets:
-                name = self.walker.qualify(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+                name = (
+                    self.walker.qualify(target)
+                    if isinstance(target, (cst.Name, cst.Attribute))
+                    else None
+                )
                 if name:
                     self._queue_variables.add(name)
 
@@ -171,7 +179,9 @@ class RQRecognizer(Recognizer):
             ]
             args = enqueue.arguments(walker, payload_args)
         options = enqueue.options(
-            walker, (a for a in node.args if a.keyword and a.keyword.value in RQ_OPTIONS), frozenset()
+            walker,
+            (a for a in node.args if a.keyword and a.keyword.value in RQ_OPTIONS),
+            frozenset(),
         )
         if skip:
             options = (("delay", walker.evaluate(positional[0].value)), *options)
@@ -188,4 +198,3 @@ class RQRecognizer(Recognizer):
                 framework="rq",
             )
         )
-

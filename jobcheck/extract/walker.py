@@ -16,7 +16,7 @@ import libcst as cst
 
 from jobcheck.extract import bodies, payload
 from jobcheck.facts import NOWHERE, Decorator, FileFacts, FunctionFacts, Loc, Param, TaskDef
-from jobcheck.facts.values import Value
+from jobcheck.facts.values import CallV, Ref, Value
 from jobcheck.syntax.evaluate import Evaluator, excerpt
 from jobcheck.syntax.names import Names, dotted
 from jobcheck.syntax.positions import Positions
@@ -131,6 +131,12 @@ class Walker:
     @property
     def at_module_level(self) -> bool:
         return not self.functions and not self.classes
+
+    @property
+    def at_settings_level(self) -> bool:
+        """Module level, or directly in a class body: settings classes
+        (django-configurations style) declare ``CELERY_...`` as class attributes."""
+        return not self.functions
 
     def atomic_state(self) -> str | None:
         if self.deferred:
@@ -290,7 +296,7 @@ class Walker:
         for item in node.items:
             expr = item.item
             func = expr.func if isinstance(expr, cst.Call) else expr
-            if self.qualify(func) in ATOMIC:
+            if self.qualify(func) in ATOMIC and not _on_read_replica(expr, self):
                 atomic = True
             self.visit(item.item)
         if atomic:
@@ -305,9 +311,10 @@ class Walker:
         kind = self.classify(node.iter)
         scope = self.function
         if scope is not None:
+            element = payload.element_of(kind)
             for name in _target_names(node.target):
-                element = payload.element_of(kind)
-                if element is not None:
+                # ``for pk, name in qs.values_list(...)`` unpacks fields, not rows.
+                if element is not None and isinstance(node.target, cst.Name):
                     scope.variables[name] = element
                 else:
                     scope.variables.pop(name, None)
@@ -389,17 +396,36 @@ class Walker:
                     else:
                         scope.variables.pop(name, None)
 
-    def _track_constants(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
+    def _track_constants(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression
+    ) -> None:
         evaluated = self.evaluate(value)
+        is_alias = isinstance(evaluated, Ref) or (
+            isinstance(evaluated, CallV) and evaluated.func == "functools.partial"
+        )
         for target in targets:
             if isinstance(target, cst.Name):
                 self.constants[target.value] = evaluated
+                if is_alias:
+                    self.facts.aliases[self.names.local(target.value)] = evaluated
 
     def _request_names(self) -> frozenset[str]:
         scope = self.function
         if scope is None or scope.facts.view is None:
             return frozenset()
         return frozenset(p.name for p in scope.facts.params if p.name == "request")
+
+
+def _on_read_replica(expr: cst.BaseExpression, walker: Walker) -> bool:
+    """``transaction.atomic(using=REPLICA)``: a read-only transaction on a replica (for
+    consistent reads) cannot leave a phantom job behind."""
+    if not isinstance(expr, cst.Call):
+        return False
+    for arg in expr.args:
+        if arg.keyword is not None and arg.keyword.value == "using":
+            text = walker.text(arg.value).lower()
+            return "replica" in text or "read" in text
+    return False
 
 
 _BUILTIN_ANNOTATIONS = frozenset(
@@ -419,6 +445,7 @@ def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
         or facts.guards
         or facts.slow_calls
         or facts.commit_orders
+        or facts.session_writes
     ):
         return True
     if any(p.annotation and p.annotation not in _BUILTIN_ANNOTATIONS for p in facts.params):
@@ -487,4 +514,3 @@ def _annotation_name(annotation: cst.BaseExpression, names: Names) -> str | None
             if not (isinstance(side, cst.Name) and side.value == "None"):
                 return _annotation_name(side, names)
     return names.qualify(annotation) if isinstance(annotation, (cst.Name, cst.Attribute)) else None
-

@@ -126,6 +126,8 @@ class FunctionFacts:
     non_atomic_requests: bool = False
     calls: list[str] = field(default_factory=list)
     """Dotted names this function calls (for following helpers across files)."""
+    session_writes: list[int] = field(default_factory=list)
+    """Walk order of SQLAlchemy session writes (add, merge, flush, delete, execute...)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,3 +300,6 @@ class FileFacts:
     suppressions: dict[int, frozenset[str] | None] = field(default_factory=dict)
     error: str | None = None
     parsed: bool = True
+    aliases: dict[str, Value] = field(default_factory=dict)
+    """Module-level names bound to another name or a ``functools.partial`` of one
+    (``job = partial(MyJobDecorator, connection=redis)``), to follow custom decorators."""

@@ -8,7 +8,6 @@ without the syntax tree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +75,7 @@ class Opaque:
     text: str
 
 
-Value = Union[Const, Ref, CallV, SeqV, DictV, Opaque]
+Value = Const | Ref | CallV | SeqV | DictV | Opaque
 
 UNKNOWN = Opaque("?")
 

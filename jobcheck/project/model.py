@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 
 from jobcheck.extract.django import is_model_root
 from jobcheck.facts import (
+    NOWHERE,
     CeleryApp,
+    Decorator,
     EnqueueSite,
     FileFacts,
     FunctionFacts,
@@ -74,10 +76,12 @@ class Project:
         }
         self._model_roots = {m.qualname for f in self.files for m in f.models}
         self.apps: list[tuple[FileFacts, CeleryApp]] = [(f, a) for f in self.files for a in f.apps]
+        self._aliases = {name: value for f in self.files for name, value in f.aliases.items()}
         self.jobs: list[Job] = [
             Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
         ]
         self.jobs.extend(self._class_based_tasks())
+        self.jobs.extend(self._custom_decorator_jobs())
         self._by_qualname = {job.task.qualname: job for job in self.jobs}
         self._by_tail: dict[str, list[Job]] = {}
         for job in self.jobs:
@@ -124,6 +128,47 @@ class Project:
                     ),
                     f,
                 )
+
+    def _custom_decorator_jobs(self) -> Iterator[Job]:
+        """Functions decorated with a project's own wrapper of a job decorator:
+        ``job = partial(MyJob, connection=redis)`` where ``class MyJob(rq.decorators.job)``."""
+        known = {job.task.qualname for job in self.jobs}
+        for f in self.files:
+            for function in f.functions.values():
+                if function.qualname in known:
+                    continue
+                for decorator in function.decorators:
+                    resolved = self.resolve_callable(decorator.qualname)
+                    if resolved is None:
+                        continue
+                    root, preset = resolved
+                    framework = CUSTOM_DECORATOR_ROOTS.get(root)
+                    if framework is None:
+                        continue
+                    yield Job(_custom_task(f, function, decorator, framework, preset), f)
+                    break
+
+    def resolve_callable(
+        self, qualname: str | None, depth: int = 0
+    ) -> tuple[str, tuple[tuple[str, Value], ...]] | None:
+        """Follow aliases, ``functools.partial`` and subclassing from a project name to
+        the library callable it stands for, with the keyword arguments preset on the way."""
+        if qualname is None or depth > 10:
+            return None
+        if qualname in CUSTOM_DECORATOR_ROOTS:
+            return qualname, ()
+        alias = self._aliases.get(qualname)
+        if isinstance(alias, Ref):
+            return self.resolve_callable(alias.qualname, depth + 1)
+        if isinstance(alias, CallV) and alias.args and isinstance(alias.args[0], Ref):
+            inner = self.resolve_callable(alias.args[0].qualname, depth + 1)
+            if inner is not None:
+                return inner[0], (*inner[1], *alias.kwargs)
+        for base in self.classes.get(qualname, ()):
+            inner = self.resolve_callable(base, depth + 1)
+            if inner is not None:
+                return inner
+        return None
 
     def is_celery_task_class(self, qualname: str, depth: int = 0) -> bool:
         if qualname.startswith("celery.") and qualname.endswith(".Task"):
@@ -231,10 +276,7 @@ class Project:
 
     def settings(self, key: str) -> list[tuple[FileFacts, Setting]]:
         return [
-            (f, s)
-            for f in self.files
-            for s in f.settings
-            if s.key == key and self._honoured(f, s)
+            (f, s) for f in self.files for s in f.settings if s.key == key and self._honoured(f, s)
         ]
 
     def setting(self, key: str) -> tuple[FileFacts, Setting] | None:
@@ -320,6 +362,40 @@ class Project:
                 scheme = url.split("://", 1)[0].split("+", 1)[0].lower()
                 return {"rediss": "redis", "sentinel": "redis"}.get(scheme, scheme)
         return None
+
+
+# Library decorators a project may wrap, and the framework each makes jobs for.
+CUSTOM_DECORATOR_ROOTS = {
+    "rq.job": "rq",
+    "rq.decorators.job": "rq",
+    "django_rq.job": "rq",
+    "celery.shared_task": "celery",
+    "dramatiq.actor": "dramatiq",
+}
+
+
+def _custom_task(
+    f: FileFacts,
+    function: FunctionFacts,
+    decorator: Decorator,
+    framework: str,
+    preset: tuple[tuple[str, Value], ...],
+) -> TaskDef:
+    options: list[tuple[str, Value]] = list(preset)
+    if isinstance(decorator.call, CallV):
+        if framework == "rq" and decorator.call.args:
+            options.append(("queue", decorator.call.args[0]))
+        options.extend(decorator.call.kwargs)
+    return TaskDef(
+        framework=framework,
+        qualname=function.qualname,
+        name=function.name,
+        registered_name=string(dict(options).get("name")) or function.qualname,
+        loc=decorator.loc if decorator.loc != NOWHERE else function.loc,
+        decorator=decorator.qualname,
+        options=tuple(options),
+        function=function.qualname,
+    )
 
 
 def _read_source(path: str) -> str | None:
