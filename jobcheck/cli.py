@@ -19,7 +19,7 @@ from rich.markdown import Markdown
 from rich.table import Table
 
 from jobcheck import __version__
-from jobcheck.catalog import UnknownRuleError, data_dir, load_catalog
+from jobcheck.catalog import Catalog, UnknownRuleError, data_dir, load_catalog
 from jobcheck.checks import implemented_checks
 from jobcheck.config import ConfigError, Options, find_config, load
 from jobcheck.discovery import DiscoveryError
@@ -112,15 +112,13 @@ def check_command(
     if exclude:
         options = replace(options, extend_exclude=(*options.extend_exclude, *exclude))
     catalog = load_catalog()
+    _check_config_codes(options, catalog)
     try:
         selection = Selection.resolve(
             catalog,
             _split(select) or options.select,
             (*options.ignore, *_split(ignore)),
         )
-        for codes in options.per_file_ignores.values():
-            for code in codes:
-                catalog.resolve(code)
     except UnknownRuleError as error:
         raise JobcheckError(str(error)) from None
     settings = RunSettings(jobs=jobs, prefilter=not no_prefilter)
@@ -152,6 +150,21 @@ def _options(config_file: str | None, targets: tuple[str, ...]) -> Options:
         return load(found) if found else Options()
     except ConfigError as error:
         raise JobcheckError(str(error)) from None
+
+
+def _check_config_codes(options: Options, catalog: Catalog) -> None:
+    """Rule ids, aliases and slugs in the config file must exist: name the key if not."""
+    source = options.config_path or "config"
+    keyed: list[tuple[str, str]] = [("select", code) for code in options.select]
+    keyed += [("ignore", code) for code in options.ignore]
+    keyed += [("severity", code) for code in options.severity]
+    for pattern, codes in options.per_file_ignores.items():
+        keyed += [(f"per-file-ignores.{pattern!r}", code) for code in codes]
+    for key, code in keyed:
+        try:
+            catalog.resolve(code)
+        except UnknownRuleError as error:
+            raise JobcheckError(f"{source}: {key}: {error}") from None
 
 
 def _stdout_is_terminal() -> bool:

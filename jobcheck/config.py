@@ -6,30 +6,43 @@ names the key, and the CLI turns it into exit status 2.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from jobcheck.catalog import SEVERITIES
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
+# SCL-20: words that mark a job a person waits for, and bulk work. Matched on word
+# boundaries of the job's name (jobcheck/syntax/words.py): "sign_in" also matches
+# "signin" and "SignIn"; a plural "s" is allowed. Phrases rather than single words
+# where a word alone is ambiguous ("reset_counters" and "last_login" are not urgent).
 DEFAULT_URGENT_WORDS = (
     "password",
-    "reset",
-    "signin",
-    "sign_in",
-    "login",
     "magic_link",
+    "login_link",
+    "login_code",
+    "sign_in",
     "otp",
     "2fa",
     "two_factor",
-    "verification",
-    "verify",
+    "mfa",
+    "verification_code",
+    "verify_email",
+    "email_verification",
+    "verification_email",
     "confirm_email",
-    "activation",
+    "email_confirmation",
+    "account_confirmation",
+    "confirm_account",
+    "activation_email",
+    "activate_account",
 )
 DEFAULT_BULK_WORDS = (
     "export",
@@ -134,6 +147,7 @@ def from_mapping(table: dict[str, Any], source: str, root: str = ".") -> Options
             raise ConfigError(f"{source}: unknown key {key!r} in [tool.jobcheck] (known: {known})")
         attribute, expected = _KEYS[key]
         values[attribute] = _coerce(value, expected, f"{source}: {key}")
+        _check_value(key, values[attribute], f"{source}: {key}")
     return replace(Options(), config_path=source, root=root, **values)
 
 
@@ -161,6 +175,40 @@ def _coerce(value: Any, expected: str, where: str) -> Any:
             raise ConfigError(f"{where} must be a table of lists of strings, not {value!r}")
         return {k: tuple(v) for k, v in value.items()}
     raise AssertionError(expected)
+
+
+_WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_ -]*$")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+_APP = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?::[A-Za-z_]\w*)?$")
+
+
+def _check_value(key: str, value: Any, where: str) -> None:
+    """Values that have the right type but cannot mean anything."""
+    if key in ("urgent-words", "bulk-words"):
+        for word in value:
+            if not _WORD.match(word):
+                raise ConfigError(
+                    f"{where}: {word!r} is not a word (letters, digits, '_', '-' or spaces)"
+                )
+    elif key == "runbook-dirs":
+        for folder in value:
+            if not folder.strip():
+                raise ConfigError(f'{where}: an empty folder name (use "." for the root)')
+    elif key == "django-settings":
+        for module in value:
+            if not _DOTTED.match(module):
+                raise ConfigError(f"{where}: {module!r} is not a module name (a.b.settings)")
+    elif key == "celery-app":
+        if not _APP.match(value):
+            raise ConfigError(
+                f"{where}: {value!r} is not a Celery app path (module:name or module.name)"
+            )
+    elif key == "severity":
+        for code, level in value.items():
+            if level not in SEVERITIES:
+                raise ConfigError(
+                    f"{where}: {code} = {level!r}, expected one of {', '.join(SEVERITIES)}"
+                )
 
 
 def option_names() -> list[str]:

@@ -15,9 +15,11 @@ from jobcheck.catalog import Catalog, load_catalog
 from jobcheck.checks import RULE_CLASSES
 from jobcheck.config import Options
 from jobcheck.discovery import SourceFile, discover, module_name
+from jobcheck.discovery.docs import find_docs
 from jobcheck.extract import extract_file
+from jobcheck.extract.docs import doc_facts
 from jobcheck.extract.prefilter import decorated_with, may_matter, sends_to
-from jobcheck.facts import FileFacts
+from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.project import Project, inference
 
@@ -80,10 +82,16 @@ def check_paths(
         respect_gitignore=options.respect_gitignore,
     )
     inputs = [_read(source, settings.overrides) for source in files]
-    facts, errors = analyse(inputs, settings)
+    facts, errors = analyse(inputs, settings, frozenset(options.django_settings))
     report = Report(errors=errors, files_checked=len(files), files_analysed=len(facts))
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
-    project = Project(facts, source_of=lambda p: overrides.get(p) or _read_text(p))
+    project = Project(
+        facts,
+        source_of=lambda p: overrides.get(p) or _read_text(p),
+        docs=read_docs(paths, options) if selection.slugs_of("EVT-24") else None,
+        settings_modules=options.django_settings,
+        celery_app=options.celery_app,
+    )
     try:
         findings = run_checks(project, options, selection)
     finally:
@@ -94,10 +102,13 @@ def check_paths(
     return report
 
 
-def analyse(inputs: list[_Input], settings: RunSettings) -> tuple[list[FileFacts], list[FileError]]:
+def analyse(
+    inputs: list[_Input], settings: RunSettings, always: frozenset[str] = frozenset()
+) -> tuple[list[FileFacts], list[FileError]]:
     """Facts for every file that can matter, in two passes: files the prefilter keeps,
     then files the first pass shows are needed (Dramatiq actors sent from a module that
-    never names Dramatiq, RQ jobs defined in plain modules)."""
+    never names Dramatiq, RQ jobs defined in plain modules). Modules in ``always`` (the
+    configured ``django-settings``) are analysed whatever the prefilter says."""
     errors: list[FileError] = []
     first: list[_Input] = []
     rest: list[_Input] = []
@@ -106,7 +117,12 @@ def analyse(inputs: list[_Input], settings: RunSettings) -> tuple[list[FileFacts
             errors.append(FileError(item.source.display, item.read_error))
         elif item.source.explicit and not item.data.strip():  # type: ignore[union-attr]
             errors.append(FileError(item.source.display, "file is empty"))
-        elif item.source.explicit or not settings.prefilter or may_matter(item.data):  # type: ignore[arg-type]
+        elif (
+            item.source.explicit
+            or not settings.prefilter
+            or may_matter(item.data)  # type: ignore[arg-type]
+            or item.module in always
+        ):
             first.append(item)
         else:
             rest.append(item)
@@ -269,6 +285,23 @@ def _per_file_ignored(
         if key in codes and any(fnmatch.fnmatch(c, pattern) for c in candidates):
             return True
     return False
+
+
+def read_docs(paths: Sequence[str], options: Options) -> list[DocFile] | None:
+    """Facts of the Markdown/reST files under the runbook folders of each folder checked
+    (and of the config file's folder); None when only single files are checked, as the
+    project's docs are then out of sight."""
+    roots = [Path(p) for p in paths if Path(p).is_dir()]
+    if options.config_path:
+        roots.append(Path(options.root))
+    if not roots:
+        return None
+    docs = []
+    exclude = (*options.exclude, *options.extend_exclude)
+    for source in find_docs(roots, options.runbook_dirs, exclude, options.respect_gitignore):
+        with contextlib.suppress(OSError):
+            docs.append(doc_facts(source.display, source.path.read_bytes()))
+    return docs
 
 
 def _read(source: SourceFile, overrides: dict[str, bytes]) -> _Input:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from jobcheck.catalog import load_catalog
-from jobcheck.config import Options
+from jobcheck.config import Options, load
 from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.findings import Report
 
@@ -43,9 +43,15 @@ def expectations(case: Path) -> set[Expected]:
 def run_case(
     case: Path, prefilter: bool = True, jobs: int = 1, options: Options | None = None
 ) -> Report:
-    options = options or Options(root=str(case))
+    options = options or case_options(case)
     selection = Selection.resolve(load_catalog(), ["ALL"], [])
     return check_paths([str(case)], options, selection, RunSettings(jobs=jobs, prefilter=prefilter))
+
+
+def case_options(case: Path) -> Options:
+    """A case's own ``jobcheck.toml`` (to test configuration), else the defaults."""
+    config = case / "jobcheck.toml"
+    return load(config) if config.is_file() else Options(root=str(case))
 
 
 def actual(case: Path, report: Report) -> set[Expected]:

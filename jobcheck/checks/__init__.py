@@ -4,8 +4,11 @@ SCL-18). Each module has one :class:`RuleChecks` subclass with a method per chec
 from __future__ import annotations
 
 from jobcheck.checks.base import RuleChecks
+from jobcheck.checks.evt24_dead_letter_runbook import DeadLetterRunbook
 from jobcheck.checks.job01_enqueue_after_commit import EnqueueAfterCommit
 from jobcheck.checks.scl18_time_limits import JobTimeLimits
+from jobcheck.checks.scl19_bounded_backlog import BoundedBacklog
+from jobcheck.checks.scl20_urgent_queue import UrgentQueue
 from jobcheck.checks.scl21_ids_in_jobs import IdsInJobs
 from jobcheck.checks.scl34_dead_letter_queue import DeadLetterQueue
 
@@ -14,6 +17,9 @@ RULE_CLASSES: tuple[type[RuleChecks], ...] = (
     IdsInJobs,
     DeadLetterQueue,
     EnqueueAfterCommit,
+    BoundedBacklog,
+    UrgentQueue,
+    DeadLetterRunbook,
 )
 
 

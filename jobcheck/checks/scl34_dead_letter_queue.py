@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import RetryCall
+from jobcheck.facts import FailureHandler, FileFacts, RetryCall
 from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, is_none, number, truthy
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
@@ -217,6 +217,51 @@ class DeadLetterQueue(RuleChecks):
                         "deterministic ones included, is retried; catch the transient "
                         "exceptions only and let the rest fail",
                     )
+
+    # -- no-dead-letter -----------------------------------------------------------------
+
+    @check("no-dead-letter")
+    def no_dead_letter(self) -> Iterator[Finding]:
+        """A Celery project with nowhere for a task that failed for good to go.
+
+        Celery acknowledges a task that fails its last attempt (``task_acks_on_failure_or
+        _timeout`` defaults to True in celery/app/defaults.py), so its message is gone
+        unless a queue has a dead-letter exchange or a failure handler stores it."""
+        tasks = [job for job in self.project.jobs if job.framework == "celery"]
+        routing = self.project.routing
+        app = routing.app_place()
+        if not tasks or app is None:
+            return  # no Celery app in sight: its configuration cannot be judged
+        queues = [use for use in routing.queues().values() if use.framework == "celery"]
+        if any(use.dead_letter or use.unreadable_arguments for use in queues):
+            return
+        if any(
+            self._stores_failures(f, handler)
+            for f in self.project.files
+            for handler in f.failure_handlers
+        ):
+            return
+        count = f"{len(tasks)} Celery task" + ("s" if len(tasks) != 1 else "")
+        yield self.finding(
+            "no-dead-letter",
+            app.path,
+            app.loc,
+            f"This project has {count} and no dead-letter destination: no queue declares "
+            "x-dead-letter-exchange and no Task.on_failure override or task_failure handler "
+            "stores the failed task. Celery acknowledges a task that fails its last attempt, "
+            "so its message is gone and cannot be inspected or replayed. Give the queues a "
+            "dead-letter exchange (RabbitMQ) or store failures from a task_failure handler",
+        )
+
+    def _stores_failures(self, f: FileFacts, handler: FailureHandler) -> bool:
+        """A handler that writes somewhere, or one jobcheck cannot read (benefit of the
+        doubt); an ``on_failure`` method counts only on a Celery task class."""
+        if handler.persists is False:
+            return False
+        if handler.kind != "on_failure":
+            return True
+        owner = handler.owner or ""
+        return owner in self.project.task_classes or self.project.is_celery_task_class(owner)
 
 
 def _non_empty(value: Value | None) -> bool:

@@ -174,7 +174,16 @@ def module_name(path: Path) -> tuple[str, bool]:
     is_package = resolved.name == "__init__.py"
     parts = [] if is_package else [resolved.stem]
     folder = resolved.parent
-    while (folder / "__init__.py").exists() and folder.parent != folder:
+    while folder.parent != folder and (
+        (folder / "__init__.py").exists() or _namespace_in_package(folder)
+    ):
         parts.append(folder.name)
         folder = folder.parent
     return ".".join(reversed(parts)), is_package
+
+
+def _namespace_in_package(folder: Path) -> bool:
+    """A folder without ``__init__.py`` inside a regular package is a namespace
+    subpackage (``readthedocs/projects/tasks/``): Celery names its tasks
+    ``readthedocs.projects.tasks.utils.x``, not ``utils.x``."""
+    return folder.name.isidentifier() and (folder.parent / "__init__.py").exists()

@@ -12,6 +12,7 @@ import traceback
 from jobcheck.extract.celery import CeleryRecognizer
 from jobcheck.extract.django import DjangoRecognizer
 from jobcheck.extract.dramatiq import DramatiqRecognizer
+from jobcheck.extract.routing import RoutingRecognizer
 from jobcheck.extract.rq import RQRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.extract.web import WebRecognizer
@@ -20,7 +21,16 @@ from jobcheck.syntax.source import SourceError, decode, parse
 
 # Order matters: the web recognizer marks request handlers before the others look at
 # their bodies.
-RECOGNIZERS = (WebRecognizer, CeleryRecognizer, RQRecognizer, DramatiqRecognizer, DjangoRecognizer)
+# The routing recognizer comes last: it reads the enqueue sites the framework recognizers
+# record for the same call.
+RECOGNIZERS = (
+    WebRecognizer,
+    CeleryRecognizer,
+    RQRecognizer,
+    DramatiqRecognizer,
+    DjangoRecognizer,
+    RoutingRecognizer,
+)
 
 _SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
 

@@ -17,7 +17,7 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, DictV, Value, string
+from jobcheck.facts.values import CallV, DictV, Opaque, Value, string
 from jobcheck.syntax.names import dotted
 
 SHARED_TASK_DECORATORS = frozenset(
@@ -417,12 +417,16 @@ class CeleryRecognizer(Recognizer):
         walker = self.walker
         value = walker.evaluate(node)
         assert isinstance(value, CallV)
+        # ``Queue("q", **options)``: keep a "**" entry, as a bound may hide in it.
+        spread = tuple(
+            ("**", a) for a in value.args if isinstance(a, Opaque) and a.text.startswith("**")
+        )
         walker.facts.queues.append(
             QueueDecl(
                 framework="celery",
                 name=string(value.arg(0, "name")),
                 loc=walker.loc(node),
-                options=value.kwargs,
+                options=value.kwargs + spread,
             )
         )
 

@@ -17,6 +17,10 @@ _RELEVANT = re.compile(
     rb"|send_with_options|enqueue|enqueue_call|enqueue_in|enqueue_at|send_task)\s*\("
     rb"|(?m:^[ \t]*(?:CELERY\w*|BROKER_\w+|(?:task|broker|beat|worker|result)_\w+)\s*[:=])"
     rb"|ATOMIC_REQUESTS|\.Task\b"
+    # ``@app.task`` with the app imported from a module not named celery (celeryconf).
+    rb"|(?m:^[ \t]*@(?:\w+\.)+task\b)"
+    # Queue configuration: django_rq settings, RabbitMQ queue arguments.
+    rb"|\bRQ_QUEUES\b|\bx-(?:dead-letter-exchange|max-length|message-ttl)\b"
 )
 
 

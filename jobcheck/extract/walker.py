@@ -88,6 +88,8 @@ class Walker:
         self.functions: list[FunctionScope] = []
         self.classes: list[ClassScope] = []
         self.loops: list[str] = []
+        self.loop_nodes: list[cst.For | cst.While] = []
+        """The enclosing loops of the current node, innermost last (within the function)."""
         self.handlers: list[tuple[str, ...]] = []
         self.atomic_blocks = 0
         self.deferred = 0
@@ -224,6 +226,7 @@ class Walker:
                 "annotated", f"self, an instance of {class_scope.qualname}", class_scope.qualname
             )
         saved = (self.atomic_blocks, self.loops, self.handlers, self.deferred)
+        saved_loop_nodes, self.loop_nodes = self.loop_nodes, []
         self.atomic_blocks, self.loops, self.handlers = 0, [], []
         self.functions.append(scope)
         self._prefixes.append(qualname)
@@ -231,6 +234,7 @@ class Walker:
         self._prefixes.pop()
         self.functions.pop()
         self.atomic_blocks, self.loops, self.handlers, self.deferred = saved
+        self.loop_nodes = saved_loop_nodes
         self._settle(node, facts)
 
     def _settle(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
@@ -319,7 +323,9 @@ class Walker:
                 else:
                     scope.variables.pop(name, None)
         self.loops.append(self.text(node.iter))
+        self.loop_nodes.append(node)
         self.visit(node.body)
+        self.loop_nodes.pop()
         self.loops.pop()
         if node.orelse is not None:
             self.visit(node.orelse)
@@ -331,7 +337,9 @@ class Walker:
             scope.facts.retry_loops.append(self.loc(node.test))
         self.visit(node.test)
         self.loops.append(self.text(node.test))
+        self.loop_nodes.append(node)
         self.visit(node.body)
+        self.loop_nodes.pop()
         self.loops.pop()
         if node.orelse is not None:
             self.visit(node.orelse)

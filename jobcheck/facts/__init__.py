@@ -303,3 +303,109 @@ class FileFacts:
     aliases: dict[str, Value] = field(default_factory=dict)
     """Module-level names bound to another name or a ``functools.partial`` of one
     (``job = partial(MyJobDecorator, connection=redis)``), to follow custom decorators."""
+    queue_bindings: list[QueueBinding] = field(default_factory=list)
+    site_queues: list[SiteQueue] = field(default_factory=list)
+    loop_enqueues: list[LoopEnqueue] = field(default_factory=list)
+    failure_handlers: list[FailureHandler] = field(default_factory=list)
+    middleware: list[MiddlewareDecl] = field(default_factory=list)
+    constants: list[Constant] = field(default_factory=list)
+
+
+# -- queues, routing, dead letters (SCL-19, SCL-20, SCL-34 no-dead-letter, EVT-24) -----
+# Defined after FileFacts: FileFacts refers to them only through string annotations.
+
+
+@dataclass(frozen=True, slots=True)
+class QueueBinding:
+    """A name bound to a queue object: ``high = Queue("high", connection=r)``,
+    ``emails = django_rq.get_queue("emails")``, ``EMAILS = kombu.Queue("emails")``."""
+
+    variable: str
+    """Dotted path for module-level names; ``function qualname:name`` for locals."""
+    framework: str
+    name: str | None
+    loc: Loc
+
+
+@dataclass(frozen=True, slots=True)
+class SiteQueue:
+    """The queue an enqueue site names by its own code, beyond its keyword options: the
+    RQ queue object it is called on, or a Celery signature's ``.set(queue=...)``."""
+
+    order: int
+    """The :attr:`EnqueueSite.order` of the site in the same file."""
+    queue: Value
+    """``Const(name)``, or an :class:`Opaque` when the name cannot be known."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoopEnqueue:
+    """An enqueue inside a loop over a source whose size nothing bounds: a whole-table
+    query, a query read with ``.iterator()``, or a paginated API (``while next_url:``)."""
+
+    order: int
+    """The :attr:`EnqueueSite.order` of the site in the same file."""
+    loop_loc: Loc
+    source: str
+    """"query" or "pagination"."""
+    source_text: str
+    throttled: bool
+    """The loop sleeps or rate-limits, or the enqueue staggers its start (countdown=i*n)."""
+    batched: bool
+    """The enqueue is guarded by a batch-size test or sends a group/chunks canvas."""
+
+
+@dataclass(frozen=True, slots=True)
+class FailureHandler:
+    """Code Celery runs when a task fails: a ``Task.on_failure`` override, a
+    ``task_failure`` signal receiver, or an ``on_failure=`` task option."""
+
+    kind: str
+    """"on_failure" (a method), "signal" (task_failure receiver) or "option"."""
+    owner: str | None
+    """The class of an ``on_failure`` method, or the handler function's dotted path."""
+    loc: Loc
+    persists: bool | None
+    """Whether the body writes the failure somewhere durable; None when unreadable here."""
+
+
+@dataclass(frozen=True, slots=True)
+class MiddlewareDecl:
+    """A job-library middleware set up in code: Dramatiq ``AgeLimit(max_age=...)``."""
+
+    framework: str
+    name: str
+    options: tuple[tuple[str, Value], ...]
+    loc: Loc
+
+    def option(self, key: str) -> Value | None:
+        for k, v in self.options:
+            if k == key:
+                return v
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """A module-level upper-case name whose value may name a queue (``EMAIL_QUEUE =
+    "emails"``), so ``queue=settings.EMAIL_QUEUE`` can be resolved project-wide."""
+
+    qualname: str
+    value: Value
+    loc: Loc
+
+
+@dataclass(frozen=True, slots=True)
+class DocFile:
+    """A Markdown or reST file under the runbook folders, reduced to what EVT-24 asks:
+    does it speak of dead letters, and does it say how to inspect and replay them."""
+
+    path: str
+    dead_letter: bool
+    """Names dead letters ("dead letter", "DLQ", "DLX", RQ's failed job registry) within
+    a few lines of both an inspect step and a replay step."""
+    inspect: bool
+    replay: bool
+    words: frozenset[str] = frozenset()
+    """Lower-cased tokens (queue names) of the lines near both an inspect and a replay
+    step."""

@@ -6,12 +6,14 @@ import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jobcheck.extract.django import is_model_root
 from jobcheck.facts import (
     NOWHERE,
     CeleryApp,
     Decorator,
+    DocFile,
     EnqueueSite,
     FileFacts,
     FunctionFacts,
@@ -21,6 +23,9 @@ from jobcheck.facts import (
     TaskDef,
 )
 from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, string
+
+if TYPE_CHECKING:
+    from jobcheck.project.routing import Routing
 
 # Celery task options that a global setting provides when the task does not
 # (celery/app/task.py reads them from ``app.conf`` under these names).
@@ -65,8 +70,18 @@ class Project:
         self,
         files: Sequence[FileFacts],
         source_of: Callable[[str], str | None] | None = None,
+        docs: Sequence[DocFile] | None = None,
+        settings_modules: Sequence[str] = (),
+        celery_app: str | None = None,
     ) -> None:
         self.files = list(files)
+        self.docs: list[DocFile] | None = list(docs) if docs is not None else None
+        """Markdown/reST files under the runbook folders; None when none were searched
+        (a run over single files cannot see the project's docs)."""
+        self.settings_modules = tuple(settings_modules)
+        """``django-settings``: when given, Django-style settings count only from these."""
+        self.celery_app = celery_app.replace(":", ".") if celery_app else None
+        """``celery-app``: the project's Celery app, when it has several or hides it."""
         self.source_of = source_of or _read_source
         self.astroid_modules: dict[str, object] = {}
         self.by_path = {f.path: f for f in self.files}
@@ -76,6 +91,10 @@ class Project:
         }
         self._model_roots = {m.qualname for f in self.files for m in f.models}
         self.apps: list[tuple[FileFacts, CeleryApp]] = [(f, a) for f in self.files for a in f.apps]
+        self._every_app = frozenset(a.qualname for _, a in self.apps)
+        chosen = [(f, a) for f, a in self.apps if a.qualname == self.celery_app]
+        if chosen:
+            self.apps = chosen
         self._aliases = {name: value for f in self.files for name, value in f.aliases.items()}
         self.jobs: list[Job] = [
             Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
@@ -185,7 +204,10 @@ class Project:
 
     @functools.cached_property
     def app_names(self) -> frozenset[str]:
-        return frozenset(app.qualname for _, app in self.apps)
+        names = {app.qualname for _, app in self.apps}
+        if self.celery_app:
+            names.add(self.celery_app)
+        return frozenset(names)
 
     def job_for(self, site: EnqueueSite) -> Job | None:
         """The job an enqueue site puts on the queue, when the project defines it."""
@@ -200,6 +222,17 @@ class Project:
             return None
         candidates = self._by_tail.get(_tail(site.target), [])
         return candidates[0] if len(candidates) == 1 else None
+
+    def job_named(self, registered_name: str | None) -> Job | None:
+        """The job registered under ``registered_name`` (``send_task``, beat entries)."""
+        return self._by_registered.get(registered_name) if registered_name else None
+
+    @functools.cached_property
+    def routing(self) -> Routing:
+        """Queues, routes and bounds (built on first use: only queue checks need it)."""
+        from jobcheck.project.routing import Routing
+
+        return Routing(self)
 
     def enqueues(self) -> Iterator[tuple[FileFacts, EnqueueSite, Job | None]]:
         """Every confirmed enqueue site, with its job when the project defines it.
@@ -268,6 +301,10 @@ class Project:
         return frozenset(modules)
 
     def _honoured(self, f: FileFacts, setting: Setting) -> bool:
+        if self.settings_modules and setting.origin == "module" and setting.raw_key.isupper():
+            return _in_modules(f.module, self.settings_modules)
+        if self.celery_app and setting.origin == "conf" and setting.app in self._every_app:
+            return setting.app == self.celery_app
         if setting.origin != "module" or setting.raw_key.isupper():
             return True
         # Lower-case names count only in a Celery config module.
@@ -396,6 +433,11 @@ def _custom_task(
         options=tuple(options),
         function=function.qualname,
     )
+
+
+def _in_modules(module: str, modules: Sequence[str]) -> bool:
+    """``module`` is one of ``modules`` or inside one of them (a package)."""
+    return any(module == m or module.startswith(f"{m}.") for m in modules)
 
 
 def _read_source(path: str) -> str | None:

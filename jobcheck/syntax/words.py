@@ -1,0 +1,46 @@
+"""Words in identifiers: ``sendPasswordReset_email`` is "send password reset email".
+
+Checks that judge a job by its name (SCL-20) match configured words on word
+boundaries, so "report" matches ``build_report`` and ``weekly_reports`` but not
+``reporter_id``, and "sign_in" matches ``signin_link`` as well as ``SignInCode``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_PARTS = re.compile(r"[^A-Za-z0-9]+")
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+[a-z]*")
+
+
+def identifier_words(name: str) -> list[str]:
+    """Lower-cased words of a snake_case, camelCase, kebab-case or dotted name."""
+    words: list[str] = []
+    for part in _PARTS.split(name):
+        words.extend(w.lower() for w in _WORDS.findall(part))
+    return words
+
+
+def matching_word(name: str, phrases: Iterable[str]) -> str | None:
+    """The first of ``phrases`` that ``name`` contains as whole words (a plural "s" or
+    "es" allowed), ignoring how either spells the boundaries between words."""
+    words = identifier_words(name)
+    for phrase in phrases:
+        target = "".join(identifier_words(phrase))
+        if target and _contains(words, target):
+            return phrase
+    return None
+
+
+def _contains(words: list[str], target: str) -> bool:
+    accepted = (target, f"{target}s", f"{target}es")
+    for start in range(len(words)):
+        joined = ""
+        for word in words[start:]:
+            joined += word
+            if joined in accepted:
+                return True
+            if len(joined) > len(target) + 2:
+                break
+    return False
