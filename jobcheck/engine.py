@@ -221,7 +221,8 @@ def apply_suppressions(
             used.add((finding.path, line))
             continue
         rule = catalog.rule(finding.rule)
-        severity = options.severity.get(finding.rule) or options.severity.get(finding.check)
+        # The most specific entry wins: the check's slug, then the rule's id or alias.
+        severity = options.severity.get(finding.check) or options.severity.get(finding.rule)
         if severity is None and rule.alias:
             severity = options.severity.get(rule.alias)
         enriched = replace(

@@ -268,3 +268,12 @@ def test_celery_app_picks_the_projects_app(tmp_path: Path) -> None:
     )
     chosen = findings("--select", "no-dead-letter", str(root))
     assert [(Path(f["path"]).name, f["line"]) for f in chosen] == [("worker.py", 4)]
+
+
+def test_a_checks_severity_wins_over_its_rules(tmp_path: Path) -> None:
+    config = tmp_path / "jobcheck.toml"
+    config.write_text(
+        'severity = { SCL-19 = "info", unbounded-fan-out = "warning" }\n', encoding="utf-8"
+    )
+    chosen = findings("--config", str(config), "--select", "SCL-19", str(FAN_OUT))
+    assert {f["severity"] for f in chosen} == {"warning"}

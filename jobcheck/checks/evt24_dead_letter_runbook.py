@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from jobcheck.checks.base import RuleChecks, check
+from jobcheck.extract.docs import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 from jobcheck.facts import DocFile
 from jobcheck.findings import Finding
 from jobcheck.project.routing import Place
@@ -73,13 +74,17 @@ class DeadLetterRunbook(RuleChecks):
             found.append(
                 _Destination(
                     "RQ's failed job registry",
-                    frozenset({"failedjobregistry", "failed_job_registry"}),
+                    frozenset({RQ_FAILED_TOKEN, FAILED_ITEMS_TOKEN}),
                     rq,
                 )
             )
         dramatiq = self._first_place("dramatiq")
         if dramatiq is not None:
-            found.append(_Destination("Dramatiq's dead-letter queues", frozenset({"xq"}), dramatiq))
+            found.append(
+                _Destination(
+                    "Dramatiq's dead-letter queues", frozenset({"xq", FAILED_ITEMS_TOKEN}), dramatiq
+                )
+            )
         return found
 
     def _first_place(self, framework: str) -> Place | None:

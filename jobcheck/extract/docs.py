@@ -7,6 +7,7 @@ plain data and never holds the document itself.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from jobcheck.facts import DocFile
@@ -14,14 +15,29 @@ from jobcheck.facts import DocFile
 # Documents larger than this are read only up to it (a runbook is short).
 MAX_DOC_BYTES = 1_000_000
 
-DEAD_LETTER = re.compile(
-    r"dead[\s_-]*letter|\bDLQs?\b|\bDLX\b|\bxq\b|failed[\s_-]*jobs?[\s_-]*registry"
-    r"|FailedJobRegistry|\bfailed\s+(?:jobs?|messages?|tasks?)\b",
-    re.IGNORECASE,
+# Names for a place where failed messages are set aside, whatever the framework.
+DEAD_LETTER = re.compile(r"dead[\s_-]*letter|\bDLQs?\b|\bDLX\b", re.IGNORECASE)
+# RQ's own name for it (rq/registry.py FailedJobRegistry; "failed queue" before RQ 1.0).
+RQ_FAILED = re.compile(
+    r"failed[\s_-]*jobs?[\s_-]*registry|FailedJobRegistry|\bfailed\s+queue\b", re.IGNORECASE
 )
+# "failed jobs" and the like: a dead letter only next to an explicit replay step (a
+# document saying that "a failed job is retried" describes retries, not a procedure).
+FAILED_ITEMS = re.compile(
+    r"\bfailed\s+(?:jobs?|tasks?|messages?|webhooks?|requests?|events?)\b", re.IGNORECASE
+)
+# Tokens added to DocFile.words for the framework-specific names above.
+RQ_FAILED_TOKEN = "<rq-failed-job-registry>"
+FAILED_ITEMS_TOKEN = "<failed-items>"
 INSPECT = re.compile(
     r"\b(?:inspect|list|look\s+at|view|read|show|browse|examine|check|query|dashboard"
     r"|flower|rq\s+info|rqinfo|monitor|count)",
+    re.IGNORECASE,
+)
+# Replaying by hand; "retry" also names automatic retries, so it is a weaker sign.
+REPLAY_BY_HAND = re.compile(
+    r"\b(?:replay|re-?queue|re-?enqueue|re-?submit|re-?drive|shovel"
+    r"|move\s+(?:them|it|the\s+\w+|messages?)\s+back)",
     re.IGNORECASE,
 )
 REPLAY = re.compile(
@@ -36,43 +52,64 @@ NEARBY_LINES = 30
 
 
 def doc_facts(path: str, data: bytes) -> DocFile:
-    """What a document says about dead letters, counting only lines with an inspect
-    step and a replay step within NEARBY_LINES of them."""
-    lines = data[:MAX_DOC_BYTES].decode("utf-8", "replace").splitlines()
-    near = _near_both(lines)
-    dead_letter = False
+    """What a document says about dead letters, counting only mentions with an inspect
+    step and a replay step within NEARBY_LINES lines of them."""
+    text = data[:MAX_DOC_BYTES].decode("utf-8", "replace")
+    lines = text.splitlines()
+    starts = _line_starts(text)
+    inspect = _near(len(lines), _lines_of(INSPECT, text, starts))
+    replay = _near(len(lines), _lines_of(REPLAY, text, starts))
+    by_hand = _near(len(lines), _lines_of(REPLAY_BY_HAND, text, starts))
+
+    def qualifies(line: int, strict: bool = False) -> bool:
+        return inspect[line] and (by_hand[line] if strict else replay[line])
+
     words: set[str] = set()
-    for line, ok in zip(lines, near):
-        if not ok:
-            continue
-        dead_letter = dead_letter or DEAD_LETTER.search(line) is not None
-        lowered = line.lower()
-        words.update(_WORD.findall(lowered))
-        words.update(re.findall(r"[a-z0-9_]+", lowered))
+    for index, line in enumerate(lines):
+        if qualifies(index):
+            lowered = line.lower()
+            words.update(_WORD.findall(lowered))
+            words.update(re.findall(r"[a-z0-9_]+", lowered))
+    rq_spans = [m.span() for m in RQ_FAILED.finditer(text)]
+    if any(qualifies(_line(start, starts)) for start, _ in rq_spans):
+        words.add(RQ_FAILED_TOKEN)
+    for match in FAILED_ITEMS.finditer(text):
+        inside_rq = any(a <= match.start() < b for a, b in rq_spans)
+        if not inside_rq and qualifies(_line(match.start(), starts), strict=True):
+            words.add(FAILED_ITEMS_TOKEN)
+            break
+    dead_letter = any(qualifies(_line(m.start(), starts)) for m in DEAD_LETTER.finditer(text))
     return DocFile(
         path=path,
         dead_letter=dead_letter,
-        inspect=any(INSPECT.search(line) for line in lines),
-        replay=any(REPLAY.search(line) for line in lines),
+        inspect=any(inspect),
+        replay=any(replay),
         words=frozenset(words),
     )
 
 
-def _near_both(lines: list[str]) -> list[bool]:
-    """For each line, whether an inspect step and a replay step both lie within
-    NEARBY_LINES of it."""
-    inspect = _prefix([INSPECT.search(line) is not None for line in lines])
-    replay = _prefix([REPLAY.search(line) is not None for line in lines])
-    result = []
-    for index in range(len(lines)):
-        low = max(0, index - NEARBY_LINES)
-        high = min(len(lines), index + NEARBY_LINES + 1)
-        result.append(inspect[high] > inspect[low] and replay[high] > replay[low])
-    return result
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for index, char in enumerate(text):
+        if char == "\n":
+            starts.append(index + 1)
+    return starts
 
 
-def _prefix(flags: list[bool]) -> list[int]:
+def _line(offset: int, starts: list[int]) -> int:
+    return max(0, bisect.bisect_right(starts, offset) - 1)
+
+
+def _lines_of(pattern: re.Pattern[str], text: str, starts: list[int]) -> set[int]:
+    return {_line(m.start(), starts) for m in pattern.finditer(text)}
+
+
+def _near(count: int, hits: set[int]) -> list[bool]:
+    """For each of ``count`` lines, whether a hit lies within NEARBY_LINES of it."""
     sums = [0]
-    for flag in flags:
-        sums.append(sums[-1] + int(flag))
-    return sums
+    for index in range(count):
+        sums.append(sums[-1] + (index in hits))
+    return [
+        sums[min(count, index + NEARBY_LINES + 1)] > sums[max(0, index - NEARBY_LINES)]
+        for index in range(count)
+    ]

@@ -402,10 +402,10 @@ class DocFile:
 
     path: str
     dead_letter: bool
-    """Names dead letters ("dead letter", "DLQ", "DLX", RQ's failed job registry) within
-    a few lines of both an inspect step and a replay step."""
+    """Names dead letters ("dead letter", "DLQ", "DLX") within a few lines of both an
+    inspect step and a replay step."""
     inspect: bool
     replay: bool
     words: frozenset[str] = frozenset()
     """Lower-cased tokens (queue names) of the lines near both an inspect and a replay
-    step."""
+    step, plus markers for framework-specific names (``<rq-failed-job-registry>``)."""

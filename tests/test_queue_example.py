@@ -1,0 +1,30 @@
+"""The example shop shows every queue and dead-letter check at least once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jobcheck.catalog import load_catalog
+from jobcheck.config import Options
+from jobcheck.engine import RunSettings, Selection, check_paths
+
+SHOP = Path(__file__).parent.parent / "examples" / "shop"
+
+
+def test_example_shop_shows_each_queue_check() -> None:
+    selection = Selection.resolve(load_catalog(), ["SCL-19", "SCL-20", "SCL-34", "EVT-24"], [])
+    report = check_paths([str(SHOP)], Options(root=str(SHOP)), selection, RunSettings(jobs=1))
+    found = {(f.rule, f.check) for f in report.findings}
+    assert {
+        ("SCL-19", "unbounded-queue"),
+        ("SCL-19", "unbounded-fan-out"),
+        ("SCL-20", "urgent-job-shares-queue"),
+        ("SCL-34", "no-dead-letter"),
+        ("EVT-24", "dead-letter-without-runbook"),
+    } <= found
+    # The correct twins stay silent: the bounded "urgent" and "exports" queues, the
+    # batched export, the RQ failed job registry covered by its runbook.
+    messages = " ".join(f.message for f in report.findings)
+    assert "'urgent'" not in messages and "'exports'" not in messages
+    assert "export_customers" not in messages
+    assert "RQ's failed job registry" not in messages
