@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.project.routing import Place, QueueUse
+from jobcheck.project.routing import Place, QueueUse, is_test_code
 
 
 class BoundedBacklog(RuleChecks):
@@ -62,6 +62,8 @@ class BoundedBacklog(RuleChecks):
     def unbounded_fan_out(self) -> Iterator[Finding]:
         loops = self.project.routing.loop_enqueues
         for f, site, job in self.project.enqueues():
+            if is_test_code(f):
+                continue
             loop = loops.get((f.path, site.order))
             if loop is None or loop.throttled or loop.batched:
                 continue

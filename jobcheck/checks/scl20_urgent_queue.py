@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.project.routing import Place, Route
+from jobcheck.project.routing import Place, Route, is_test_code
 from jobcheck.syntax.words import matching_word
 
 HOW_TO_ROUTE = {
@@ -93,6 +93,8 @@ class UrgentQueue(RuleChecks):
         celery_in_sight = routing.celery_config_in_sight()
         units: dict[str, _Unit] = {}
         for f, site, job in self.project.enqueues():
+            if is_test_code(f):
+                continue
             framework = site.framework_hint or (job.framework if job is not None else None)
             if framework is None or not routing.site_names_queue(f, site, job):
                 if job is not None or site.method != "send_task":
@@ -103,6 +105,8 @@ class UrgentQueue(RuleChecks):
             if route.known:
                 unit.routes.append((route, Place(f.path, site.loc)))
         for job in self.project.jobs:
+            if is_test_code(job.file):
+                continue
             registered = _last(job.task.registered_name or "")
             unit = units.setdefault(job.task.qualname, _Unit(job.framework, job.task.name))
             unit.name = job.task.name

@@ -14,6 +14,7 @@ from jobcheck.facts import FailureHandler, FileFacts, RetryCall
 from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, is_none, number, truthy
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
+from jobcheck.project.routing import is_test_code
 
 CATCH_ALL = frozenset(
     {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
@@ -227,7 +228,11 @@ class DeadLetterQueue(RuleChecks):
         Celery acknowledges a task that fails its last attempt (``task_acks_on_failure_or
         _timeout`` defaults to True in celery/app/defaults.py), so its message is gone
         unless a queue has a dead-letter exchange or a failure handler stores it."""
-        tasks = [job for job in self.project.jobs if job.framework == "celery"]
+        tasks = [
+            job
+            for job in self.project.jobs
+            if job.framework == "celery" and not is_test_code(job.file)
+        ]
         routing = self.project.routing
         app = routing.app_place()
         if not tasks or app is None:

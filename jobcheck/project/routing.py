@@ -21,6 +21,7 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jobcheck.extract.celery_settings import SETTING_NAMES
@@ -137,17 +138,22 @@ class Routing:
     def celery_config_in_sight(self) -> bool:
         """Whether the Celery app or its settings were analysed: bounds and routes of
         Celery queues are configured there, so without them nothing is said."""
-        if self.project.apps:
+        if self.app_place() is not None:
             return True
         return any(
             s.key in SETTING_NAMES and self.project._honoured(f, s)
             for f in self.project.files
+            if not is_test_code(f)
             for s in f.settings
         )
 
     def app_place(self) -> Place | None:
-        """Where the project's Celery app is made (the configured ``celery-app`` first)."""
-        apps = sorted(self.project.apps, key=lambda entry: (entry[0].path, entry[1].loc.line))
+        """Where the project's Celery app is made (the configured ``celery-app`` first;
+        an app of the test suite does not count)."""
+        apps = sorted(
+            (entry for entry in self.project.apps if not is_test_code(entry[0])),
+            key=lambda entry: (entry[0].path, entry[1].loc.line),
+        )
         return Place(apps[0][0].path, apps[0][1].loc) if apps else None
 
     # -- names ----------------------------------------------------------------------
@@ -377,7 +383,7 @@ class Routing:
         relies: set[str] = set()
         sent: set[str] = set()
         for f, site, job in self.project.enqueues():
-            if job is None or is_test_module(f.module):
+            if job is None or is_test_code(f):
                 continue
             key = f"{job.file.path}:{job.task.qualname}"
             sent.add(key)
@@ -422,7 +428,7 @@ class Routing:
     def _collect_declarations(self, inventory: _Inventory) -> None:
         for f in self.project.files:
             for decl in f.queues:
-                if decl.name is None or is_test_module(f.module):
+                if decl.name is None or is_test_code(f):
                     continue
                 use = inventory.use(decl.framework, decl.name)
                 use.declarations.append((Place(f.path, decl.loc), decl.options))
@@ -443,7 +449,7 @@ class Routing:
 
     def _collect_jobs(self, inventory: _Inventory) -> None:
         for job in self.project.jobs:
-            if is_test_module(job.file.module):
+            if is_test_code(job.file):
                 continue
             route = self.job_route(job)
             used = self.uses_own_route(job)  # else every call names its own queue
@@ -477,7 +483,7 @@ class Routing:
     def _collect_sites(self, inventory: _Inventory) -> None:
         for f, site, job in self.project.enqueues():
             framework = site.framework_hint or (job.framework if job is not None else None)
-            if framework is None or is_test_module(f.module):
+            if framework is None or is_test_code(f):
                 continue
             route = self.site_route(f, site, job)
             key = {"celery": "expires", "rq": "ttl", "dramatiq": "max_age"}.get(framework, "")
@@ -528,6 +534,12 @@ class Routing:
                     use.bounds.append("expires on a beat_schedule entry")
 
     def _collect_global_bounds(self, inventory: _Inventory) -> None:
+        # A beat schedule or annotations built by code (``parse_beat_schedule()``) may
+        # set expires on what they send: their bound cannot be read, nor ruled out.
+        for key in ("beat_schedule", "task_annotations"):
+            for _, setting in self.project.settings(key):
+                if not isinstance(setting.value, (DictV, SeqV)):
+                    inventory.unsure_bounds.add("celery")
         ages = [
             (f, m)
             for f in self.project.files
@@ -584,16 +596,22 @@ def _may_hold_queue(site: EnqueueSite) -> bool:
     return any(key in ("**", "options") for key, _ in site.options)
 
 
-def is_test_module(module: str) -> bool:
-    """Test code: its calls and queues say nothing about how production routes jobs."""
-    parts = module.split(".")
-    last = parts[-1]
-    return (
-        any(part in ("tests", "test", "testing") for part in parts[:-1])
-        or last.startswith("test_")
-        or last.endswith("_test")
-        or last in ("tests", "conftest")
-    )
+TEST_FOLDERS = frozenset({"tests", "test", "testing"})
+
+
+def is_test_code(f: FileFacts) -> bool:
+    """Test code: its apps, calls and queues say nothing about how production routes
+    jobs. A test module (``tests/``, ``test_*.py``, ``conftest.py``) or a module of a
+    project kept under a tests folder (``tests/testproject/celery.py``)."""
+    parts = f.module.split(".") if f.module else []
+    last = parts[-1] if parts else ""
+    if any(part in TEST_FOLDERS for part in parts[:-1]):
+        return True
+    if last.startswith("test_") or last.endswith("_test") or last in ("tests", "conftest"):
+        return True
+    parents = Path(f.path).parents
+    depth = max(len(parts), 1)
+    return depth < len(parents) and parents[depth - 1].name in TEST_FOLDERS
 
 
 def _route_pairs(router: Value) -> list[tuple[Value | None, Value]] | None:
