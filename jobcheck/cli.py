@@ -192,8 +192,10 @@ def rules_command(output_format: str) -> None:
         click.echo(json.dumps(data, indent=2))
         return
     table = Table(title="jobcheck rules", show_lines=False)
-    for column in ("Rule", "Alias", "Title", "Level", "Check", "State"):
+    for column in ("Rule", "Alias", "Title", "Level"):
         table.add_column(column)
+    table.add_column("Check", no_wrap=True)
+    table.add_column("State", no_wrap=True)
     for rule in catalog:
         for index, c in enumerate(rule.checks):
             state = "implemented" if (rule.id, c.slug) in implemented else "planned"
