@@ -257,8 +257,8 @@ class CeleryRecognizer(Recognizer):
         walker = self.walker
         result = []
         positional = [a for a in node.args if a.keyword is None and not a.star]
-        for index, arg in enumerate(positional[:2]):
-            del index
+        # apply_async(args, kwargs, ...): the first two positionals are the payload.
+        for arg in positional[:2]:
             result.extend(enqueue.sequence_arguments(walker, arg.value))
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in APPLY_ASYNC_PAYLOAD:
