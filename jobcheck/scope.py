@@ -154,8 +154,15 @@ def _git(folder: Path, *arguments: str) -> str | None:
 def _git_environment() -> dict[str, str]:
     """This process's environment without the variables a git hook sets (GIT_DIR,
     GIT_INDEX_FILE, ...), which would point ``git -C folder`` at another repository;
-    the same set pre-commit removes before running git."""
-    keep = {"GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY"}
+    pre-commit removes the same ones before it runs git (pre_commit/git.py no_git_env)."""
+    keep = {
+        "GIT_EXEC_PATH",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_SSL_CAINFO",
+        "GIT_SSL_NO_VERIFY",
+        "GIT_CEILING_DIRECTORIES",
+    }
     return {
         name: value
         for name, value in os.environ.items()

@@ -10,6 +10,7 @@ scanning shows results only.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, TextIO
 
@@ -144,7 +145,14 @@ def _error_result(error: FileError, rule_index: int) -> dict[str, Any]:
         "level": "error",
         "message": {"text": f"{PARSE_ERROR_TITLE}: {error.message}"},
         "locations": [_location(error.path, _error_region(error))],
+        "partialFingerprints": {FINGERPRINT_KEY: _error_fingerprint(error)},
     }
+
+
+def _error_fingerprint(error: FileError) -> str:
+    """One alert per broken file, however its error moves."""
+    identity = f"{PARSE_ERROR_ID}\x1f{repository_path(error.path)}"
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest()
 
 
 def _notification(error: FileError) -> dict[str, Any]:
