@@ -81,7 +81,7 @@ def cli() -> None:
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file (for testing the prefilter).")
 @click.option("--color/--no-color", default=None, help="Force coloured output on or off.")
 @click.option(
-    "--statistics", is_flag=True, help="Show how many findings each check produced, not them."
+    "--statistics", is_flag=True, help="Count the findings of each check instead of listing them."
 )
 @click.option(
     "--baseline",
