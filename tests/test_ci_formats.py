@@ -80,6 +80,7 @@ class TestSarif:
             assert descriptor["helpUri"] == rule.url
             assert rule.title in descriptor["help"]["text"]
             assert rule.url in descriptor["help"]["text"]
+        assert all(rule["helpUri"] and rule["help"]["text"] for rule in rules)
         results = run_["results"]
         assert [r["properties"]["check"] for r in results] == ["unbounded-retries"]
         result = results[0]

@@ -22,6 +22,7 @@ from jobcheck.output.locations import (
     PARSE_ERROR_HELP,
     PARSE_ERROR_ID,
     PARSE_ERROR_TITLE,
+    PARSE_ERROR_URL,
     artifact_uri,
     error_position,
     repository_path,
@@ -114,6 +115,7 @@ def _parse_error_descriptor() -> dict[str, Any]:
         "shortDescription": {"text": PARSE_ERROR_TITLE},
         "fullDescription": {"text": PARSE_ERROR_HELP},
         "help": {"text": PARSE_ERROR_HELP},
+        "helpUri": PARSE_ERROR_URL,
         "defaultConfiguration": {"level": "error"},
         "properties": {"tags": ["jobcheck"], "problem.severity": "error"},
     }
