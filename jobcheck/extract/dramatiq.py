@@ -113,4 +113,3 @@ class DramatiqRecognizer(Recognizer):
         walker.facts.enqueues.append(
             enqueue.site(walker, node, method, target, walker.text(receiver), args, opts)
         )
-
