@@ -12,7 +12,10 @@ import traceback
 from jobcheck.extract.celery import CeleryRecognizer
 from jobcheck.extract.django import DjangoRecognizer
 from jobcheck.extract.dramatiq import DramatiqRecognizer
+from jobcheck.extract.locks import LockRecognizer
 from jobcheck.extract.rq import RQRecognizer
+from jobcheck.extract.schedules import ScheduleRecognizer
+from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.extract.web import WebRecognizer
 from jobcheck.facts import FileFacts
@@ -20,7 +23,16 @@ from jobcheck.syntax.source import SourceError, decode, parse
 
 # Order matters: the web recognizer marks request handlers before the others look at
 # their bodies.
-RECOGNIZERS = (WebRecognizer, CeleryRecognizer, RQRecognizer, DramatiqRecognizer, DjangoRecognizer)
+RECOGNIZERS = (
+    WebRecognizer,
+    CeleryRecognizer,
+    RQRecognizer,
+    DramatiqRecognizer,
+    DjangoRecognizer,
+    ScheduleRecognizer,
+    LockRecognizer,
+    StartupRecognizer,
+)
 
 _SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
 

@@ -1,0 +1,82 @@
+"""JOB-02 Every schedule names a job that exists.
+
+A beat entry (or another schedule) that names a task by string runs only if some task
+is registered under exactly that name; otherwise the scheduler sends messages no worker
+accepts and the job silently never runs. Docs: docs/rules/JOB-02.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from jobcheck.checks.base import RuleChecks, check
+from jobcheck.checks.schedule_support import describe, short
+from jobcheck.facts import ScheduleEntry
+from jobcheck.findings import Finding
+
+RQ_FRAMEWORKS = frozenset({"rq-scheduler", "rq-cron", "apscheduler", "schedule"})
+
+
+class ScheduleTargets(RuleChecks):
+    rule = "JOB-02"
+
+    @check("schedule-names-unknown-task")
+    def schedule_names_unknown_task(self) -> Iterator[Finding]:
+        known = self._known_names()
+        for f, entry, job in self.project.scheduled_jobs():
+            name = entry.task_name
+            if job is not None or name is None or not self._looks_like_project(entry, name):
+                continue
+            if self._is_known(name, known):
+                continue
+            yield self.finding(
+                "schedule-names-unknown-task",
+                f.path,
+                entry.task_loc,
+                _message(entry, name, known),
+            )
+
+    def _known_names(self) -> set[str]:
+        names = {job.task.registered_name for job in self.project.jobs if job.task.registered_name}
+        names |= {job.task.qualname for job in self.project.jobs}
+        return names
+
+    def _is_known(self, name: str, known: set[str]) -> bool:
+        """Registered, or defined where a custom decorator or ``app.task(f)`` may register
+        it, or equal up to a leading package (the worker may import the module under a
+        shorter or longer path than the file layout suggests)."""
+        if name in known or name in self.project.classes:
+            return True
+        if self.project.resolve_function(name) is not None:
+            return True
+        return any(k.endswith("." + name) or name.endswith("." + k) for k in known)
+
+    def _looks_like_project(self, entry: ScheduleEntry, name: str) -> bool:
+        """Only names that point into the project's own packages are checked: a task a
+        library registers ("celery.backend_cleanup") is not defined in the project."""
+        root = name.split(".")[0]
+        if "." in name:
+            return root in self.project.root_packages
+        # Celery generates dotted names; a dot-less name was set with name=, in the
+        # project if anywhere, so it is checked when the project defines Celery tasks.
+        return entry.framework == "celery" and any(
+            job.framework == "celery" for job in self.project.jobs
+        )
+
+
+def _message(entry: ScheduleEntry, name: str, known: set[str]) -> str:
+    if entry.framework in RQ_FRAMEWORKS:
+        problem = (
+            f"{describe(entry)} names '{short(name)}', which the project does not define: "
+            "every run fails to import it"
+        )
+    else:
+        problem = (
+            f"{describe(entry)} names task '{short(name)}', but no task in the project is "
+            "registered under that name (Celery registers a task as its module path plus "
+            "function name unless name= is given): beat sends messages no worker accepts "
+            "and the job never runs"
+        )
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    return problem + (f"; did you mean '{close[0]}'?" if close else "")
