@@ -48,20 +48,31 @@ def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> 
     return None
 
 
+_built = False
+"""Whether astroid built anything since the last ``clear()``."""
+
+
 def clear() -> None:
-    """Drop every module astroid built during this run."""
+    """Drop every module astroid built during this run. Skipped when nothing was built:
+    ``clear_cache`` rebuilds astroid's builtins, which costs seconds."""
+    global _built
+    if not _built:
+        return
     try:
         import astroid
     except ImportError:  # pragma: no cover
         return
     astroid.MANAGER.clear_cache()
+    _built = False
 
 
 def _module(project: Project, f: FileFacts, source: str):  # type: ignore[no-untyped-def]
     import astroid
 
+    global _built
     cache = project.astroid_modules
     if f.path not in cache:
+        _built = True
         cache[f.path] = astroid.MANAGER.ast_from_string(source, f.module, str(Path(f.path)))
     return cache[f.path]
 
