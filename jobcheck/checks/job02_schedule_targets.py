@@ -23,34 +23,34 @@ class ScheduleTargets(RuleChecks):
 
     @check("schedule-names-unknown-task")
     def schedule_names_unknown_task(self) -> Iterator[Finding]:
-        known = self._known_names()
+        registered = {j.task.registered_name for j in self.project.jobs if j.task.registered_name}
+        renamed = {
+            j.task.qualname: j.task.registered_name
+            for j in self.project.jobs
+            if j.task.registered_name and j.task.registered_name != j.task.qualname
+        }
         for f, entry, job in self.project.scheduled_jobs():
             name = entry.task_name
             if job is not None or name is None or not self._looks_like_project(entry, name):
                 continue
-            if self._is_known(name, known):
+            if name not in renamed and self._is_known(name, registered):
                 continue
             yield self.finding(
                 "schedule-names-unknown-task",
                 f.path,
                 entry.task_loc,
-                _message(entry, name, known),
+                _message(entry, name, registered, renamed.get(name)),
             )
 
-    def _known_names(self) -> set[str]:
-        names = {job.task.registered_name for job in self.project.jobs if job.task.registered_name}
-        names |= {job.task.qualname for job in self.project.jobs}
-        return names
-
-    def _is_known(self, name: str, known: set[str]) -> bool:
+    def _is_known(self, name: str, registered: set[str]) -> bool:
         """Registered, or defined where a custom decorator or ``app.task(f)`` may register
-        it, or equal up to a leading package (the worker may import the module under a
+        it, or equal up to leading packages (the worker may import the module under a
         shorter or longer path than the file layout suggests)."""
-        if name in known or name in self.project.classes:
+        if name in registered or name in self.project.classes:
             return True
         if self.project.resolve_function(name) is not None:
             return True
-        return any(k.endswith("." + name) or name.endswith("." + k) for k in known)
+        return any(r.endswith("." + name) or name.endswith("." + r) for r in registered)
 
     def _looks_like_project(self, entry: ScheduleEntry, name: str) -> bool:
         """Only names that point into the project's own packages are checked: a task a
@@ -65,7 +65,7 @@ class ScheduleTargets(RuleChecks):
         )
 
 
-def _message(entry: ScheduleEntry, name: str, known: set[str]) -> str:
+def _message(entry: ScheduleEntry, name: str, registered: set[str], renamed: str | None) -> str:
     if entry.framework in RQ_FRAMEWORKS:
         problem = (
             f"{describe(entry)} names '{short(name)}', which the project does not define: "
@@ -78,5 +78,7 @@ def _message(entry: ScheduleEntry, name: str, known: set[str]) -> str:
             "function name unless name= is given): beat sends messages no worker accepts "
             "and the job never runs"
         )
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    if renamed is not None:
+        return problem + f"; that function is registered as '{renamed}'"
+    close = difflib.get_close_matches(name, sorted(registered), n=1, cutoff=0.75)
     return problem + (f"; did you mean '{close[0]}'?" if close else "")

@@ -62,6 +62,8 @@ NOT_CELERY_ROOTS = frozenset(
         "flytekit",
         "nox",
         "pytest",
+        "apscheduler",
+        "flask_apscheduler",
     }
 )
 # Task attributes that make a class a Celery Task class worth recording.

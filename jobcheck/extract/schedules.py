@@ -208,7 +208,7 @@ class ScheduleRecognizer(Recognizer):
         walker = self.walker
         for target in targets:
             if isinstance(target, cst.Name):
-                if walker.function is None and target.value in BEAT_SETTING_NAMES:
+                if walker.at_settings_level and target.value in BEAT_SETTING_NAMES:
                     self._beat_dict(value)
                 elif walker.at_module_level and isinstance(value, cst.Dict):
                     self._dicts[target.value] = value

@@ -131,7 +131,9 @@ class StartupRecognizer(Recognizer):
         scope = walker.function
         if name.startswith("self.") and scope is not None and scope.facts.class_qualname:
             return f"{scope.facts.class_qualname}:{name}"
-        if scope is not None and "." not in name and name not in walker.names.defined:
+        head = name.partition(".")[0]
+        local = head not in walker.names.defined and head not in walker.names.aliases
+        if scope is not None and "." not in name and local:
             return f"{scope.facts.qualname}:{name}"
         return walker.names.resolve(name)
 

@@ -376,10 +376,16 @@ class Project:
             candidates = self._by_tail.get(_tail(target), [])
             if len(candidates) == 1:
                 return candidates[0]
-        if name is not None:
-            job = self._by_registered.get(name) or self._by_qualname.get(name)
-            return job if job is not None else self._by_name_suffix(name)
-        return None
+        if name is None:
+            return None
+        job = self._by_registered.get(name)
+        if job is None:
+            # A path names a function (rq-scheduler's "module.function"), but Celery
+            # looks tasks up only by registered name, which name= may have changed.
+            by_path = self._by_qualname.get(name)
+            if by_path is not None and by_path.framework != "celery":
+                job = by_path
+        return job if job is not None else self._by_name_suffix(name)
 
     def _by_name_suffix(self, name: str) -> Job | None:
         """The one job whose registered name equals ``name`` up to leading packages: the
