@@ -319,7 +319,11 @@ _GAP_SAMPLES = 64
 def describe_seconds(seconds: float) -> str:
     """``21600`` -> ``"6 h"``; ``86400`` -> ``"day"``; ``90`` -> ``"90 s"``, to follow
     "every"."""
-    for unit, length, single in ((" days", 86400, "day"), (" h", 3600, "hour"), (" min", 60, "minute")):
+    for unit, length, single in (
+        (" days", 86400, "day"),
+        (" h", 3600, "hour"),
+        (" min", 60, "minute"),
+    ):
         if seconds >= length and seconds % length == 0:
             count = int(seconds // length)
             return single if count == 1 else f"{count}{unit}"

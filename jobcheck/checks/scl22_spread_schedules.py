@@ -15,7 +15,7 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.schedule_support import describe
 from jobcheck.facts import FileFacts, ScheduleEntry
 from jobcheck.findings import Finding
-from jobcheck.timing import Firing, describe_seconds, first_shared_moment, firing, may_coincide
+from jobcheck.timing import Firing, describe_seconds, firing, first_shared_moment, may_coincide
 
 # Schedules that start more often than this per hour (every 15 minutes) are left out of
 # the minute checks: they overlap with everything, and no choice of minute avoids them.
@@ -64,7 +64,9 @@ class SpreadScheduledJobs(RuleChecks):
         for index, (f, entry) in enumerate(flagged):
             hint = minute_hint(entry, free[index % len(free)])
             others = len(flagged) - 1
-            company = f", like {others} other schedule{'s' if others > 1 else ''} here" if others else ""
+            company = (
+                f", like {others} other schedule{'s' if others > 1 else ''} here" if others else ""
+            )
             yield self.finding(
                 "schedule-on-the-hour",
                 f.path,

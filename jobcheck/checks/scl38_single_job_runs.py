@@ -103,7 +103,9 @@ class SingleJobRuns(RuleChecks):
 
     def _lock_base(self, job: Job) -> bool:
         configured = set(self.options.lock_base_classes)
-        pending = [b for b in (job.task.base, *self.project.classes.get(job.task.qualname, ())) if b]
+        pending = [
+            b for b in (job.task.base, *self.project.classes.get(job.task.qualname, ())) if b
+        ]
         seen: set[str] = set()
         while pending:
             base = pending.pop()

@@ -47,7 +47,9 @@ class LockRecognizer(Recognizer):
 
     def _lock_kind(self, node: cst.Call) -> str | None:
         callee = node.func
-        name = callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
+        name = (
+            callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
+        )
         if not isinstance(name, str):
             return None
         if takes_lock_by_name(name) or name in ("acquire", "setnx"):

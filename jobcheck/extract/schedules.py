@@ -33,7 +33,18 @@ SIGNATURE_FUNCS = frozenset({"celery.signature", "celery.canvas.signature"})
 # celery/canvas.py ``Signature.__init__(task=None, args=None, kwargs=None, options=None,
 # type=None, subtask_type=None, immutable=False, app=None, **ex)``: ``ex`` are options.
 SIGNATURE_PARAMETERS = frozenset(
-    {"varies", "task", "name", "args", "kwargs", "options", "type", "subtask_type", "immutable", "app"}
+    {
+        "varies",
+        "task",
+        "name",
+        "args",
+        "kwargs",
+        "options",
+        "type",
+        "subtask_type",
+        "immutable",
+        "app",
+    }
 )
 PERIODIQ_CRON = frozenset({"periodiq.cron"})
 DRAMATIQ_ACTORS = frozenset({"dramatiq.actor", "dramatiq.actor.actor", "periodiq.actor"})
@@ -374,9 +385,7 @@ class ScheduleRecognizer(Recognizer):
             return None, walker.qualify(node.func.value), ()  # type: ignore[attr-defined]
         if method == "signature" or walker.qualify(node.func) in SIGNATURE_FUNCS:
             named = string(value.arg(0, "varies")) or string(value.kwarg("name"))
-            options = [
-                (k, v) for k, v in value.kwargs if k not in SIGNATURE_PARAMETERS
-            ]
+            options = [(k, v) for k, v in value.kwargs if k not in SIGNATURE_PARAMETERS]
             options.extend(_string_items(value.kwarg("options") or DictV(())))
             if named is not None:
                 return named, None, tuple(options)
@@ -395,7 +404,9 @@ class ScheduleRecognizer(Recognizer):
             cron_node = arguments.get("cron_string")
             if cron_node is None:
                 return
-            when = timing.cron_expression(string(walker.evaluate(cron_node)), walker.text(cron_node))
+            when = timing.cron_expression(
+                string(walker.evaluate(cron_node)), walker.text(cron_node)
+            )
             timing_node = cron_node
         else:
             interval_node = arguments.get("interval")
@@ -428,7 +439,9 @@ class ScheduleRecognizer(Recognizer):
             return
         if "cron" in arguments:
             timing_node = arguments["cron"]
-            when = timing.cron_expression(string(walker.evaluate(timing_node)), walker.text(timing_node))
+            when = timing.cron_expression(
+                string(walker.evaluate(timing_node)), walker.text(timing_node)
+            )
         elif "interval" in arguments:
             timing_node = arguments["interval"]
             seconds = timing.timedelta_seconds(walker.evaluate(timing_node))
@@ -491,7 +504,9 @@ class ScheduleRecognizer(Recognizer):
             when = timing.interval(seconds, walker.text(timing_node))
         elif "cron_string" in parts:
             timing_node = parts["cron_string"]
-            when = timing.cron_expression(string(walker.evaluate(timing_node)), walker.text(timing_node))
+            when = timing.cron_expression(
+                string(walker.evaluate(timing_node)), walker.text(timing_node)
+            )
         else:
             return
         task_name, target = self._function_reference(parts["func"])
@@ -652,7 +667,9 @@ def _schedule_chain(expr: cst.BaseExpression) -> tuple[float | None, str, str | 
     while True:
         if isinstance(expr, cst.Call):
             func = expr.func
-            method = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+            method = (
+                func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+            )
             if method == "every":
                 break
             if not isinstance(func, cst.Attribute):
@@ -748,7 +765,9 @@ def _dict_parts(walker, node: cst.BaseExpression) -> dict[str, cst.BaseExpressio
 def _string_items(value: Value) -> tuple[tuple[str, Value], ...]:
     if isinstance(value, DictV):
         return tuple(
-            (k.value, v) for k, v in value.items if isinstance(k, Const) and isinstance(k.value, str)
+            (k.value, v)
+            for k, v in value.items
+            if isinstance(k, Const) and isinstance(k.value, str)
         )
     if isinstance(value, CallV) and value.func == "dict":
         return value.kwargs

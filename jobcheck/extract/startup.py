@@ -111,7 +111,9 @@ class StartupRecognizer(Recognizer):
     def assign(
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
     ) -> None:
-        if not isinstance(value, cst.Call) or not is_scheduler_class(self.walker.qualify(value.func)):
+        if not isinstance(value, cst.Call) or not is_scheduler_class(
+            self.walker.qualify(value.func)
+        ):
             return
         for target in targets:
             key = self._variable_key(target)
