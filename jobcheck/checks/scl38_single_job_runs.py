@@ -8,7 +8,7 @@ Docs: docs/rules/SCL-38.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.schedule_support import describe, job_label
@@ -153,7 +153,7 @@ class SingleJobRuns(RuleChecks):
             (f, start)
             for f in self.project.files
             for start in f.scheduler_starts
-            if start.receiver is None or start.receiver in objects
+            if start.receiver is None or _lookup(start.receiver, objects) is not None
         ]
 
     def _starts_from(
@@ -171,7 +171,10 @@ class SingleJobRuns(RuleChecks):
                 if not self._function_is_locked(start.function):
                     yield start.loc, start, None
         for name, loc in hook.calls:
-            for start_file, start in by_function.get(name, []) + by_module.get(name, []):
+            function = _lookup(name, by_function.keys())
+            module = _lookup(name, by_module.keys())
+            reached = by_function.get(function or "", []) + by_module.get(module or "", [])
+            for start_file, start in reached:
                 if not self._function_is_locked(start.function):
                     yield loc, start, f"{start_file.path}:{start.loc.line}"
 
@@ -190,6 +193,15 @@ def _framework_advice(framework: str) -> str:
     if framework == "dramatiq":
         return ", e.g. with dramatiq's ConcurrentRateLimiter(limit=1) as a mutex"
     return ""
+
+
+def _lookup(name: str, known: Iterable[str]) -> str | None:
+    """``name`` itself, or the one known dotted path equal to it up to leading packages
+    (a folder without ``__init__.py`` gives its modules shorter names)."""
+    candidates = [k for k in known if k == name]
+    if not candidates:
+        candidates = [k for k in known if k.endswith("." + name) or name.endswith("." + k)]
+    return candidates[0] if len(candidates) == 1 else None
 
 
 def _inside(function: str | None, hook_function: str | None) -> bool:

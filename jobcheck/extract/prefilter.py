@@ -22,6 +22,7 @@ _RELEVANT = re.compile(
     rb"|@\w+(?:\.\w+)*\.(?:task|periodic_task)\b|\bshared_task\b"
     # Schedules: Celery beat, APScheduler, the ``schedule`` library.
     rb"|beat_schedule|BEAT_SCHEDULE|add_periodic_task|\bcrontab\b|apscheduler"
+    rb"|\.(?:scheduled_job|add_job)\("
     rb"|(?m:^[ \t]*(?:import schedule\b|from schedule import))"
     # Web-app start-up code, where an in-process scheduler must not be started (SCL-38).
     rb"|def (?:ready|create_app|lifespan|post_fork|post_worker_init|when_ready|on_starting)\s*\("
