@@ -15,7 +15,8 @@ from jobcheck.checks.schedule_support import describe, short
 from jobcheck.facts import ScheduleEntry
 from jobcheck.findings import Finding
 
-RQ_FRAMEWORKS = frozenset({"rq-scheduler", "rq-cron", "apscheduler", "schedule"})
+# Frameworks whose schedules name a plain function, not a registered task.
+FUNCTION_FRAMEWORKS = frozenset({"rq-scheduler", "rq-cron", "apscheduler", "schedule"})
 
 
 class ScheduleTargets(RuleChecks):
@@ -66,7 +67,7 @@ class ScheduleTargets(RuleChecks):
 
 
 def _message(entry: ScheduleEntry, name: str, registered: set[str], renamed: str | None) -> str:
-    if entry.framework in RQ_FRAMEWORKS:
+    if entry.framework in FUNCTION_FRAMEWORKS:
         problem = (
             f"{describe(entry)} names '{short(name)}', which the project does not define: "
             "every run fails to import it"

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.schedule_support import describe, job_label
 from jobcheck.extract.locks import name_words, takes_lock_by_name
-from jobcheck.facts import FileFacts, Loc, ScheduleEntry, SchedulerStart, StartupHook
+from jobcheck.facts import FileFacts, Loc, SchedulerStart, StartupHook
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
 
@@ -39,7 +39,6 @@ SINGLE_INSTANCE_WORDS = frozenset(
 # ``_configure``) and the ``schedule`` library runs jobs one after another in its loop.
 # Their risk is running the scheduler in many processes: scheduler-in-every-instance.
 SELF_SERIALIZING = frozenset({"apscheduler", "schedule"})
-RQ_FRAMEWORKS = frozenset({"rq-scheduler", "rq-cron"})
 
 
 class SingleJobRuns(RuleChecks):
@@ -54,7 +53,7 @@ class SingleJobRuns(RuleChecks):
         for f, entry, job in self.project.scheduled_jobs():
             if entry.framework in SELF_SERIALIZING:
                 continue
-            function = self._job_function(entry, job)
+            function = self.project.scheduled_function(entry, job)
             if function is None or function in seen:
                 continue
             seen.add(function)
@@ -71,15 +70,6 @@ class SingleJobRuns(RuleChecks):
                 f"{_framework_advice(job.framework if job else entry.framework)}. Looked for "
                 "lock calls in its body, lock decorators and single-instance base classes",
             )
-
-    def _job_function(self, entry: ScheduleEntry, job: Job | None) -> str | None:
-        """The qualname of the function that holds the job's body, when the project
-        defines it; RQ schedules may name a plain function."""
-        if job is not None:
-            return job.task.function
-        if entry.framework not in RQ_FRAMEWORKS:
-            return None
-        return self.project.resolve_function(entry.target or entry.task_name)
 
     def _guarded(self, function: str, job: Job | None) -> bool:
         facts = self.project.function(function)

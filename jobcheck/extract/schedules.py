@@ -8,11 +8,21 @@ string or by reference), when it fires (:mod:`jobcheck.timing`) and its options.
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from jobcheck import timing
-from jobcheck.extract.walker import Recognizer
-from jobcheck.facts import FunctionFacts, Loc, ScheduleEntry, Timing
+from jobcheck.extract.schedule_timing import (
+    APSCHEDULER_JOB_KEYWORDS,
+    SCHEDULE_UNITS,
+    WEEKDAYS,
+    apscheduler_timing,
+    celery_timing,
+    schedule_library_timing,
+)
+from jobcheck.extract.walker import Recognizer, Walker
+from jobcheck.facts import FunctionFacts, ScheduleEntry, Timing
 from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, string
 
 # Celery's names for the beat schedule setting (celery/app/defaults.py: ``beat_schedule``,
@@ -25,10 +35,6 @@ PERIODIC_TASK_DECORATORS = frozenset(
         "celery.task.base.periodic_task",
     }
 )
-CELERY_SCHEDULE_CLASSES = frozenset(
-    {"celery.schedules.schedule", "celery.schedule", "celery.task.schedules.schedule"}
-)
-CELERY_SOLAR = frozenset({"celery.schedules.solar", "celery.solar"})
 SIGNATURE_FUNCS = frozenset({"celery.signature", "celery.canvas.signature"})
 # celery/canvas.py ``Signature.__init__(task=None, args=None, kwargs=None, options=None,
 # type=None, subtask_type=None, immutable=False, app=None, **ex)``: ``ex`` are options.
@@ -65,56 +71,10 @@ RQ_CRON_REGISTER = frozenset({"rq.cron.register"})
 RQ_CRON_POSITIONS = ("func", "queue_name", "args", "kwargs", "interval", "cron")
 
 APSCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler", "django_apscheduler"})
-# apscheduler/schedulers/base.py ``add_job(func, trigger=None, args=None, kwargs=None,
-# id=None, name=None, misfire_grace_time, coalesce, max_instances, next_run_time,
-# jobstore, executor, replace_existing, **trigger_args)``; ``scheduled_job(trigger, ...)``.
-APSCHEDULER_JOB_KEYWORDS = frozenset(
-    {
-        "func",
-        "trigger",
-        "args",
-        "kwargs",
-        "id",
-        "name",
-        "misfire_grace_time",
-        "coalesce",
-        "max_instances",
-        "next_run_time",
-        "jobstore",
-        "executor",
-        "replace_existing",
-    }
-)
-APSCHEDULER_INTERVAL_UNITS = (
-    ("weeks", 604800.0),
-    ("days", 86400.0),
-    ("hours", 3600.0),
-    ("minutes", 60.0),
-    ("seconds", 1.0),
-)
-# CronTrigger(year, month, day, week, day_of_week, hour, minute, second, ...)
-APSCHEDULER_CRON_POSITIONS = timing.APSCHEDULER_FIELDS
-APSCHEDULER_INTERVAL_POSITIONS = tuple(name for name, _ in APSCHEDULER_INTERVAL_UNITS)
-
-# schedule/__init__.py: ``every(interval=1)`` then a unit; weekday units mean weeks.
-SCHEDULE_UNITS = {
-    "second": 1.0,
-    "seconds": 1.0,
-    "minute": 60.0,
-    "minutes": 60.0,
-    "hour": 3600.0,
-    "hours": 3600.0,
-    "day": 86400.0,
-    "days": 86400.0,
-    "week": 604800.0,
-    "weeks": 604800.0,
-}
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_CRON_WEEKDAY = {day: str((index + 1) % 7) for index, day in enumerate(WEEKDAYS)}
 
 
 class ScheduleRecognizer(Recognizer):
-    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
         self._defined: set[str] = set()
         self._dicts: dict[str, cst.Dict] = {}
@@ -194,7 +154,7 @@ class ScheduleRecognizer(Recognizer):
 
     def _scheduled_job(self, expr: cst.BaseExpression, facts: FunctionFacts, call: CallV) -> None:
         walker = self.walker
-        when = _apscheduler_timing(call.arg(0, "trigger"), call, walker.text(expr))
+        when = apscheduler_timing(call.arg(0, "trigger"), call, walker.text(expr))
         if when is None:
             return
         self._add(
@@ -377,20 +337,22 @@ class ScheduleRecognizer(Recognizer):
             return None, walker.qualify(node), ()
         value = walker.evaluate(node)
         assert isinstance(value, CallV)
-        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-        if method == "set":
-            name, target, options = self._signature(node.func.value)  # type: ignore[attr-defined]
+        func = node.func
+        receiver = func.value if isinstance(func, cst.Attribute) else None
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        if method == "set" and receiver is not None:
+            name, target, options = self._signature(receiver)
             return name, target, (*options, *value.kwargs)
-        if method in ("s", "si"):
-            return None, walker.qualify(node.func.value), ()  # type: ignore[attr-defined]
-        if method == "signature" or walker.qualify(node.func) in SIGNATURE_FUNCS:
+        if method in ("s", "si") and receiver is not None:
+            return None, walker.qualify(receiver), ()
+        if method == "signature" or walker.qualify(func) in SIGNATURE_FUNCS:
             named = string(value.arg(0, "varies")) or string(value.kwarg("name"))
             options = [(k, v) for k, v in value.kwargs if k not in SIGNATURE_PARAMETERS]
             options.extend(_string_items(value.kwarg("options") or DictV(())))
             if named is not None:
                 return named, None, tuple(options)
-            if method == "signature":
-                return None, walker.qualify(node.func.value), tuple(options)  # type: ignore[attr-defined]
+            if receiver is not None:
+                return None, walker.qualify(receiver), tuple(options)
         return None, None, ()
 
     def _rq_scheduler(self, node: cst.Call, method: str) -> None:
@@ -542,7 +504,7 @@ class ScheduleRecognizer(Recognizer):
         func_node = _argument(node, func_index, "func")
         if func_node is None:
             return
-        when = _apscheduler_timing(value.arg(trigger_index, "trigger"), value, walker.text(node))
+        when = apscheduler_timing(value.arg(trigger_index, "trigger"), value, walker.text(node))
         if when is None:
             return
         task_name, target = self._function_reference(func_node)
@@ -563,11 +525,13 @@ class ScheduleRecognizer(Recognizer):
     def _schedule_library(self, node: cst.Call) -> None:
         """``schedule.every(2).hours.at(":15").do(job)``, read from the outside in."""
         walker = self.walker
-        chain = _schedule_chain(node.func.value)  # type: ignore[attr-defined]
+        assert isinstance(node.func, cst.Attribute)
+        every_chain = node.func.value
+        chain = _schedule_chain(every_chain)
         if chain is None or not node.args or node.args[0].keyword is not None:
             return
         count, unit, at = chain
-        when = _schedule_timing(count, unit, at, walker.text(node.func.value))  # type: ignore[attr-defined]
+        when = schedule_library_timing(count, unit, at, walker.text(every_chain))
         func_node = node.args[0].value
         task_name, target = self._function_reference(func_node)
         self._add(
@@ -580,13 +544,13 @@ class ScheduleRecognizer(Recognizer):
             timing=when,
             loc=walker.loc(node),
             task_loc=walker.loc(func_node),
-            timing_loc=walker.loc(node.func.value),  # type: ignore[attr-defined]
+            timing_loc=walker.loc(every_chain),
         )
 
     # -- bookkeeping ------------------------------------------------------------------
 
-    def _add(self, **fields: object) -> None:
-        self.walker.facts.schedules.append(ScheduleEntry(**fields))  # type: ignore[arg-type]
+    def _add(self, **fields: Any) -> None:
+        self.walker.facts.schedules.append(ScheduleEntry(**fields))
 
     def finish(self) -> None:
         facts = self.walker.facts
@@ -596,68 +560,6 @@ class ScheduleRecognizer(Recognizer):
 
 
 # -- helpers ------------------------------------------------------------------------
-
-
-def celery_timing(value: Value, text: str) -> Timing:
-    """A beat ``schedule``: ``crontab(...)``, ``timedelta(...)``, seconds,
-    ``schedule(run_every=...)`` or ``solar(...)`` (celery/schedules.py ``maybe_schedule``
-    turns numbers and timedeltas into ``schedule`` intervals)."""
-    if isinstance(value, CallV):
-        func = value.func or ""
-        last = func.rpartition(".")[2]
-        if func.endswith("crontab.from_string"):
-            return timing.cron_expression(string(value.arg(0, "crontab")), text)
-        if last == "crontab" and not func.startswith("huey"):
-            return timing.celery_crontab(value, text)
-        if func in CELERY_SCHEDULE_CLASSES:
-            return timing.interval(timing.timedelta_seconds(value.arg(0, "run_every")), text)
-        if func in ("datetime.timedelta", "timedelta"):
-            return timing.interval(timing.timedelta_seconds(value), text)
-        return timing.other(text)
-    if isinstance(value, Const) and not isinstance(value.value, bool):
-        seconds = timing.timedelta_seconds(value)
-        if seconds is not None:
-            return timing.interval(seconds, text)
-    return timing.other(text)
-
-
-def _apscheduler_timing(trigger: Value | None, call: CallV, text: str) -> Timing | None:
-    """The timing of an APScheduler job; None for one-off ("date") jobs."""
-    trigger_args = {k: v for k, v in call.kwargs if k not in APSCHEDULER_JOB_KEYWORDS}
-    kind = string(trigger)
-    if kind == "cron":
-        return timing.apscheduler_cron(trigger_args, text)
-    if kind == "interval":
-        seconds = timing.weighted_seconds(trigger_args, APSCHEDULER_INTERVAL_UNITS)
-        return timing.interval(seconds, text, anchored="start_date" in trigger_args)
-    if trigger is None or kind == "date":
-        return None
-    if isinstance(trigger, CallV):
-        func = trigger.func or ""
-        if func.endswith("CronTrigger.from_crontab"):
-            return _apscheduler_from_crontab(string(trigger.arg(0, "expr")), text)
-        if func.endswith("CronTrigger"):
-            arguments = dict(zip(APSCHEDULER_CRON_POSITIONS, trigger.args))
-            arguments.update(trigger.kwargs)
-            return timing.apscheduler_cron(arguments, text)
-        if func.endswith("IntervalTrigger"):
-            arguments = dict(zip(APSCHEDULER_INTERVAL_POSITIONS, trigger.args))
-            arguments.update(trigger.kwargs)
-            seconds = timing.weighted_seconds(arguments, APSCHEDULER_INTERVAL_UNITS)
-            return timing.interval(seconds, text, anchored="start_date" in arguments)
-        if func.endswith("DateTrigger"):
-            return None
-    return timing.other(text)
-
-
-def _apscheduler_from_crontab(expression: str | None, text: str) -> Timing:
-    """``CronTrigger.from_crontab`` passes the day-of-week field on as APScheduler's
-    (Monday = 0), not cron's (apscheduler/triggers/cron/__init__.py docstring)."""
-    parsed = timing.cron_expression(expression, text)
-    if parsed.fields is None or parsed.fields[4] is None or parsed.fields[4] == "*":
-        return parsed
-    weekdays = timing._apscheduler_weekdays(parsed.fields[4])
-    return Timing(kind="cron", text=text, fields=(*parsed.fields[:4], weekdays))
 
 
 def _schedule_chain(expr: cst.BaseExpression) -> tuple[float | None, str, str | None] | None:
@@ -693,30 +595,6 @@ def _schedule_chain(expr: cst.BaseExpression) -> tuple[float | None, str, str | 
     return count, unit, at
 
 
-def _schedule_timing(count: float | None, unit: str, at: str | None, text: str) -> Timing:
-    """schedule/__init__.py ``Job.at``: ``HH:MM`` for days and weekdays, ``MM:SS`` or
-    ``:MM`` for hours, ``:SS`` for minutes; without ``at`` the first run comes one
-    interval after the job is created (``_schedule_next_run``)."""
-    if at is None:
-        seconds = None if count is None else count * SCHEDULE_UNITS.get(unit, 604800.0)
-        return timing.interval(seconds, text)
-    parts = at.split(":")
-    if unit in WEEKDAYS or unit in ("day", "days"):
-        if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
-            return timing.other(text)
-        weekday = _CRON_WEEKDAY.get(unit, "*")
-        day = "*" if count == 1 or unit in WEEKDAYS else None
-        fields = (str(int(parts[1])), str(int(parts[0])), day, "*", weekday)
-        return Timing(kind="cron", text=text, fields=fields)
-    if unit in ("hour", "hours"):
-        minute = parts[0] if len(parts) == 2 and parts[0] else (parts[1] if len(parts) == 2 else "")
-        if not minute.isdigit():
-            return timing.other(text)
-        hour = "*" if count == 1 else None
-        return Timing(kind="cron", text=text, fields=(str(int(minute)), hour, "*", "*", "*"))
-    return timing.other(text)
-
-
 def _is_periodic_task(qualname: str, call: CallV) -> bool:
     if call.kwarg("run_every") is None:
         return False
@@ -747,7 +625,7 @@ def _is_beat_holder(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Attribute) and _is_beat_attribute(expr)
 
 
-def _dict_parts(walker, node: cst.BaseExpression) -> dict[str, cst.BaseExpression] | None:  # type: ignore[no-untyped-def]
+def _dict_parts(walker: Walker, node: cst.BaseExpression) -> dict[str, cst.BaseExpression] | None:
     """A dict display's (or ``dict(...)`` call's) string-keyed items."""
     if isinstance(node, cst.Dict):
         parts: dict[str, cst.BaseExpression] = {}
@@ -805,7 +683,9 @@ def _bind(node: cst.Call, positions: tuple[str, ...]) -> dict[str, cst.BaseExpre
     return bound
 
 
-def _keyword_values(walker, node: cst.Call, skip: frozenset[str]) -> tuple[tuple[str, Value], ...]:  # type: ignore[no-untyped-def]
+def _keyword_values(
+    walker: Walker, node: cst.Call, skip: frozenset[str]
+) -> tuple[tuple[str, Value], ...]:
     return tuple(
         (arg.keyword.value, walker.evaluate(arg.value))
         for arg in node.args
@@ -815,6 +695,3 @@ def _keyword_values(walker, node: cst.Call, skip: frozenset[str]) -> tuple[tuple
 
 def _has_keyword(node: cst.Call, name: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == name for arg in node.args)
-
-
-__all__ = ["Loc", "ScheduleRecognizer", "celery_timing"]

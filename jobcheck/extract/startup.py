@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jobcheck.extract.walker import Recognizer
+from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import NOWHERE, FunctionFacts, Loc, SchedulerStart, StartupHook
-from jobcheck.facts.values import string
+from jobcheck.facts.values import CallV, string
 from jobcheck.syntax.names import dotted, module_of_import
 from jobcheck.syntax.walk import children
 
@@ -42,7 +42,7 @@ def is_scheduler_class(qualname: str | None) -> bool:
 
 
 class StartupRecognizer(Recognizer):
-    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
         self._hooks: dict[str, tuple[str, Loc, list[tuple[str, Loc]]]] = {}
         self._scheduler_names: set[str] = set()
@@ -70,9 +70,13 @@ class StartupRecognizer(Recognizer):
             return None
         for decorator in facts.decorators:
             call = decorator.call
-            if (decorator.qualname or "").endswith(".on_event") and call is not None:
-                if string(call.arg(0, "event_type")) == "startup":  # type: ignore[attr-defined]
-                    return "a FastAPI startup handler"
+            on_event = (decorator.qualname or "").endswith(".on_event")
+            if (
+                on_event
+                and isinstance(call, CallV)
+                and string(call.arg(0, "event_type")) == "startup"
+            ):
+                return "a FastAPI startup handler"
         if self.walker.function is not None:
             return None  # only module-level functions below
         if name == "create_app":

@@ -407,6 +407,16 @@ class Project:
             for entry in f.schedules
         ]
 
+    def scheduled_function(self, entry: ScheduleEntry, job: Job | None) -> str | None:
+        """The qualname of the function a schedule runs, when the project defines it: the
+        job's body, or for RQ, APScheduler and ``schedule`` entries a plain function
+        (Celery names only registered tasks)."""
+        if job is not None:
+            return job.task.function
+        if entry.framework == "celery":
+            return None
+        return self.resolve_function(entry.target or entry.task_name)
+
     @functools.cached_property
     def defined_functions(self) -> frozenset[str]:
         """Every function and method the analysed files define (with or without facts)."""
