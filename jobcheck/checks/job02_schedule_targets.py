@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.schedule_support import describe, short
 from jobcheck.facts import ScheduleEntry
+from jobcheck.facts.values import string
 from jobcheck.findings import Finding
 
 # Frameworks whose schedules name a plain function, not a registered task.
@@ -30,11 +31,14 @@ class ScheduleTargets(RuleChecks):
             for j in self.project.jobs
             if j.task.registered_name and j.task.registered_name != j.task.qualname
         }
+        unreadable = self._functions_with_unreadable_names()
         for f, entry, job in self.project.scheduled_jobs():
             name = entry.task_name
             if job is not None or name is None or not self._looks_like_project(entry, name):
                 continue
             if name not in renamed and self._is_known(name, registered):
+                continue
+            if name.rpartition(".")[2] in unreadable:
                 continue
             yield self.finding(
                 "schedule-names-unknown-task",
@@ -42,6 +46,15 @@ class ScheduleTargets(RuleChecks):
                 entry.task_loc,
                 _message(entry, name, registered, renamed.get(name)),
             )
+
+    def _functions_with_unreadable_names(self) -> set[str]:
+        """Tasks whose ``name=`` is computed (``name=f"{PREFIX}.sync"``): their registered
+        name is unknown, so a schedule ending in their function's name may be right."""
+        return {
+            job.task.name
+            for job in self.project.jobs
+            if job.task.has_option("name") and string(job.task.option("name")) is None
+        }
 
     def _is_known(self, name: str, registered: set[str]) -> bool:
         """Registered, or defined where a custom decorator or ``app.task(f)`` may register

@@ -23,6 +23,7 @@ LOCK_WORDS = frozenset({"lock", "locks", "mutex", "semaphore", "redlock", "filel
 NOT_TAKING_WORDS = frozenset({"release", "unlock", "is", "has", "locked", "delete", "clear"})
 # Database advisory locks written in SQL text.
 SQL_LOCKS = re.compile(r"pg_(?:try_)?advisory(?:_xact)?_lock|\bget_lock\s*\(|sp_getapplock", re.I)
+_LOCK_STEMS = ("lock", "mutex", "semaphore", "singleton")
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
@@ -32,6 +33,9 @@ def name_words(name: str) -> list[str]:
 
 
 def takes_lock_by_name(name: str) -> bool:
+    lowered = name.lower()
+    if not any(word in lowered for word in _LOCK_STEMS):
+        return False  # the common case, without the regex
     words = set(name_words(name))
     return bool(words & LOCK_WORDS) and not words & NOT_TAKING_WORDS
 
