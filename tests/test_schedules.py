@@ -288,3 +288,37 @@ def test_configured_lock_decorators_and_base_classes(tmp_path: Path) -> None:
         lock_base_classes=("proj.locking.LockedTask",),
     )
     assert flagged(configured) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        ('cursor.execute(f"SELECT pg_try_advisory_lock({LOCK_ID})")', "advisory-lock"),
+        ('cursor.execute("SELECT GET_LOCK(%s, 0)", [name])', "advisory-lock"),
+        ('redis.set("lock:x", 1, nx=True, ex=60)', "lock"),
+        ('caches["default"].add("lock:x", 1, 60)', "lock"),
+        ("Order.objects.select_for_update(nowait=True).get(pk=1)", "row-lock"),
+        ("acquire_lock('x')", "lock"),
+        ("RedLock('x')", "lock"),
+    ],
+)
+def test_lock_guards(body: str, kind: str) -> None:
+    facts = extract_file("x.py", f"def job():\n    {body}\n".encode(), "proj.jobs")
+    assert [g.kind for g in facts.functions["proj.jobs.job"].guards] == [kind]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "cache.get('lock:x')",
+        "release_lock('x')",
+        "Order.objects.select_for_update().get(pk=1)",
+        "redis.set('x', 1)",
+        "tags.add('x')",
+        "time.clock()",
+    ],
+)
+def test_not_lock_guards(body: str) -> None:
+    facts = extract_file("x.py", f"def job():\n    {body}\n".encode(), "proj.jobs")
+    function = facts.functions.get("proj.jobs.job")
+    assert function is None or not function.guards

@@ -23,7 +23,7 @@ LOCK_WORDS = frozenset({"lock", "locks", "mutex", "semaphore", "redlock", "filel
 NOT_TAKING_WORDS = frozenset({"release", "unlock", "is", "has", "locked", "delete", "clear"})
 # Database advisory locks written in SQL text.
 SQL_LOCKS = re.compile(r"pg_(?:try_)?advisory(?:_xact)?_lock|\bget_lock\s*\(|sp_getapplock", re.I)
-_LOCK_STEMS = ("lock", "mutex", "semaphore", "singleton")
+_LOCK_HINT = re.compile(r"lock|mutex|semaphore|singleton", re.IGNORECASE)
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
@@ -33,9 +33,8 @@ def name_words(name: str) -> list[str]:
 
 
 def takes_lock_by_name(name: str) -> bool:
-    lowered = name.lower()
-    if not any(word in lowered for word in _LOCK_STEMS):
-        return False  # the common case, without the regex
+    if _LOCK_HINT.search(name) is None:
+        return False  # the common case, without splitting the name
     words = set(name_words(name))
     return bool(words & LOCK_WORDS) and not words & NOT_TAKING_WORDS
 
@@ -86,12 +85,20 @@ def _keyword_true(node: cst.Call, name: str) -> bool:
 
 
 def _mentions_sql_lock(node: cst.Call) -> bool:
+    """An advisory lock in a string argument: ``execute("SELECT pg_try_advisory_lock(1)")``,
+    also in f-strings and implicitly concatenated strings."""
     for arg in node.args:
-        value = arg.value
-        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-            text = value.evaluated_value if isinstance(value, cst.SimpleString) else None
-            if text is None:
-                text = cst.Module([]).code_for_node(value)
-            if isinstance(text, str) and SQL_LOCKS.search(text):
+        for text in _string_texts(arg.value):
+            if _LOCK_HINT.search(text) and SQL_LOCKS.search(text):
                 return True
     return False
+
+
+def _string_texts(expr: cst.BaseExpression) -> list[str]:
+    if isinstance(expr, cst.SimpleString):
+        return [expr.value]
+    if isinstance(expr, cst.FormattedString):
+        return [part.value for part in expr.parts if isinstance(part, cst.FormattedStringText)]
+    if isinstance(expr, cst.ConcatenatedString):
+        return [*_string_texts(expr.left), *_string_texts(expr.right)]
+    return []
