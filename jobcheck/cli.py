@@ -18,13 +18,16 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.table import Table
 
-from jobcheck import __version__
+from jobcheck import __version__, baseline
 from jobcheck.catalog import Catalog, UnknownRuleError, data_dir, load_catalog
 from jobcheck.checks import implemented_checks
 from jobcheck.config import ConfigError, Options, find_config, load
 from jobcheck.discovery import DiscoveryError
 from jobcheck.engine import RunSettings, Selection, check_paths
-from jobcheck.output import FORMATS
+from jobcheck.findings import Report
+from jobcheck.output import FORMATS, Writer
+from jobcheck.output import statistics as statistics_module
+from jobcheck.scope import Scope, ScopeError, changed_files, for_paths
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -92,6 +95,35 @@ def cli() -> None:
     help="Parse every file (for testing the prefilter).",
 )
 @click.option("--color/--no-color", default=None, help="Force coloured output on or off.")
+@click.option(
+    "--statistics", is_flag=True, help="Count the findings of each check instead of listing them."
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False),
+    help="Report only findings that are not recorded in this baseline file.",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline_file",
+    type=click.Path(dir_okay=False),
+    help="Record today's findings in FILE (for --baseline) and exit 0.",
+)
+@click.option(
+    "--diff",
+    "--changed-since",
+    "diff_revision",
+    metavar="REV",
+    help="Report only on Python files changed since git revision REV "
+    "(committed, staged, unstaged, untracked); the whole project is still analysed.",
+)
+@click.option(
+    "--no-project",
+    is_flag=True,
+    help="With file PATHS, check those files alone instead of analysing the project "
+    "around them and reporting on the files.",
+)
 def check_command(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -105,8 +137,18 @@ def check_command(
     jobs: int,
     no_prefilter: bool,
     color: bool | None,
+    statistics: bool,
+    baseline_file: str | None,
+    write_baseline_file: str | None,
+    diff_revision: str | None,
+    no_project: bool,
 ) -> None:
-    """Check PATHS (files or folders; default: the current folder)."""
+    """Check PATHS (files or folders; default: the current folder).
+
+    When every PATH is a file (as pre-commit passes them), jobcheck still analyses the
+    project around them (the folder of its configuration, else the git repository) and
+    reports only on those files; --no-project checks the files alone.
+    """
     targets = paths or (".",)
     options = _options(config_file, targets)
     if exclude:
@@ -122,13 +164,23 @@ def check_command(
     except UnknownRuleError as error:
         raise JobcheckError(str(error)) from None
     settings = RunSettings(jobs=jobs, prefilter=not no_prefilter)
+    known = _load_baseline(Path(baseline_file)) if baseline_file else None
+    scope = _scope(targets, options, no_project, diff_revision)
     try:
-        report = check_paths(targets, options, selection, settings)
+        report = Report()
+        if scope.targets:
+            report = check_paths(scope.targets, options, selection, settings)
     except DiscoveryError as error:
         raise JobcheckError(str(error)) from None
+    report = scope.restrict(report)
     if not show_unused_suppressions:
         report.unused_suppressions = []
-    writer = FORMATS[output_format]
+    if write_baseline_file:
+        _write_baseline(Path(write_baseline_file), report)
+        return
+    if known is not None:
+        report = _apply_baseline(known, report, whole_run=scope.reported is None)
+    writer = _statistics_writer(output_format) if statistics else FORMATS[output_format]
     if output:
         try:
             with open(output, "w", encoding="utf-8") as stream:
@@ -140,6 +192,62 @@ def check_command(
         writer(report, sys.stdout, use_color and output_format == "text")
     if report.failed and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+
+
+def _scope(
+    targets: tuple[str, ...], options: Options, no_project: bool, diff_revision: str | None
+) -> Scope:
+    config_root = Path(options.root) if options.config_path else None
+    scope = for_paths(targets, config_root, isolated=no_project)
+    if diff_revision is None:
+        return scope
+    try:
+        changed = changed_files(diff_revision, Path(targets[0]))
+    except ScopeError as error:
+        raise JobcheckError(str(error)) from None
+    return scope.narrowed(changed)
+
+
+def _statistics_writer(output_format: str) -> Writer:
+    def write(report: Report, stream: TextIO, color: bool) -> None:
+        statistics_module.write(report, stream, as_json=output_format == "json")
+
+    return write
+
+
+def _write_baseline(path: Path, report: Report) -> None:
+    try:
+        count = baseline.write(path, report.findings)
+    except baseline.BaselineError as error:
+        raise JobcheckError(str(error)) from None
+    noun = "finding" if count == 1 else "findings"
+    click.echo(f"jobcheck: recorded {count} {noun} in the baseline {path}", err=True)
+    if report.errors:
+        click.echo(
+            f"jobcheck: {len(report.errors)} files could not be checked; their findings "
+            "are not in the baseline",
+            err=True,
+        )
+
+
+def _load_baseline(path: Path) -> baseline.Baseline:
+    try:
+        return baseline.load(path)
+    except baseline.BaselineError as error:
+        raise JobcheckError(str(error)) from None
+
+
+def _apply_baseline(known: baseline.Baseline, report: Report, whole_run: bool) -> Report:
+    outcome = known.filter(report.findings)
+    if outcome.known:
+        click.echo(f"jobcheck: {outcome.known} findings in the baseline not shown", err=True)
+    if outcome.stale and whole_run:  # a narrowed run cannot tell what was fixed elsewhere
+        click.echo(
+            f"jobcheck: {outcome.stale} baseline entries match no finding any more "
+            "(fixed?); refresh the baseline with --write-baseline",
+            err=True,
+        )
+    return replace(report, findings=outcome.new)
 
 
 def _options(config_file: str | None, targets: tuple[str, ...]) -> Options:
@@ -205,8 +313,10 @@ def rules_command(output_format: str) -> None:
         click.echo(json.dumps(data, indent=2))
         return
     table = Table(title="jobcheck rules", show_lines=False)
-    for column in ("Rule", "Alias", "Title", "Level", "Check", "State"):
+    for column in ("Rule", "Alias", "Title", "Level"):
         table.add_column(column)
+    table.add_column("Check", no_wrap=True)
+    table.add_column("State", no_wrap=True)
     for rule in catalog:
         for index, c in enumerate(rule.checks):
             state = "implemented" if (rule.id, c.slug) in implemented else "planned"

@@ -150,6 +150,12 @@ def _second_pass(facts: list[FileFacts], rest: list[_Input]) -> list[_Input]:
         for site in f.enqueues
         if site.framework_hint == "rq" and site.target
     }
+    # Schedules may name plain functions (RQ jobs) in modules that mention no job system.
+    wanted_modules |= {
+        (entry.target or entry.task_name or "").rpartition(".")[0]
+        for f in facts
+        for entry in f.schedules
+    }
     chosen = []
     for item in rest:
         if (

@@ -1,279 +1,292 @@
-"""The command line and project configuration: ``[tool.jobcheck]`` / ``--config FILE``
-errors (exit 2, naming the key), selecting and ignoring by id, alias or slug, per-file
-ignores and severities, and the keys that steer checks (words, runbook folders,
-django-settings, celery-app)."""
+"""The command line through click's runner: exit codes, formats, select/ignore,
+suppressions and bad input."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 from jobcheck.cli import cli
-from tests.conftest import FIXTURES
 
-FAN_OUT = FIXTURES / "scl19" / "fan_out_celery"
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(cli, ["check", "--no-color", *args])
+NO_LIMIT = """\
+from celery import shared_task
 
 
-def findings(*args: str) -> list[dict]:
-    result = run("--format", "json", *args)
-    assert result.exit_code in (0, 1), result.output
-    return json.loads(result.output)["findings"]
+@shared_task
+def send(order_id):
+    return order_id
+"""
+
+FAT = """\
+from celery import shared_task
+
+from shop.models import Order
 
 
-def project(tmp_path: Path, config: str, files: dict[str, str]) -> Path:
-    (tmp_path / "pyproject.toml").write_text(
-        "[tool.jobcheck]\n" + textwrap.dedent(config), encoding="utf-8"
+@shared_task(time_limit=10)
+def send(order_id):
+    return order_id
+
+
+def view(pk):
+    order = Order.objects.get(pk=pk)
+    send.delay(order){suffix}
+"""
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_clean_project_exits_0(tmp_path: Path) -> None:
+    write(tmp_path, "tasks.py", NO_LIMIT.replace("@shared_task", "@shared_task(time_limit=5)"))
+    code, output = run("check", str(tmp_path))
+    assert code == 0
+    assert "All checks passed" in output
+
+
+def test_findings_exit_1_with_text_format(tmp_path: Path) -> None:
+    path = write(tmp_path, "tasks.py", NO_LIMIT)
+    code, output = run("check", str(tmp_path))
+    assert code == 1
+    line = output.splitlines()[0]
+    assert line.startswith(f"{path.as_posix()}:4:2: SCL-18 missing-time-limit ")
+    assert line.endswith(
+        "(https://agentwranglers.se/playbook/scaling/background-jobs-and-queues/job-time-limits)"
     )
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return tmp_path
+    assert "Found 1 finding in 1 files." in output
 
 
-# -- configuration errors: exit 2, one line naming the key ---------------------------
+def test_exit_zero(tmp_path: Path) -> None:
+    write(tmp_path, "tasks.py", NO_LIMIT)
+    code, _ = run("check", "--exit-zero", str(tmp_path))
+    assert code == 0
+
+
+def test_json_contract(tmp_path: Path) -> None:
+    write(tmp_path, "views.py", FAT.format(suffix=""))
+    code, output = run("check", "--format", "json", str(tmp_path))
+    assert code == 1
+    data = json.loads(output)
+    assert data["version"] == 1
+    assert data["errors"] == []
+    (finding,) = data["findings"]
+    assert finding == {
+        "rule": "SCL-21",
+        "alias": "EVT-20",
+        "check": "fat-payload",
+        "path": (tmp_path / "views.py").as_posix(),
+        "line": 13,
+        "column": 16,
+        "end_line": 13,
+        "end_column": 21,
+        "message": finding["message"],
+        "severity": "warning",
+        "url": "https://agentwranglers.se/playbook/scaling/background-jobs-and-queues/ids-in-jobs",
+    }
+    assert "'order'" in finding["message"]
+
+
+def test_output_file(tmp_path: Path) -> None:
+    write(tmp_path, "tasks.py", NO_LIMIT)
+    target = tmp_path / "report.json"
+    code, output = run(
+        "check", "--format", "json", "--output", str(target), str(tmp_path / "tasks.py")
+    )
+    assert code == 1
+    assert output == ""
+    assert json.loads(target.read_text())["findings"][0]["check"] == "missing-time-limit"
+
+
+@pytest.mark.parametrize("selector", ["SCL-18", "EVT-17", "missing-time-limit", "scl-18"])
+def test_select_by_id_alias_or_slug(tmp_path: Path, selector: str) -> None:
+    write(tmp_path, "tasks.py", NO_LIMIT)
+    write(tmp_path, "views.py", FAT.format(suffix=""))
+    code, output = run("check", "--format", "json", "--select", selector, str(tmp_path))
+    assert code == 1
+    assert {f["rule"] for f in json.loads(output)["findings"]} == {"SCL-18"}
+
+
+@pytest.mark.parametrize("selector", ["SCL-18", "EVT-17", "missing-time-limit"])
+def test_ignore_by_id_alias_or_slug(tmp_path: Path, selector: str) -> None:
+    write(tmp_path, "tasks.py", NO_LIMIT)
+    code, output = run("check", "--ignore", selector, str(tmp_path))
+    assert code == 0, output
+
+
+def test_unknown_rule_is_a_usage_error(tmp_path: Path) -> None:
+    code, output = run("check", "--select", "SCL-99", str(tmp_path))
+    assert code == 2
+    assert output.strip().splitlines() == [
+        "jobcheck: error: unknown rule or check 'SCL-99' (expected an id such as SCL-18, "
+        "an alias such as EVT-17, or a check slug such as missing-time-limit)"
+    ]
+
+
+def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    code, output = run("check", str(tmp_path / "nope"))
+    assert code == 2
+    assert "no such file or directory" in output
+    assert "Traceback" not in output
 
 
 @pytest.mark.parametrize(
-    ("config", "expected"),
+    "suffix",
     [
-        ('urgent_word = ["otp"]\n', "unknown key 'urgent_word'"),
-        ('urgent-words = "otp"\n', "urgent-words must be a list of strings"),
-        ('urgent-words = ["o/t/p"]\n', "urgent-words: 'o/t/p' is not a word"),
-        ("runbook-dirs = [1]\n", "runbook-dirs must be a list of strings"),
-        ('runbook-dirs = [" "]\n', "runbook-dirs: an empty folder name"),
-        ('django-settings = ["proj/settings.py"]\n', "django-settings: 'proj/settings.py'"),
-        ("celery-app = 3\n", "celery-app must be a string"),
-        ('celery-app = "proj.worker:app:x"\n', "celery-app: 'proj.worker:app:x'"),
-        ('severity = { SCL-19 = "fatal" }\n', "severity: SCL-19 = 'fatal'"),
-        ('severity = { SCL-99 = "error" }\n', "severity: unknown rule or check 'SCL-99'"),
-        ('select = ["SCL-19", "no-such-check"]\n', "select: unknown rule or check"),
-        ('ignore = ["XYZ-01"]\n', "ignore: unknown rule or check 'XYZ-01'"),
-        (
-            'per-file-ignores = { "tasks.py" = ["bogus"] }\n',
-            "per-file-ignores.'tasks.py': unknown rule or check 'bogus'",
-        ),
-        ("respect-gitignore = 1\n", "respect-gitignore must be true or false"),
+        "  # jobcheck: ignore[SCL-21]",
+        "  # jobcheck: ignore[EVT-20]",
+        "  # jobcheck: ignore[fat-payload]",
+        "  # jobcheck: ignore[JOB-01, fat-payload]",
+        "  # jobcheck: ignore",
     ],
 )
-def test_config_errors_name_the_key(tmp_path: Path, config: str, expected: str) -> None:
-    root = project(tmp_path, config, {"tasks.py": "x = 1\n"})
-    result = run(str(root))
-    assert result.exit_code == 2, result.output
-    assert expected in result.output
-    assert "Traceback" not in result.output
+def test_suppressions(tmp_path: Path, suffix: str) -> None:
+    write(tmp_path, "views.py", FAT.format(suffix=suffix))
+    code, output = run("check", str(tmp_path))
+    assert code == 0, output
 
 
-def test_config_file_option_and_its_errors(tmp_path: Path) -> None:
-    missing = run("--config", str(tmp_path / "nope.toml"), str(FAN_OUT))
-    assert missing.exit_code == 2 and "config file not found" in missing.output
-    broken = tmp_path / "jobcheck.toml"
-    broken.write_text("select = [", encoding="utf-8")
-    invalid = run("--config", str(broken), str(FAN_OUT))
-    assert invalid.exit_code == 2 and "invalid TOML" in invalid.output
-    broken.write_text('select = ["unbounded-fan-out"]\n', encoding="utf-8")
-    chosen = findings("--config", str(broken), str(FAN_OUT))
-    assert {f["check"] for f in chosen} == {"unbounded-fan-out"}
+def test_suppression_of_another_rule_does_not_hide_the_finding(tmp_path: Path) -> None:
+    write(tmp_path, "views.py", FAT.format(suffix="  # jobcheck: ignore[SCL-18]"))
+    code, output = run("check", "--show-unused-suppressions", str(tmp_path))
+    assert code == 1
+    assert "SCL-21 fat-payload" in output
+    assert "views.py:13:1: unused suppression # jobcheck: ignore[SCL-18]" in output
 
 
-def test_unknown_rule_on_the_command_line(tmp_path: Path) -> None:
-    result = run("--select", "SCL-99", str(FAN_OUT))
-    assert result.exit_code == 2
-    assert "unknown rule or check 'SCL-99'" in result.output
+def test_unused_suppressions_only_when_asked(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tasks.py",
+        NO_LIMIT.replace("@shared_task", "@shared_task(time_limit=5)")
+        + "x = 1  # jobcheck: ignore\n",
+    )
+    assert run("check", str(tmp_path))[0] == 0
+    code, output = run("check", "--show-unused-suppressions", str(tmp_path))
+    assert code == 1
+    assert "unused suppression" in output
 
 
-# -- selecting and ignoring ------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"def broken(:\n    pass\n", "syntax error at line 1"),
+        (b"x = '\xff\xfe'\n", "cannot decode"),
+        (b"import os\x00\n", "NUL byte"),
+        (b"", "file is empty"),
+    ],
+)
+def test_bad_files_are_reported_and_others_still_checked(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_bytes(content)
+    good = write(tmp_path, "tasks.py", NO_LIMIT)
+    code, output = run("check", "--format", "json", str(bad), str(good))
+    assert code == 1
+    data = json.loads(output)
+    assert [e["path"] for e in data["errors"]] == [bad.as_posix()]
+    assert message in data["errors"][0]["message"]
+    assert [f["check"] for f in data["findings"]] == ["missing-time-limit"]
 
 
-@pytest.mark.parametrize("selector", ["SCL-19", "EVT-18", "unbounded-fan-out", "scl-19"])
-def test_select_by_id_alias_or_slug(selector: str) -> None:
-    chosen = findings("--select", selector, str(FAN_OUT))
-    assert len(chosen) == 4
-    assert {(f["rule"], f["alias"], f["check"]) for f in chosen} == {
-        ("SCL-19", "EVT-18", "unbounded-fan-out")
+def test_broken_file_in_folder_is_reported_in_text(tmp_path: Path) -> None:
+    write(tmp_path, "broken.py", "from celery import shared_task\n\n@shared_task\ndef f(:\n")
+    write(tmp_path, "tasks.py", NO_LIMIT)
+    code, output = run("check", str(tmp_path))
+    assert code == 1
+    assert "broken.py: error: syntax error at line 4" in output
+    assert "SCL-18 missing-time-limit" in output
+    assert "Traceback" not in output
+
+
+def test_newer_syntax_is_checked(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tasks.py",
+        NO_LIMIT + "\n\ntype Pair[T] = tuple[T, T]\n\n\ndef first[T](p: Pair[T]) -> T:\n"
+        "    match p:\n        case (a, _):\n            return a\n"
+        "    try:\n        pass\n    except* ValueError:\n        pass\n",
+    )
+    code, output = run("check", "--format", "json", str(tmp_path))
+    assert code == 1
+    data = json.loads(output)
+    assert data["errors"] == []
+    assert [f["check"] for f in data["findings"]] == ["missing-time-limit"]
+
+
+def test_gitignore_and_default_excludes(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("generated/\n")
+    for folder in ("generated", ".venv", "node_modules", "build"):
+        (tmp_path / folder).mkdir()
+        write(tmp_path / folder, "tasks.py", NO_LIMIT)
+    write(tmp_path, "tasks.py", NO_LIMIT)
+    code, output = run("check", "--format", "json", str(tmp_path))
+    assert code == 1
+    assert [Path(f["path"]).parent for f in json.loads(output)["findings"]] == [tmp_path]
+
+
+def test_exclude_option(tmp_path: Path) -> None:
+    (tmp_path / "legacy").mkdir()
+    write(tmp_path / "legacy", "tasks.py", NO_LIMIT)
+    code, _ = run("check", "--exclude", "legacy", str(tmp_path))
+    assert code == 0
+
+
+def test_config_select_and_bad_key(tmp_path: Path) -> None:
+    write(tmp_path, "tasks.py", NO_LIMIT)
+    write(tmp_path, "pyproject.toml", '[tool.jobcheck]\nignore = ["SCL-18"]\n')
+    assert run("check", str(tmp_path))[0] == 0
+    write(tmp_path, "pyproject.toml", '[tool.jobcheck]\nignroe = ["SCL-18"]\n')
+    code, output = run("check", str(tmp_path))
+    assert code == 2
+    assert "unknown key 'ignroe'" in output
+    write(tmp_path, "pyproject.toml", '[tool.jobcheck]\nignore = "SCL-18"\n')
+    code, output = run("check", str(tmp_path))
+    assert code == 2
+    assert "ignore must be a list of strings" in output
+
+
+def test_rules_lists_every_rule_with_state() -> None:
+    code, output = run("rules", "--format", "json")
+    assert code == 0
+    rules = {rule["id"]: rule for rule in json.loads(output)}
+    assert set(rules) == {
+        "SCL-16",
+        "SCL-17",
+        "SCL-18",
+        "SCL-19",
+        "SCL-20",
+        "SCL-21",
+        "SCL-22",
+        "SCL-38",
+        "SCL-34",
+        "EVT-24",
+        "JOB-01",
+        "JOB-02",
     }
+    states = {c["slug"]: c["implemented"] for c in rules["SCL-18"]["checks"]}
+    assert states["missing-time-limit"] is True
 
 
-@pytest.mark.parametrize("selector", ["SCL-19", "EVT-18", "unbounded-fan-out"])
-def test_ignore_by_id_alias_or_slug(selector: str) -> None:
-    assert findings("--select", "SCL-19,SCL-18", "--ignore", selector, str(FAN_OUT)) == []
+@pytest.mark.parametrize("ident", ["SCL-21", "EVT-20", "fat-payload"])
+def test_explain(ident: str) -> None:
+    code, output = run("explain", ident)
+    assert code == 0
+    assert "Put record IDs in jobs instead of copies" in output
 
 
-def test_exit_status_follows_findings() -> None:
-    assert run("--select", "unbounded-fan-out", str(FAN_OUT)).exit_code == 1
-    assert run("--select", "unbounded-fan-out", "--exit-zero", str(FAN_OUT)).exit_code == 0
-    assert run("--select", "no-dead-letter", str(FAN_OUT)).exit_code == 0
-
-
-# -- per-file ignores and severities -------------------------------------------------
-
-
-def test_per_file_ignores_and_severity(tmp_path: Path) -> None:
-    shutil.copytree(FAN_OUT, tmp_path / "app")
-    (tmp_path / "pyproject.toml").write_text(
-        textwrap.dedent(
-            """
-            [tool.jobcheck]
-            select = ["SCL-19"]
-            severity = { EVT-18 = "warning" }
-            """
-        ),
-        encoding="utf-8",
-    )
-    found = findings(str(tmp_path / "app"))
-    assert found and {f["severity"] for f in found} == {"warning"}
-
-    (tmp_path / "pyproject.toml").write_text(
-        textwrap.dedent(
-            """
-            [tool.jobcheck]
-            select = ["SCL-19"]
-            per-file-ignores = { "app/shop/tasks.py" = ["unbounded-fan-out"] }
-            """
-        ),
-        encoding="utf-8",
-    )
-    assert findings(str(tmp_path / "app")) == []
-
-
-def test_severity_by_slug_and_default(tmp_path: Path) -> None:
-    default = findings("--select", "unbounded-fan-out", str(FAN_OUT))
-    assert {f["severity"] for f in default} == {"error"}  # SCL-19 is REQUIRED
-    config = tmp_path / "jobcheck.toml"
-    config.write_text('severity = { unbounded-fan-out = "info" }\n', encoding="utf-8")
-    chosen = findings("--config", str(config), "--select", "unbounded-fan-out", str(FAN_OUT))
-    assert {f["severity"] for f in chosen} == {"info"}
-
-
-# -- keys that steer checks ----------------------------------------------------------
-
-URGENT_PROJECT = {
-    "worker.py": """
-        from celery import Celery
-        from kombu import Queue
-
-        app = Celery("proj", broker="amqp://localhost")
-        app.conf.task_time_limit = 60
-        app.conf.task_queues = [
-            Queue("celery", queue_arguments={"x-max-length": 9, "x-dead-letter-exchange": "d"})
-        ]
-
-
-        @app.task
-        def send_invoice(order_id):
-            pass
-
-
-        @app.task
-        def send_password_reset(user_id):
-            pass
-        """,
-    "RUNBOOK.md": "Dead letters: inspect them in the UI, replay with the shovel plugin.\n",
-}
-
-
-def test_urgent_words_from_config(tmp_path: Path) -> None:
-    root = project(tmp_path, "", URGENT_PROJECT)
-    default = findings("--select", "SCL-20", str(root))
-    assert [f["line"] for f in default] == [17]  # send_password_reset
-    (root / "pyproject.toml").write_text(
-        '[tool.jobcheck]\nurgent-words = ["invoice"]\n', encoding="utf-8"
-    )
-    configured = findings("--select", "SCL-20", str(root))
-    assert [f["line"] for f in configured] == [12]  # send_invoice only
-    assert "'invoice'" in configured[0]["message"]
-
-
-def test_runbook_dirs_from_config(tmp_path: Path) -> None:
-    files = {
-        "jobs.py": """
-            from redis import Redis
-            from rq import Queue
-
-            mail = Queue("mail", connection=Redis())
-
-
-            def place_order(order_id):
-                mail.enqueue(print, order_id, ttl=60)
-            """,
-        "handbook/failed-jobs.md": "Failed jobs: list them with `rq info`, then requeue them.\n",
-    }
-    root = project(tmp_path, "", files)
-    assert len(findings("--select", "EVT-24", str(root))) == 1
-    (root / "pyproject.toml").write_text(
-        '[tool.jobcheck]\nrunbook-dirs = ["handbook"]\n', encoding="utf-8"
-    )
-    assert findings("--select", "EVT-24", str(root)) == []
-
-
-def test_runbooks_are_not_judged_when_single_files_are_checked(tmp_path: Path) -> None:
-    jobs = FIXTURES / "evt24" / "rq_no_runbook" / "jobs.py"
-    assert findings("--select", "EVT-24", str(jobs)) == []
-
-
-def test_django_settings_limits_where_settings_count(tmp_path: Path) -> None:
-    files = {
-        "proj/__init__.py": "",
-        "proj/settings.py": 'CELERY_BROKER_URL = "redis://"\nCELERY_TASK_TIME_LIMIT = 60\n',
-        # A leftover settings file that the deployment does not use.
-        "legacy/__init__.py": "",
-        "legacy/settings.py": 'CELERY_TASK_ANNOTATIONS = {"*": {"expires": 60}}\n',
-        "proj/tasks.py": """
-            from celery import shared_task
-
-
-            @shared_task
-            def send_receipt(order_id):
-                pass
-            """,
-    }
-    root = project(tmp_path, "", files)
-    assert findings("--select", "unbounded-queue", str(root)) == []
-    (root / "pyproject.toml").write_text(
-        '[tool.jobcheck]\ndjango-settings = ["proj.settings"]\n', encoding="utf-8"
-    )
-    found = findings("--select", "unbounded-queue", str(root))
-    assert [(Path(f["path"]).name, f["line"]) for f in found] == [("tasks.py", 5)]
-
-
-def test_celery_app_picks_the_projects_app(tmp_path: Path) -> None:
-    files = {
-        "proj/__init__.py": "",
-        "proj/admin_worker.py": 'from celery import Celery\n\nadmin = Celery("admin")\n',
-        "proj/worker.py": """
-            from celery import Celery
-
-            app = Celery("proj")
-
-
-            @app.task(time_limit=10, expires=60)
-            def charge(order_id):
-                pass
-            """,
-    }
-    root = project(tmp_path, "", files)
-    first = findings("--select", "no-dead-letter", str(root))
-    assert [Path(f["path"]).name for f in first] == ["admin_worker.py"]
-    (root / "pyproject.toml").write_text(
-        '[tool.jobcheck]\ncelery-app = "proj.worker:app"\n', encoding="utf-8"
-    )
-    chosen = findings("--select", "no-dead-letter", str(root))
-    assert [(Path(f["path"]).name, f["line"]) for f in chosen] == [("worker.py", 4)]
-
-
-def test_a_checks_severity_wins_over_its_rules(tmp_path: Path) -> None:
-    config = tmp_path / "jobcheck.toml"
-    config.write_text(
-        'severity = { SCL-19 = "info", unbounded-fan-out = "warning" }\n', encoding="utf-8"
-    )
-    chosen = findings("--config", str(config), "--select", "SCL-19", str(FAN_OUT))
-    assert {f["severity"] for f in chosen} == {"warning"}
+def test_explain_unknown() -> None:
+    code, output = run("explain", "nope")
+    assert code == 2
+    assert "unknown rule" in output

@@ -6,17 +6,25 @@ from __future__ import annotations
 from jobcheck.checks.base import RuleChecks
 from jobcheck.checks.evt24_dead_letter_runbook import DeadLetterRunbook
 from jobcheck.checks.job01_enqueue_after_commit import EnqueueAfterCommit
+from jobcheck.checks.job02_schedule_targets import ScheduleTargets
 from jobcheck.checks.scl18_time_limits import JobTimeLimits
 from jobcheck.checks.scl19_bounded_backlog import BoundedBacklog
+from jobcheck.checks.scl19_schedule_expiry import ScheduleExpiry
 from jobcheck.checks.scl20_urgent_queue import UrgentQueue
 from jobcheck.checks.scl21_ids_in_jobs import IdsInJobs
+from jobcheck.checks.scl22_spread_schedules import SpreadScheduledJobs
 from jobcheck.checks.scl34_dead_letter_queue import DeadLetterQueue
+from jobcheck.checks.scl38_single_job_runs import SingleJobRuns
 
 RULE_CLASSES: tuple[type[RuleChecks], ...] = (
     JobTimeLimits,
     IdsInJobs,
     DeadLetterQueue,
     EnqueueAfterCommit,
+    SpreadScheduledJobs,
+    SingleJobRuns,
+    ScheduleExpiry,
+    ScheduleTargets,
     BoundedBacklog,
     UrgentQueue,
     DeadLetterRunbook,

@@ -41,17 +41,15 @@ class BoundedBacklog(RuleChecks):
 
     def _place_of(self, use: QueueUse) -> Place | None:
         """Its first declaration, else the first place naming it, else (an implicit
-        default queue) the Celery app, or the first job or call landing on it."""
+        default queue) its ``task_default_queue`` setting or the Celery app, where a
+        bound would be configured (none of them in sight: nothing is said), or for RQ
+        and Dramatiq the first job or call landing on it."""
         for places in ([p for p, _ in use.declarations], use.namings):
             if places:
                 return min(places, key=_order)
         routing = self.project.routing
         if use.framework == "celery":
-            if routing.celery_default.where is not None:
-                return routing.celery_default.where
-            app = routing.app_place()
-            if app is not None:
-                return app
+            return routing.celery_default.where or routing.app_place()
         candidates = [Place(job.file.path, job.task.loc) for job in use.jobs]
         candidates += [Place(f.path, site.loc) for f, site in use.sites]
         return min(candidates, key=_order) if candidates else None

@@ -12,23 +12,28 @@ import traceback
 from jobcheck.extract.celery import CeleryRecognizer
 from jobcheck.extract.django import DjangoRecognizer
 from jobcheck.extract.dramatiq import DramatiqRecognizer
+from jobcheck.extract.locks import LockRecognizer
 from jobcheck.extract.routing import RoutingRecognizer
 from jobcheck.extract.rq import RQRecognizer
+from jobcheck.extract.schedules import ScheduleRecognizer
+from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.extract.web import WebRecognizer
 from jobcheck.facts import FileFacts
 from jobcheck.syntax.source import SourceError, decode, parse
 
 # Order matters: the web recognizer marks request handlers before the others look at
-# their bodies.
-# The routing recognizer comes last: it reads the enqueue sites the framework recognizers
-# record for the same call.
+# their bodies; the routing recognizer comes last, as it reads the enqueue sites the
+# framework recognizers record for the same call.
 RECOGNIZERS = (
     WebRecognizer,
     CeleryRecognizer,
     RQRecognizer,
     DramatiqRecognizer,
     DjangoRecognizer,
+    ScheduleRecognizer,
+    LockRecognizer,
+    StartupRecognizer,
     RoutingRecognizer,
 )
 

@@ -62,6 +62,8 @@ NOT_CELERY_ROOTS = frozenset(
         "flytekit",
         "nox",
         "pytest",
+        "apscheduler",
+        "flask_apscheduler",
     }
 )
 # Task attributes that make a class a Celery Task class worth recording.
@@ -257,8 +259,8 @@ class CeleryRecognizer(Recognizer):
         walker = self.walker
         result = []
         positional = [a for a in node.args if a.keyword is None and not a.star]
-        for index, arg in enumerate(positional[:2]):
-            del index
+        # apply_async(args, kwargs, ...): the first two positionals are the payload.
+        for arg in positional[:2]:
             result.extend(enqueue.sequence_arguments(walker, arg.value))
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in APPLY_ASYNC_PAYLOAD:

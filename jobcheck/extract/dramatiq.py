@@ -21,7 +21,7 @@ SEND_OPTION_PAYLOAD = frozenset({"args", "kwargs"})
 class DramatiqRecognizer(Recognizer):
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         for decorator_node, decorator in zip(node.decorators, facts.decorators):
-            if decorator.qualname in ACTOR_DECORATORS or _is_broker_actor(decorator.qualname):
+            if decorator.qualname in ACTOR_DECORATORS:
                 self._actor(node, facts, decorator_node.decorator, decorator.call)
                 return
 
@@ -113,8 +113,3 @@ class DramatiqRecognizer(Recognizer):
         walker.facts.enqueues.append(
             enqueue.site(walker, node, method, target, walker.text(receiver), args, opts)
         )
-
-
-def _is_broker_actor(qualname: str | None) -> bool:
-    """``@broker.actor`` is rare; only the module-level decorator is recognized."""
-    return False

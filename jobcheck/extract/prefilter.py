@@ -17,8 +17,16 @@ _RELEVANT = re.compile(
     rb"|send_with_options|enqueue|enqueue_call|enqueue_in|enqueue_at|send_task)\s*\("
     rb"|(?m:^[ \t]*(?:CELERY\w*|BROKER_\w+|(?:task|broker|beat|worker|result)_\w+)\s*[:=])"
     rb"|ATOMIC_REQUESTS|\.Task\b"
-    # ``@app.task`` with the app imported from a module not named celery (celeryconf).
-    rb"|(?m:^[ \t]*@(?:\w+\.)+task\b)"
+    # Task definitions, which schedules name (JOB-02): ``@app.task`` on an app imported
+    # from a module whose name only contains "celery" (``saleor.celeryconf``).
+    rb"|@\w+(?:\.\w+)*\.(?:task|periodic_task)\b|\bshared_task\b"
+    # Schedules: Celery beat, APScheduler, the ``schedule`` library.
+    rb"|beat_schedule|BEAT_SCHEDULE|add_periodic_task|\bcrontab\b|apscheduler"
+    rb"|\.(?:scheduled_job|add_job)\("
+    rb"|(?m:^[ \t]*(?:import schedule\b|from schedule import))"
+    # Web-app start-up code, where an in-process scheduler must not be started (SCL-38).
+    rb"|def (?:ready|create_app|lifespan|post_fork|post_worker_init|when_ready|on_starting)\s*\("
+    rb"|\.on_event\(|get_[aw]sgi_application|\bcreate_app\(|\b(?:Flask|FastAPI|Quart)\("
     # Queue configuration: django_rq settings, RabbitMQ queue arguments.
     rb"|\bRQ_QUEUES\b|\bx-(?:dead-letter-exchange|max-length|message-ttl)\b"
 )

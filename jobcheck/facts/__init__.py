@@ -303,12 +303,112 @@ class FileFacts:
     aliases: dict[str, Value] = field(default_factory=dict)
     """Module-level names bound to another name or a ``functools.partial`` of one
     (``job = partial(MyJobDecorator, connection=redis)``), to follow custom decorators."""
+    schedules: list[ScheduleEntry] = field(default_factory=list)
+    scheduler_starts: list[SchedulerStart] = field(default_factory=list)
+    scheduler_objects: list[str] = field(default_factory=list)
+    """Module-level in-process scheduler objects (``scheduler = BackgroundScheduler()``)."""
+    startup_hooks: list[StartupHook] = field(default_factory=list)
+    defined_functions: frozenset[str] = frozenset()
+    """Every function and method defined here; ``functions`` keeps facts only for some."""
     queue_bindings: list[QueueBinding] = field(default_factory=list)
     site_queues: list[SiteQueue] = field(default_factory=list)
     loop_enqueues: list[LoopEnqueue] = field(default_factory=list)
     failure_handlers: list[FailureHandler] = field(default_factory=list)
     middleware: list[MiddlewareDecl] = field(default_factory=list)
     constants: list[Constant] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """When a schedule fires, in one shape for every framework (``jobcheck.timing``)."""
+
+    kind: str
+    """"cron" (fires at set minutes), "interval" (every N seconds from when the
+    scheduler started) or "other" (solar events, one-off dates, anything unreadable)."""
+    text: str
+    """The schedule as the source wrote it, shortened, for messages."""
+    fields: tuple[str | None, ...] | None = None
+    """For "cron": the five crontab(5) fields (minute, hour, day of month, month, day
+    of week) in cron syntax; None for a field that cannot be read statically."""
+    minute_defaulted: bool = False
+    """A Celery ``crontab()`` that restricts a coarser field but leaves ``minute`` at its
+    default ``"*"``, so it fires every minute of that period."""
+    seconds: float | None = None
+    """For "interval": the length of the interval."""
+    anchored: bool = False
+    """For "interval": the first run is pinned to a fixed time (APScheduler
+    ``start_date``), so restarts do not move the clock."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleEntry:
+    """A periodic job: a Celery beat entry, ``add_periodic_task``, ``@periodic_task``, an
+    rq-scheduler or RQ cron job, a periodiq actor, an APScheduler or ``schedule`` job."""
+
+    framework: str
+    """"celery", "rq-scheduler", "rq-cron", "periodiq", "apscheduler" or "schedule"."""
+    source: str
+    """How it was declared: "beat_schedule", "add_periodic_task", "periodic_task",
+    "cron", "schedule", "job-definition", "register", "periodic", "add_job",
+    "scheduled_job" or "every"."""
+    name: str | None
+    """The entry's own name: a beat entry's key, ``name=`` or ``id=``."""
+    task_name: str | None
+    """The job named by a string (a Celery task name, ``"module.function"``)."""
+    target: str | None
+    """The job named by reference, as a dotted path."""
+    target_text: str
+    timing: Timing
+    loc: Loc
+    """The entry as a whole: a beat entry's key, else the call or decorator."""
+    task_loc: Loc
+    timing_loc: Loc
+    options: tuple[tuple[str, Value], ...] = ()
+    """Options the schedule sends its job with (a beat entry's ``options``, the keyword
+    arguments of ``add_periodic_task``, rq-scheduler's ``ttl``/``timeout``...)."""
+
+    def option(self, key: str) -> Value | None:
+        for k, v in self.options:
+            if k == key:
+                return v
+        return None
+
+    @property
+    def label(self) -> str:
+        """How messages name the entry."""
+        if self.name or self.task_name:
+            return self.name or self.task_name  # type: ignore[return-value]
+        return self.target.rpartition(".")[2] if self.target else self.target_text
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerStart:
+    """An in-process scheduler being started: APScheduler's ``scheduler.start()`` or a
+    ``schedule.run_pending()`` loop."""
+
+    kind: str
+    """"apscheduler" or "schedule"."""
+    function: str | None
+    """The enclosing function's qualname; None at module level."""
+    loc: Loc
+    text: str
+    receiver: str | None = None
+    """For a ``start()`` on an object imported from another module: its dotted path,
+    confirmed against the project's scheduler objects."""
+
+
+@dataclass(frozen=True, slots=True)
+class StartupHook:
+    """Web-app start-up code, which runs in every web process of every replica: Django
+    ``AppConfig.ready``, ``wsgi.py``/``asgi.py``, Flask ``create_app``, FastAPI startup
+    handlers and lifespans, gunicorn server hooks."""
+
+    kind: str
+    function: str | None
+    """The hook function's qualname; None for module-level code."""
+    loc: Loc
+    calls: tuple[tuple[str, Loc], ...] = ()
+    """Dotted paths of what the hook calls, starts as a thread or imports, with where."""
 
 
 # -- queues, routing, dead letters (SCL-19, SCL-20, SCL-34 no-dead-letter, EVT-24) -----

@@ -50,9 +50,13 @@ def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> 
     return None
 
 
+_built = False
+"""Whether astroid built anything since the last ``clear()``."""
+
+
 def clear() -> None:
-    """Drop every module astroid built during this run (clearing astroid's cache costs
-    over a second, as it rebuilds the builtins: skip it when nothing was built)."""
+    """Drop every module astroid built during this run. Skipped when nothing was built:
+    ``clear_cache`` rebuilds astroid's builtins, which costs seconds."""
     global _built
     if not _built:
         return
@@ -68,9 +72,9 @@ def _module(project: Project, f: FileFacts, source: str):  # type: ignore[no-unt
     import astroid
 
     global _built
-    _built = True
     cache = project.astroid_modules
     if f.path not in cache:
+        _built = True
         cache[f.path] = astroid.MANAGER.ast_from_string(source, f.module, str(Path(f.path)))
     return cache[f.path]
 

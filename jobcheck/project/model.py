@@ -18,6 +18,7 @@ from jobcheck.facts import (
     FileFacts,
     FunctionFacts,
     Loc,
+    ScheduleEntry,
     Setting,
     TaskClass,
     TaskDef,
@@ -223,10 +224,6 @@ class Project:
         candidates = self._by_tail.get(_tail(site.target), [])
         return candidates[0] if len(candidates) == 1 else None
 
-    def job_named(self, registered_name: str | None) -> Job | None:
-        """The job registered under ``registered_name`` (``send_task``, beat entries)."""
-        return self._by_registered.get(registered_name) if registered_name else None
-
     @functools.cached_property
     def routing(self) -> Routing:
         """Queues, routes and bounds (built on first use: only queue checks need it)."""
@@ -399,6 +396,90 @@ class Project:
                 scheme = url.split("://", 1)[0].split("+", 1)[0].lower()
                 return {"rediss": "redis", "sentinel": "redis"}.get(scheme, scheme)
         return None
+
+    # -- schedules --------------------------------------------------------------------
+
+    def job_named(self, name: str | None = None, target: str | None = None) -> Job | None:
+        """The job a schedule names: by the name it is registered under (a Celery task
+        name, an actor name, ``"module.function"``) or by its dotted path."""
+        if target is not None:
+            job = self._by_qualname.get(target)
+            if job is not None:
+                return job
+            candidates = self._by_tail.get(_tail(target), [])
+            if len(candidates) == 1:
+                return candidates[0]
+        if name is None:
+            return None
+        job = self._by_registered.get(name)
+        if job is None:
+            # A path names a function (rq-scheduler's "module.function"), but Celery
+            # looks tasks up only by registered name, which name= may have changed.
+            by_path = self._by_qualname.get(name)
+            if by_path is not None and by_path.framework != "celery":
+                job = by_path
+        return job if job is not None else self._by_name_suffix(name)
+
+    def _by_name_suffix(self, name: str) -> Job | None:
+        """The one job whose registered name equals ``name`` up to leading packages: the
+        worker may import a module under a longer or shorter path than the files'
+        layout gives (namespace packages, a source folder on ``sys.path``)."""
+        found = {
+            id(job): job
+            for registered, job in self._by_registered.items()
+            if registered.endswith("." + name) or name.endswith("." + registered)
+        }
+        return next(iter(found.values())) if len(found) == 1 else None
+
+    def scheduled_jobs(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
+        """Every schedule entry in the project, with the job it runs when the project
+        defines that job (None for library tasks, plain functions, unknown names)."""
+        return [
+            (f, entry, self.job_named(entry.task_name, entry.target))
+            for f in self.files
+            for entry in f.schedules
+        ]
+
+    def scheduled_function(self, entry: ScheduleEntry, job: Job | None) -> str | None:
+        """The qualname of the function a schedule runs, when the project defines it: the
+        job's body, or for RQ, APScheduler and ``schedule`` entries a plain function
+        (Celery names only registered tasks)."""
+        if job is not None:
+            return job.task.function
+        if entry.framework == "celery":
+            return None
+        return self.resolve_function(entry.target or entry.task_name)
+
+    @functools.cached_property
+    def defined_functions(self) -> frozenset[str]:
+        """Every function and method the analysed files define (with or without facts)."""
+        return frozenset(q for f in self.files for q in f.defined_functions)
+
+    def resolve_function(self, qualname: str | None) -> str | None:
+        """The defined function ``qualname`` stands for: itself, or the one function of
+        that name in a submodule when ``qualname`` goes through a package that
+        re-exports it (``pkg.refresh`` for ``pkg.maintenance.refresh``)."""
+        if qualname is None:
+            return None
+        if qualname in self.defined_functions:
+            return qualname
+        package, _, name = qualname.rpartition(".")
+        candidates = [
+            q for q in self._functions_by_name.get(name, ()) if q.startswith(package + ".")
+        ]
+        return candidates[0] if len(candidates) == 1 else None
+
+    @functools.cached_property
+    def _functions_by_name(self) -> dict[str, list[str]]:
+        index: dict[str, list[str]] = {}
+        for qualname in self.defined_functions:
+            index.setdefault(qualname.rpartition(".")[2], []).append(qualname)
+        return index
+
+    @functools.cached_property
+    def root_packages(self) -> frozenset[str]:
+        """The top-level packages (or modules) of the analysed files."""
+        return frozenset(f.module.split(".")[0] for f in self.files if f.module)
 
 
 # Library decorators a project may wrap, and the framework each makes jobs for.

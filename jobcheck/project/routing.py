@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jobcheck.extract.celery_settings import SETTING_NAMES
-from jobcheck.facts import EnqueueSite, FileFacts, Loc, LoopEnqueue, QueueBinding
+from jobcheck.facts import EnqueueSite, FileFacts, Loc, LoopEnqueue, QueueBinding, ScheduleEntry
 from jobcheck.facts.values import CallV, Const, DictV, Ref, SeqV, Value, is_none, string
 
 if TYPE_CHECKING:
@@ -389,24 +389,23 @@ class Routing:
             sent.add(key)
             if not self.site_names_queue(f, site, job):
                 relies.add(key)
-        for entry in self._beat_entries():
-            job = self.project.job_named(string(entry.get("task")))
-            if job is None:
+        for f, entry, job in self._celery_schedules():
+            if job is None or is_test_code(f):
                 continue
             key = f"{job.file.path}:{job.task.qualname}"
             sent.add(key)
-            options = entry.get("options")
-            queue = options.get("queue") if isinstance(options, DictV) else None
+            queue = dict(entry.options).get("queue")
             if queue is None or is_none(queue):
                 relies.add(key)
         return relies, sent
 
-    def _beat_entries(self) -> Iterator[DictV]:
-        for _, setting in self.project.settings("beat_schedule"):
-            if isinstance(setting.value, DictV):
-                for _, entry in setting.value.items:
-                    if isinstance(entry, DictV):
-                        yield entry
+    def _celery_schedules(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
+        """Celery periodic jobs (beat entries, ``add_periodic_task``, ``@periodic_task``)."""
+        return [
+            (f, entry, job)
+            for f, entry, job in self.project.scheduled_jobs()
+            if entry.framework == "celery"
+        ]
 
     def _site_named(self, framework: str | None, name: str, place: Place) -> Route:
         if framework == "celery":
@@ -470,6 +469,10 @@ class Routing:
                 use.bounds.append("expires on its task_routes entry")
 
     def _job_age_bound(self, job: Job) -> str | None:
+        if job.framework == "dramatiq" and job.task.option("periodic") is not None:
+            # periodiq/__init__.py: PeriodiqMiddleware (required for ``periodic=``) skips
+            # a periodic message older than ``skip_delay`` (30 s).
+            return "periodic= (periodiq's skip_delay)"
         key = {"celery": "expires", "rq": "ttl", "dramatiq": "max_age"}[job.framework]
         if job.framework == "celery":
             resolved = self.project.option(job, key)
@@ -509,29 +512,25 @@ class Routing:
             use.namings.append(place)
             if bounded:
                 use.bounds.append("expires on its task_routes entry")
-        for f, setting in self.project.settings("beat_schedule"):
-            if not isinstance(setting.value, DictV):
+        for f, entry, job in self._celery_schedules():
+            if is_test_code(f):
                 continue
-            for _, entry in setting.value.items:
-                options = entry.get("options") if isinstance(entry, DictV) else None
-                if not isinstance(options, DictV):
-                    continue
-                expires = options.get("expires")
-                bounded = expires is not None and not is_none(expires)
-                name = self.queue_name(options.get("queue"))
-                if name is None:
-                    job = self.project.job_named(string(entry.get("task")))
-                    route = self.job_route(job) if job is not None else self.celery_default
-                    name = route.queue if route.known else UNKNOWN
-                if not isinstance(name, str):
-                    if bounded:
-                        inventory.unsure_bounds.add("celery")
-                    continue
-                use = inventory.use("celery", name)
-                if options.get("queue") is not None:
-                    use.namings.append(Place(f.path, setting.loc))
+            options = dict(entry.options)
+            expires = options.get("expires")
+            bounded = expires is not None and not is_none(expires)
+            name = self.queue_name(options.get("queue"))
+            if name is None:
+                route = self.job_route(job) if job is not None else self.celery_default
+                name = route.queue if route.known else UNKNOWN
+            if not isinstance(name, str):
                 if bounded:
-                    use.bounds.append("expires on a beat_schedule entry")
+                    inventory.unsure_bounds.add("celery")
+                continue
+            use = inventory.use("celery", name)
+            if options.get("queue") is not None:
+                use.namings.append(Place(f.path, entry.loc))
+            if bounded:
+                use.bounds.append("expires on a periodic job")
 
     def _collect_global_bounds(self, inventory: _Inventory) -> None:
         # A beat schedule or annotations built by code (``parse_beat_schedule()``) may

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
 
@@ -35,9 +36,21 @@ def parse(text: str) -> cst.Module:
     try:
         return cst.parse_module(text, config=_PARSER_CONFIG)
     except cst.ParserSyntaxError as error:
-        message = error.message.strip().splitlines()[0] if error.message else "invalid syntax"
-        raise SourceError(
-            f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {message}"
-        ) from None
+        raise SourceError(_syntax_message(text, error)) from None
     except (RecursionError, MemoryError, ValueError) as error:
         raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
+
+
+def _syntax_message(text: str, error: cst.ParserSyntaxError) -> str:
+    """Python's own message and position when it agrees the code is broken: libcst's
+    native parser reports the token after the mistake, in its own words."""
+    try:
+        ast.parse(text)
+    except SyntaxError as python_error:
+        line = python_error.lineno or error.raw_line
+        column = python_error.offset or error.raw_column + 1
+        return f"syntax error at line {line}, column {column}: {python_error.msg}"
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = error.message.strip().splitlines()[0] if error.message else "invalid syntax"
+    return f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {message}"

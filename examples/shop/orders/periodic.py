@@ -1,0 +1,31 @@
+"""Periodic order maintenance, run by Celery beat (see shop/schedules.py)."""
+
+from celery import shared_task
+from django.core.cache import cache
+from django.utils import timezone
+
+from .models import Order
+
+
+# Mistake: nothing stops two runs from overlapping (SCL-38), and nothing expires the
+# messages beat keeps sending while the workers are down (SCL-19).
+@shared_task(time_limit=600, soft_time_limit=540)
+def cancel_unpaid_orders():
+    Order.objects.filter(paid=False, created__lt=timezone.now()).update(cancelled=True)
+
+
+# Correct twin: a second run finds the lock taken and skips; stale messages expire.
+@shared_task(time_limit=600, soft_time_limit=540, expires=3000)
+def cancel_unpaid_orders_once():
+    if not cache.add("lock:cancel-unpaid-orders", "1", timeout=600):
+        return
+    try:
+        Order.objects.filter(paid=False, created__lt=timezone.now()).update(cancelled=True)
+    finally:
+        cache.delete("lock:cancel-unpaid-orders")
+
+
+@shared_task(time_limit=300, soft_time_limit=270, expires=3000)
+def refresh_exchange_rates():
+    if not cache.add("lock:refresh-exchange-rates", "1", timeout=300):
+        return

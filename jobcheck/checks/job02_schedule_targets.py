@@ -1,0 +1,98 @@
+"""JOB-02 Every schedule names a job that exists.
+
+A beat entry (or another schedule) that names a task by string runs only if some task
+is registered under exactly that name; otherwise the scheduler sends messages no worker
+accepts and the job silently never runs. Docs: docs/rules/JOB-02.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from jobcheck.checks.base import RuleChecks, check
+from jobcheck.checks.schedule_support import describe, short
+from jobcheck.facts import ScheduleEntry
+from jobcheck.facts.values import string
+from jobcheck.findings import Finding
+
+# Frameworks whose schedules name a plain function, not a registered task.
+FUNCTION_FRAMEWORKS = frozenset({"rq-scheduler", "rq-cron", "apscheduler", "schedule"})
+
+
+class ScheduleTargets(RuleChecks):
+    rule = "JOB-02"
+
+    @check("schedule-names-unknown-task")
+    def schedule_names_unknown_task(self) -> Iterator[Finding]:
+        registered = {j.task.registered_name for j in self.project.jobs if j.task.registered_name}
+        renamed = {
+            j.task.qualname: j.task.registered_name
+            for j in self.project.jobs
+            if j.task.registered_name and j.task.registered_name != j.task.qualname
+        }
+        unreadable = self._functions_with_unreadable_names()
+        for f, entry, job in self.project.scheduled_jobs():
+            name = entry.task_name
+            if job is not None or name is None or not self._looks_like_project(entry, name):
+                continue
+            if name not in renamed and self._is_known(name, registered):
+                continue
+            if name.rpartition(".")[2] in unreadable:
+                continue
+            yield self.finding(
+                "schedule-names-unknown-task",
+                f.path,
+                entry.task_loc,
+                _message(entry, name, registered, renamed.get(name)),
+            )
+
+    def _functions_with_unreadable_names(self) -> set[str]:
+        """Tasks whose ``name=`` is computed (``name=f"{PREFIX}.sync"``): their registered
+        name is unknown, so a schedule ending in their function's name may be right."""
+        return {
+            job.task.name
+            for job in self.project.jobs
+            if job.task.has_option("name") and string(job.task.option("name")) is None
+        }
+
+    def _is_known(self, name: str, registered: set[str]) -> bool:
+        """Registered, or defined where a custom decorator or ``app.task(f)`` may register
+        it, or equal up to leading packages (the worker may import the module under a
+        shorter or longer path than the file layout suggests)."""
+        if name in registered or name in self.project.classes:
+            return True
+        if self.project.resolve_function(name) is not None:
+            return True
+        return any(r.endswith("." + name) or name.endswith("." + r) for r in registered)
+
+    def _looks_like_project(self, entry: ScheduleEntry, name: str) -> bool:
+        """Only names that point into the project's own packages are checked: a task a
+        library registers ("celery.backend_cleanup") is not defined in the project."""
+        root = name.split(".")[0]
+        if "." in name:
+            return root in self.project.root_packages
+        # Celery generates dotted names; a dot-less name was set with name=, in the
+        # project if anywhere, so it is checked when the project defines Celery tasks.
+        return entry.framework == "celery" and any(
+            job.framework == "celery" for job in self.project.jobs
+        )
+
+
+def _message(entry: ScheduleEntry, name: str, registered: set[str], renamed: str | None) -> str:
+    if entry.framework in FUNCTION_FRAMEWORKS:
+        problem = (
+            f"{describe(entry)} names '{short(name)}', which the project does not define: "
+            "every run fails to import it"
+        )
+    else:
+        problem = (
+            f"{describe(entry)} names task '{short(name)}', but no task in the project is "
+            "registered under that name (Celery registers a task as its module path plus "
+            "function name unless name= is given): beat sends messages no worker accepts "
+            "and the job never runs"
+        )
+    if renamed is not None:
+        return problem + f"; that function is registered as '{renamed}'"
+    close = difflib.get_close_matches(name, sorted(registered), n=1, cutoff=0.75)
+    return problem + (f"; did you mean '{close[0]}'?" if close else "")

@@ -1,0 +1,214 @@
+"""SCL-38 Run each scheduled job once at a time (EVT-22).
+
+A scheduled job whose run overlaps the next, or that a second scheduler also starts,
+runs twice at once unless it takes a lock first; an in-process scheduler started from
+web-app start-up code runs every job once per web process and replica.
+Docs: docs/rules/SCL-38.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from jobcheck.checks.base import RuleChecks, check
+from jobcheck.checks.schedule_support import describe, job_label
+from jobcheck.extract.locks import name_words, takes_lock_by_name
+from jobcheck.facts import FileFacts, Loc, SchedulerStart, StartupHook
+from jobcheck.findings import Finding
+from jobcheck.project.model import Job
+
+LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
+# Single-instance task bases: celery-once (celery_once/tasks.py ``QueueOnce``) and
+# celery-singleton (celery_singleton/singleton.py ``Singleton``).
+KNOWN_LOCK_BASES = frozenset(
+    {
+        "celery_once.QueueOnce",
+        "celery_once.tasks.QueueOnce",
+        "celery_singleton.Singleton",
+        "celery_singleton.singleton.Singleton",
+    }
+)
+# Decorators: huey's ``@huey.lock_task("name")`` (huey/api.py ``Huey.lock_task``), and
+# any decorator whose name says it keeps one instance (heuristic; configurable).
+KNOWN_LOCK_DECORATOR_SUFFIXES = (".lock_task",)
+SINGLE_INSTANCE_WORDS = frozenset(
+    {"single", "singleton", "once", "exclusive", "unique", "mutex", "concurrent", "running"}
+)
+# Frameworks that already run one copy of a job at a time within their scheduler:
+# APScheduler's ``max_instances`` defaults to 1 (apscheduler/schedulers/base.py
+# ``_configure``) and the ``schedule`` library runs jobs one after another in its loop.
+# Their risk is running the scheduler in many processes: scheduler-in-every-instance.
+SELF_SERIALIZING = frozenset({"apscheduler", "schedule"})
+
+
+class SingleJobRuns(RuleChecks):
+    rule = "SCL-38"
+
+    # -- scheduled-job-without-lock ----------------------------------------------------
+
+    @check("scheduled-job-without-lock")
+    def scheduled_job_without_lock(self) -> Iterator[Finding]:
+        """One finding per job, at the first schedule entry that runs it."""
+        seen: set[str] = set()
+        for f, entry, job in self.project.scheduled_jobs():
+            if entry.framework in SELF_SERIALIZING:
+                continue
+            function = self.project.scheduled_function(entry, job)
+            if function is None or function in seen:
+                continue
+            seen.add(function)
+            if self._guarded(function, job):
+                continue
+            yield self.finding(
+                "scheduled-job-without-lock",
+                f.path,
+                entry.loc,
+                f"'{job_label(entry)}' runs on a schedule ({describe(entry)}) but takes no "
+                "lock: when a run outlasts the interval, or a second scheduler starts it, two "
+                "copies run at once; take a lock at the top (cache.add, a Redis lock, "
+                "pg_try_advisory_lock) and skip the run when it is held"
+                f"{_framework_advice(job.framework if job else entry.framework)}. Looked for "
+                "lock calls in its body, lock decorators and single-instance base classes",
+            )
+
+    def _guarded(self, function: str, job: Job | None) -> bool:
+        facts = self.project.function(function)
+        if facts is not None:
+            if any(guard.kind in LOCK_GUARDS for guard in facts.guards):
+                return True
+            if any(self._lock_decorator(d.qualname) for d in facts.decorators):
+                return True
+        return job is not None and self._lock_base(job)
+
+    def _lock_decorator(self, qualname: str | None) -> bool:
+        if not qualname:
+            return False
+        last = qualname.rpartition(".")[2]
+        configured = self.options.lock_decorators
+        if qualname in configured or last in configured:
+            return True
+        if qualname.endswith(KNOWN_LOCK_DECORATOR_SUFFIXES):
+            return True
+        return takes_lock_by_name(last) or bool(set(name_words(last)) & SINGLE_INSTANCE_WORDS)
+
+    def _lock_base(self, job: Job) -> bool:
+        configured = set(self.options.lock_base_classes)
+        pending = [
+            b for b in (job.task.base, *self.project.classes.get(job.task.qualname, ())) if b
+        ]
+        seen: set[str] = set()
+        while pending:
+            base = pending.pop()
+            if base in seen:
+                continue
+            seen.add(base)
+            if base in KNOWN_LOCK_BASES or base in configured:
+                return True
+            if base.rpartition(".")[2] in configured:
+                return True
+            pending.extend(self.project.classes.get(base, ()))
+        return False
+
+    # -- scheduler-in-every-instance ---------------------------------------------------
+
+    @check("scheduler-in-every-instance")
+    def scheduler_in_every_instance(self) -> Iterator[Finding]:
+        starts = self._confirmed_starts()
+        by_function: dict[str, list[tuple[FileFacts, SchedulerStart]]] = {}
+        by_module: dict[str, list[tuple[FileFacts, SchedulerStart]]] = {}
+        for f, start in starts:
+            if start.function is None:
+                by_module.setdefault(f.module, []).append((f, start))
+            else:
+                by_function.setdefault(start.function, []).append((f, start))
+        reported: set[tuple[str, Loc]] = set()
+        for f in self.project.files:
+            for hook in f.startup_hooks:
+                if self._hook_is_locked(hook):
+                    continue
+                for loc, start, where in self._starts_from(f, hook, starts, by_function, by_module):
+                    if (f.path, loc) in reported:
+                        continue
+                    reported.add((f.path, loc))
+                    yield self.finding(
+                        "scheduler-in-every-instance",
+                        f.path,
+                        loc,
+                        _every_instance_message(hook, start, where),
+                    )
+
+    def _confirmed_starts(self) -> list[tuple[FileFacts, SchedulerStart]]:
+        objects = {o for f in self.project.files for o in f.scheduler_objects}
+        return [
+            (f, start)
+            for f in self.project.files
+            for start in f.scheduler_starts
+            if start.receiver is None or _lookup(start.receiver, objects) is not None
+        ]
+
+    def _starts_from(
+        self,
+        f: FileFacts,
+        hook: StartupHook,
+        starts: list[tuple[FileFacts, SchedulerStart]],
+        by_function: dict[str, list[tuple[FileFacts, SchedulerStart]]],
+        by_module: dict[str, list[tuple[FileFacts, SchedulerStart]]],
+    ) -> Iterator[tuple[Loc, SchedulerStart, str | None]]:
+        """Scheduler starts inside the hook (reported there), then those it reaches by
+        one call, thread target or import (reported at that call, naming the start)."""
+        for start_file, start in starts:
+            if start_file is f and _inside(start.function, hook.function):
+                if not self._function_is_locked(start.function):
+                    yield start.loc, start, None
+        for name, loc in hook.calls:
+            function = _lookup(name, by_function.keys())
+            module = _lookup(name, by_module.keys())
+            reached = by_function.get(function or "", []) + by_module.get(module or "", [])
+            for start_file, start in reached:
+                if not self._function_is_locked(start.function):
+                    yield loc, start, f"{start_file.path}:{start.loc.line}"
+
+    def _hook_is_locked(self, hook: StartupHook) -> bool:
+        return self._function_is_locked(hook.function)
+
+    def _function_is_locked(self, qualname: str | None) -> bool:
+        """A lock (leader election, a lock file) decides which instance starts it."""
+        facts = self.project.function(qualname)
+        return facts is not None and any(g.kind in LOCK_GUARDS for g in facts.guards)
+
+
+def _framework_advice(framework: str) -> str:
+    if framework == "celery":
+        return ", or give the task a single-instance base (celery-once, celery-singleton)"
+    if framework == "dramatiq":
+        return ", e.g. with dramatiq's ConcurrentRateLimiter(limit=1) as a mutex"
+    return ""
+
+
+def _lookup(name: str, known: Iterable[str]) -> str | None:
+    """``name`` itself, or the one known dotted path equal to it up to leading packages
+    (a folder without ``__init__.py`` gives its modules shorter names)."""
+    candidates = [k for k in known if k == name]
+    if not candidates:
+        candidates = [k for k in known if k.endswith("." + name) or name.endswith("." + k)]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _inside(function: str | None, hook_function: str | None) -> bool:
+    if hook_function is None:
+        return function is None
+    return function is not None and (
+        function == hook_function or function.startswith(hook_function + ".")
+    )
+
+
+def _every_instance_message(hook: StartupHook, start: SchedulerStart, where: str | None) -> str:
+    what = "an APScheduler scheduler" if start.kind == "apscheduler" else "a schedule run loop"
+    if where is not None:
+        what += f" ({where})"
+    return (
+        f"{what} is started from {hook.kind}, which runs in every web process of every "
+        "replica, so each of them runs every scheduled job: run the scheduler in one "
+        "dedicated process (a management command, its own container), or have it take a "
+        "lock so a single instance schedules"
+    )

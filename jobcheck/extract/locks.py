@@ -1,0 +1,104 @@
+"""Single-runner guards inside function bodies: a lock taken before the work.
+
+Recorded as ``Guard(kind="lock")`` on the enclosing function: a call to anything named
+like a lock (``cache.lock``, ``redis.lock``, ``acquire_lock``, ``Lock(...)``,
+``memcache_lock``, huey's ``lock_task``), the Django cache ``add`` idiom, Redis
+``set(..., nx=True)``/``setnx``, an ``acquire()``, PostgreSQL/MySQL advisory locks in SQL
+text, and ``select_for_update(skip_locked=True | nowait=True)``. Heuristic by design: a
+false "guarded" only hides a finding, a false "unguarded" would be a false positive.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from jobcheck.extract.walker import Recognizer
+from jobcheck.facts import Guard
+
+# Words in a callee's name that mean "take a lock" (split on "_" and camelCase).
+LOCK_WORDS = frozenset({"lock", "locks", "mutex", "semaphore", "redlock", "filelock", "singleton"})
+# Words that mean the call releases or inspects a lock instead of taking one.
+NOT_TAKING_WORDS = frozenset({"release", "unlock", "is", "has", "locked", "delete", "clear"})
+# Database advisory locks written in SQL text.
+SQL_LOCKS = re.compile(r"pg_(?:try_)?advisory(?:_xact)?_lock|\bget_lock\s*\(|sp_getapplock", re.I)
+_LOCK_HINT = re.compile(r"lock|mutex|semaphore|singleton", re.IGNORECASE)
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def name_words(name: str) -> list[str]:
+    """``acquire_lock`` -> [acquire, lock]; ``RedLock`` -> [red, lock]."""
+    return [word.lower() for part in name.split("_") for word in _WORD.findall(part)]
+
+
+def takes_lock_by_name(name: str) -> bool:
+    if _LOCK_HINT.search(name) is None:
+        return False  # the common case, without splitting the name
+    words = set(name_words(name))
+    return bool(words & LOCK_WORDS) and not words & NOT_TAKING_WORDS
+
+
+class LockRecognizer(Recognizer):
+    def call(self, node: cst.Call, func: str | None) -> None:
+        scope = self.walker.function
+        if scope is None:
+            return
+        kind = self._lock_kind(node)
+        if kind is not None:
+            scope.facts.guards.append(Guard(kind, self.walker.order, self.walker.loc(node)))
+
+    def _lock_kind(self, node: cst.Call) -> str | None:
+        callee = node.func
+        name = (
+            callee.attr.value if isinstance(callee, cst.Attribute) else getattr(callee, "value", "")
+        )
+        if not isinstance(name, str):
+            return None
+        if takes_lock_by_name(name) or name in ("acquire", "setnx"):
+            return "lock"
+        if name == "add" and isinstance(callee, cst.Attribute) and _names_a_cache(callee.value):
+            return "lock"  # Django's cache.add(key, ...) is atomic: False when the key exists
+        if name == "set" and _keyword_true(node, "nx"):
+            return "lock"
+        if name == "select_for_update" and (
+            _keyword_true(node, "skip_locked") or _keyword_true(node, "nowait")
+        ):
+            return "row-lock"
+        if _mentions_sql_lock(node):
+            return "advisory-lock"
+        return None
+
+
+def _names_a_cache(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Subscript):  # caches["default"]
+        expr = expr.value
+    text = expr.attr.value if isinstance(expr, cst.Attribute) else getattr(expr, "value", "")
+    return isinstance(text, str) and "cache" in text.lower()
+
+
+def _keyword_true(node: cst.Call, name: str) -> bool:
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None"))
+    return False
+
+
+def _mentions_sql_lock(node: cst.Call) -> bool:
+    """An advisory lock in a string argument: ``execute("SELECT pg_try_advisory_lock(1)")``,
+    also in f-strings and implicitly concatenated strings."""
+    for arg in node.args:
+        for text in _string_texts(arg.value):
+            if _LOCK_HINT.search(text) and SQL_LOCKS.search(text):
+                return True
+    return False
+
+
+def _string_texts(expr: cst.BaseExpression) -> list[str]:
+    if isinstance(expr, cst.SimpleString):
+        return [expr.value]
+    if isinstance(expr, cst.FormattedString):
+        return [part.value for part in expr.parts if isinstance(part, cst.FormattedStringText)]
+    if isinstance(expr, cst.ConcatenatedString):
+        return [*_string_texts(expr.left), *_string_texts(expr.right)]
+    return []

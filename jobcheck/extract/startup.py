@@ -1,0 +1,219 @@
+"""In-process schedulers and web-app start-up code.
+
+An in-process scheduler (APScheduler's ``BackgroundScheduler().start()``, a
+``schedule.run_pending()`` loop) started from code that runs in every web process
+(Django ``AppConfig.ready``, ``wsgi.py``/``asgi.py``, Flask ``create_app``, FastAPI
+startup handlers and lifespans, gunicorn server hooks) runs every job once per process
+and per replica. This recognizer records both sides; the project model joins them.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jobcheck.extract.walker import Recognizer, Walker
+from jobcheck.facts import NOWHERE, FunctionFacts, Loc, SchedulerStart, StartupHook
+from jobcheck.facts.values import CallV, string
+from jobcheck.syntax.names import dotted, module_of_import
+from jobcheck.syntax.walk import children
+
+SCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler"})
+WEB_APP_FACTORIES = frozenset(
+    {
+        "flask.Flask",
+        "quart.Quart",
+        "fastapi.FastAPI",
+        "starlette.applications.Starlette",
+        "django.core.wsgi.get_wsgi_application",
+        "django.core.asgi.get_asgi_application",
+    }
+)
+# gunicorn/config.py server hooks; ``on_starting`` and ``when_ready`` run in the master,
+# ``post_fork`` and ``post_worker_init`` in every worker: all once per server.
+GUNICORN_HOOKS = frozenset({"post_fork", "post_worker_init", "when_ready", "on_starting"})
+THREAD_STARTERS = frozenset({"Thread", "Process", "Timer", "Greenlet", "spawn"})
+
+
+def is_scheduler_class(qualname: str | None) -> bool:
+    if not qualname:
+        return False
+    root, last = qualname.partition(".")[0], qualname.rpartition(".")[2]
+    return root in SCHEDULER_ROOTS and (last.endswith("Scheduler") or last == "APScheduler")
+
+
+class StartupRecognizer(Recognizer):
+    def __init__(self, walker: Walker) -> None:
+        super().__init__(walker)
+        self._hooks: dict[str, tuple[str, Loc, list[tuple[str, Loc]]]] = {}
+        self._scheduler_names: set[str] = set()
+        self._module_calls: list[tuple[str, Loc]] = []
+        self._web_app = False
+        last = walker.facts.module.rpartition(".")[2]
+        self._entry_module = last if last in ("wsgi", "asgi") else None
+
+    # -- start-up hooks ---------------------------------------------------------------
+
+    def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
+        kind = self._hook_kind(facts)
+        if kind is None:
+            return
+        calls: list[tuple[str, Loc]] = []
+        for statement, module in self._imports_in(node.body):
+            calls.append((module, self.walker.loc(statement)))
+        self._hooks[facts.qualname] = (kind, self.walker.loc(node.name), calls)
+
+    def _hook_kind(self, facts: FunctionFacts) -> str | None:
+        name = facts.name
+        if facts.class_qualname is not None:
+            if name == "ready" and any(b.endswith("AppConfig") for b in facts.class_bases):
+                return "Django AppConfig.ready()"
+            return None
+        for decorator in facts.decorators:
+            call = decorator.call
+            on_event = (decorator.qualname or "").endswith(".on_event")
+            if (
+                on_event
+                and isinstance(call, CallV)
+                and string(call.arg(0, "event_type")) == "startup"
+            ):
+                return "a FastAPI startup handler"
+        if self.walker.function is not None:
+            return None  # only module-level functions below
+        if name == "create_app":
+            return "Flask's create_app()"
+        if name == "lifespan" and self.walker.names.imported_roots & {"fastapi", "starlette"}:
+            return "the FastAPI lifespan"
+        if name in GUNICORN_HOOKS and (
+            name in ("post_fork", "post_worker_init") or "gunicorn" in self.walker.facts.module
+        ):
+            return f"gunicorn's {name} hook"
+        return None
+
+    def _imports_in(self, body: cst.CSTNode) -> list[tuple[cst.CSTNode, str]]:
+        """Modules a hook imports (their module-level code runs then)."""
+        found: list[tuple[cst.CSTNode, str]] = []
+        stack: list[cst.CSTNode] = [body]
+        names = self.walker.names
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(current, cst.Import):
+                found.extend((current, dotted(a.name) or "") for a in current.names)
+                continue
+            if isinstance(current, cst.ImportFrom):
+                module = module_of_import(current, names.module, names.is_package)
+                if module and not isinstance(current.names, cst.ImportStar):
+                    found.append((current, module))
+                    found.extend((current, f"{module}.{dotted(a.name)}") for a in current.names)
+                continue
+            stack.extend(children(current))
+        return found
+
+    # -- scheduler objects and starts -------------------------------------------------
+
+    def assign(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        if not isinstance(value, cst.Call) or not is_scheduler_class(
+            self.walker.qualify(value.func)
+        ):
+            return
+        for target in targets:
+            key = self._variable_key(target)
+            if key is None:
+                continue
+            self._scheduler_names.add(key)
+            if self.walker.at_module_level:
+                self.walker.facts.scheduler_objects.append(key)
+
+    def _variable_key(self, expr: cst.BaseExpression) -> str | None:
+        """How a scheduler variable is known in this file: its dotted path at module
+        level, ``function:name`` inside a function, ``Class:self.attr`` on instances."""
+        name = dotted(expr)
+        if name is None:
+            return None
+        walker = self.walker
+        scope = walker.function
+        if name.startswith("self.") and scope is not None and scope.facts.class_qualname:
+            return f"{scope.facts.class_qualname}:{name}"
+        head = name.partition(".")[0]
+        local = head not in walker.names.defined and head not in walker.names.aliases
+        if scope is not None and "." not in name and local:
+            return f"{scope.facts.qualname}:{name}"
+        return walker.names.resolve(name)
+
+    def call(self, node: cst.Call, func: str | None) -> None:
+        walker = self.walker
+        if isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method == "start":
+                self._start(node, node.func.value)
+            elif method == "run_pending" and "schedule" in walker.names.imported_roots:
+                self._record_start("schedule", node, None)
+        elif func == "schedule.run_pending":
+            self._record_start("schedule", node, None)
+        if func in WEB_APP_FACTORIES and walker.at_module_level:
+            self._web_app = True
+        self._record_hook_call(node, func)
+
+    def _start(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
+        walker = self.walker
+        if isinstance(receiver, cst.Call):
+            if is_scheduler_class(walker.qualify(receiver.func)):
+                self._record_start("apscheduler", node, None)
+            return
+        key = self._variable_key(receiver)
+        if key is None:
+            return
+        if key in self._scheduler_names:
+            self._record_start("apscheduler", node, None)
+            return
+        name = dotted(receiver) or ""
+        head = name.partition(".")[0]
+        if head in walker.names.aliases and "sched" in name.rpartition(".")[2].lower():
+            # Imported from another module: confirmed against its scheduler objects later.
+            self._record_start("apscheduler", node, key)
+
+    def _record_start(self, kind: str, node: cst.Call, receiver: str | None) -> None:
+        walker = self.walker
+        scope = walker.function
+        walker.facts.scheduler_starts.append(
+            SchedulerStart(
+                kind=kind,
+                function=scope.facts.qualname if scope else None,
+                loc=walker.loc(node),
+                text=walker.text(node),
+                receiver=receiver,
+            )
+        )
+
+    def _record_hook_call(self, node: cst.Call, func: str | None) -> None:
+        walker = self.walker
+        scope = walker.function
+        if scope is not None and scope.facts.qualname in self._hooks:
+            calls = self._hooks[scope.facts.qualname][2]
+        elif self._entry_module is not None and walker.at_module_level:
+            calls = self._module_calls
+        else:
+            return
+        if func is not None:
+            calls.append((func, walker.loc(node)))
+        if (func or "").rpartition(".")[2] in THREAD_STARTERS:
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in ("target", "run"):
+                    target = walker.qualify(arg.value)
+                    if target is not None:
+                        calls.append((target, walker.loc(arg.value)))
+
+    def finish(self) -> None:
+        facts = self.walker.facts
+        for qualname, (kind, loc, calls) in self._hooks.items():
+            facts.startup_hooks.append(StartupHook(kind, qualname, loc, tuple(calls)))
+        if self._entry_module is not None or self._web_app:
+            kind = (
+                f"{self._entry_module}.py (loaded by every web worker)"
+                if self._entry_module
+                else "a web app module (imported by every web worker)"
+            )
+            facts.startup_hooks.append(StartupHook(kind, None, NOWHERE, tuple(self._module_calls)))

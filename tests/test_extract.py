@@ -1,0 +1,107 @@
+"""Per-file extraction: names through imports, values, positions, payload kinds."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from jobcheck.extract import extract_file, suppressions
+from jobcheck.facts.values import CallV, Const, DictV, Ref
+from jobcheck.syntax.names import Names
+from jobcheck.syntax.positions import Positions
+
+
+def facts(source: str, module: str = "shop.tasks", is_package: bool = False):
+    return extract_file("f.py", source.encode(), module, is_package)
+
+
+def test_aliased_and_relative_imports_resolve() -> None:
+    result = facts(
+        "from celery import shared_task as st\n"
+        "from ..orders import tasks as order_tasks\n"
+        "@st(time_limit=5)\ndef f(x):\n    order_tasks.send.delay(x)\n",
+        module="shop.api.views",
+    )
+    (task,) = result.tasks
+    assert task.decorator == "celery.shared_task"
+    (site,) = result.enqueues
+    assert site.target == "shop.orders.tasks.send"
+
+
+def test_relative_import_in_package_init() -> None:
+    names = Names("shop.orders", is_package=True)
+    names.add_import(cst.parse_statement("from .tasks import send").body[0])  # type: ignore[attr-defined]
+    assert names.resolve("send") == "shop.orders.tasks.send"
+
+
+def test_values_are_folded_and_resolved() -> None:
+    result = facts(
+        "from celery import Celery\nfrom celery.schedules import crontab\n"
+        "HOUR = 60 * 60\napp = Celery('p')\n"
+        "app.conf.update(task_time_limit=2 * HOUR,"
+        " beat_schedule={'a': {'schedule': crontab(minute=0)}},"
+        " broker_transport_options={'visibility_timeout': 3600})\n"
+    )
+    settings = {s.key: s.value for s in result.settings}
+    assert settings["task_time_limit"] == Const(7200)
+    schedule = settings["beat_schedule"]
+    assert isinstance(schedule, DictV)
+    entry = schedule.get("a")
+    assert isinstance(entry, DictV)
+    assert entry.get("schedule") == CallV("celery.schedules.crontab", (), (("minute", Const(0)),))
+    assert settings["broker_transport_options"] == DictV(
+        ((Const("visibility_timeout"), Const(3600)),)
+    )
+
+
+def test_non_celery_task_decorators_are_ignored() -> None:
+    result = facts(
+        "from invoke import task\nimport airflow.decorators\n"
+        "@task\ndef a(c): pass\n@airflow.decorators.task\ndef b(): pass\n"
+    )
+    assert result.tasks == []
+
+
+def test_positions_match_libcst_position_provider() -> None:
+    source = (
+        "# header\n\nimport x\n\n\nclass A:\n    def m(self):\n        return f(1,\n   2)\n\n\n"
+        "def g():\n    y = h(  3 )\n    return y\n"
+    )
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = Positions(module, source)
+    calls = [n for n in expected if isinstance(n, cst.Call)]
+    assert len(calls) == 2
+    for call in calls:
+        top = next(s for s in module.body if _contains(s, call))
+        loc = positions.loc(call, top)
+        want = expected[call]
+        assert (loc.line, loc.column, loc.end_line, loc.end_column) == (
+            want.start.line,
+            want.start.column + 1,
+            want.end.line,
+            want.end.column + 1,
+        )
+
+
+def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def test_suppression_comments() -> None:
+    text = "a = 1  # jobcheck: ignore[SCL-21, fat-payload]\nb = 2\nc = 3  # JOBCHECK: ignore\n"
+    assert suppressions(text) == {1: frozenset({"SCL-21", "fat-payload"}), 3: None}
+
+
+def test_references_to_module_names_are_qualified() -> None:
+    result = facts("from celery import Celery\napp = Celery('p')\n@app.task\ndef f(): pass\n")
+    (task,) = result.tasks
+    assert task.app_ref == "shop.tasks.app"
+    assert result.apps[0].qualname == "shop.tasks.app"
+    assert Ref("x") != Ref("y")
