@@ -273,7 +273,7 @@ class RoutingRecognizer(Recognizer):
                         walker.facts.queues.append(
                             QueueDecl("rq", string(key), walker.loc(element.key))
                         )
-        elif name.isupper() and "QUEUE" in name:
+        elif name.isupper() and _may_name_a_queue(name, value):
             prefix = walker.class_scope.qualname if walker.classes else walker.facts.module
             walker.facts.constants.append(
                 Constant(f"{prefix}.{name}", walker.evaluate(value), walker.loc(node))
@@ -433,6 +433,14 @@ class RoutingRecognizer(Recognizer):
                     _persists(function) if function is not None else None,
                 )
             )
+
+
+def _may_name_a_queue(name: str, value: cst.BaseExpression) -> bool:
+    """An upper-case constant that may hold a queue name: ``EMAIL = "email"``, or any
+    value of a name that says QUEUE (``EMAIL_QUEUE = os.environ.get(...)``)."""
+    if "QUEUE" in name:
+        return True
+    return isinstance(value, cst.SimpleString) and len(value.value) <= 66
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:
