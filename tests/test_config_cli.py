@@ -215,9 +215,11 @@ def test_runbook_dirs_from_config(tmp_path: Path) -> None:
     assert findings("--select", "EVT-24", str(root)) == []
 
 
-def test_runbooks_are_not_judged_when_single_files_are_checked(tmp_path: Path) -> None:
+def test_runbooks_are_not_judged_when_single_files_are_checked_alone(tmp_path: Path) -> None:
     jobs = FIXTURES / "evt24" / "rq_no_runbook" / "jobs.py"
-    assert findings("--select", "EVT-24", str(jobs)) == []
+    assert findings("--select", "EVT-24", "--no-project", str(jobs)) == []
+    # The folder around it is a project without a runbook.
+    assert len(findings("--select", "EVT-24", str(jobs.parent))) == 1
 
 
 def test_django_settings_limits_where_settings_count(tmp_path: Path) -> None:
