@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from jobcheck.project.model import Project
 
 _MAX_RESULTS = 5
-_built = False
-"""Whether astroid built a module since the last :func:`clear`."""
 
 
 def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> str | None:
