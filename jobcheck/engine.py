@@ -76,22 +76,11 @@ def check_paths(
 ) -> Report:
     """Run jobcheck over ``paths``; raises DiscoveryError for paths that do not exist."""
     settings = settings or RunSettings()
-    files = discover(
-        paths,
-        exclude=(*options.exclude, *options.extend_exclude),
-        respect_gitignore=options.respect_gitignore,
-    )
-    inputs = [_read(source, settings.overrides) for source in files]
-    facts, errors = analyse(inputs, settings)
+    files, facts, errors = collect_facts(paths, options, settings)
     report = Report(errors=errors, files_checked=len(files), files_analysed=len(facts))
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
-    project = Project(facts, source_of=lambda p: overrides.get(p) or _read_text(p))
-    try:
-        findings = run_checks(project, options, selection)
-    finally:
-        inference.clear()
-    report.findings, report.unused_suppressions = apply_suppressions(
-        findings, {f.path: f for f in facts}, load_catalog(), options
+    report.findings, report.unused_suppressions = check_facts(
+        facts, options, selection, source_of=lambda p: overrides.get(p) or _read_text(p)
     )
     return report
 
@@ -158,13 +147,32 @@ def _extract_star(arguments: tuple) -> FileFacts:
     return extract_file(*arguments)
 
 
-def run_checks(project: Project, options: Options, selection: Selection) -> list[Finding]:
+CheckErrorHandler = Callable[[str, str, Exception], None]
+
+
+def run_checks(
+    project: Project,
+    options: Options,
+    selection: Selection,
+    on_error: CheckErrorHandler | None = None,
+) -> list[Finding]:
+    """Findings of every enabled check. With ``on_error`` (the language server), a check
+    that raises is reported to it as (rule, slug, error) and skipped; without it the
+    error propagates."""
     findings: list[Finding] = []
     for rule_class in RULE_CLASSES:
         slugs = selection.slugs_of(rule_class.rule)
         if not slugs:
             continue
-        findings.extend(rule_class(project, options).run(slugs))
+        if on_error is None:
+            findings.extend(rule_class(project, options).run(slugs))
+            continue
+        rule = rule_class(project, options)
+        for slug in sorted(slugs & rule_class.implemented().keys()):
+            try:
+                findings.extend(list(rule.run({slug})))
+            except Exception as error:
+                on_error(rule_class.rule, slug, error)
     return findings
 
 
@@ -278,3 +286,38 @@ def _read_text(path: str) -> str | None:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def collect_facts(
+    paths: Sequence[str], options: Options, settings: RunSettings
+) -> tuple[list[SourceFile], list[FileFacts], list[FileError]]:
+    """Discover the files under ``paths`` and extract the facts of those that matter;
+    raises DiscoveryError for paths that do not exist."""
+    files = discover(
+        paths,
+        exclude=(*options.exclude, *options.extend_exclude),
+        respect_gitignore=options.respect_gitignore,
+    )
+    inputs = [_read(source, settings.overrides) for source in files]
+    facts, errors = analyse(inputs, settings)
+    return files, facts, errors
+
+
+def check_facts(
+    facts: Sequence[FileFacts],
+    options: Options,
+    selection: Selection,
+    source_of: Callable[[str], str | None] | None = None,
+    on_error: CheckErrorHandler | None = None,
+    clear_inference: bool = True,
+) -> tuple[list[Finding], list[UnusedSuppression]]:
+    """Build the project model from every file's facts, run the enabled checks and
+    apply suppressions: the part of a run the CLI and the language server share (the
+    server keeps astroid's cache and forgets only its project's modules)."""
+    project = Project(facts, source_of=source_of)
+    try:
+        findings = run_checks(project, options, selection, on_error)
+    finally:
+        if clear_inference:
+            inference.clear()
+    return apply_suppressions(findings, {f.path: f for f in facts}, load_catalog(), options)

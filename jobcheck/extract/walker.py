@@ -77,13 +77,15 @@ class Walker:
         module: cst.Module,
         source: str,
         is_package: bool,
+        positions: Positions | None = None,
     ) -> None:
         self.facts = facts
         self.module = module
         self.names = Names(facts.module, is_package)
         self.constants: dict[str, Value] = {}
         self.evaluate = Evaluator(module, self.names, self.constants)
-        self.positions = Positions(module, source)
+        # The language server passes positions it keeps across edits of a buffer.
+        self.positions = positions or Positions(module, source)
         self.recognizers: list[Recognizer] = []
         self.functions: list[FunctionScope] = []
         self.classes: list[ClassScope] = []

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from jobcheck.project.model import Project
 
 _MAX_RESULTS = 5
+_used = False
+"""Whether astroid built anything since the last :func:`clear`."""
 
 
 def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> str | None:
@@ -31,6 +33,8 @@ def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> 
     source = project.source_of(f.path)
     if source is None:
         return None
+    global _used
+    _used = True
     root = _import_root(f)
     try:
         with _on_sys_path(root):
@@ -50,11 +54,34 @@ def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> 
 
 def clear() -> None:
     """Drop every module astroid built during this run."""
+    global _used
+    if not _used:
+        return  # clear_cache() rebuilds the builtins module: about a second, for nothing
+    _used = False
     try:
         import astroid
     except ImportError:  # pragma: no cover
         return
     astroid.MANAGER.clear_cache()
+
+
+def forget_modules_under(folder: str) -> None:
+    """Drop the modules astroid read from files under ``folder`` and keep the rest
+    (builtins, the standard library, installed packages). The language server calls
+    this after each run: the project's files change between runs, the others do not,
+    and rebuilding them all (``clear``) costs about a second."""
+    global _used
+    if not _used:
+        return
+    _used = False
+    try:
+        import astroid
+    except ImportError:  # pragma: no cover
+        return
+    prefix = folder.rstrip("/") + "/"
+    cache = astroid.MANAGER.astroid_cache
+    for name in [n for n, m in cache.items() if (m.file or "").startswith(prefix)]:
+        del cache[name]
 
 
 def _module(project: Project, f: FileFacts, source: str):  # type: ignore[no-untyped-def]

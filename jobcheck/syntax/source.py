@@ -31,13 +31,16 @@ def decode(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def parse(text: str) -> cst.Module:
+def parse(text: str, first_line: int = 1) -> cst.Module:
+    """Parse ``text``; error messages count lines from ``first_line`` (the language
+    server parses a piece of a buffer that starts there)."""
     try:
         return cst.parse_module(text, config=_PARSER_CONFIG)
     except cst.ParserSyntaxError as error:
         message = error.message.strip().splitlines()[0] if error.message else "invalid syntax"
+        line = error.raw_line + first_line - 1
         raise SourceError(
-            f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {message}"
+            f"syntax error at line {line}, column {error.raw_column + 1}: {message}"
         ) from None
     except (RecursionError, MemoryError, ValueError) as error:
         raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
