@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.generate_module import generate_module
 from jobcheck.extract import extract_file
-from jobcheck.lsp.incremental import parse_buffer, split_lines, update_buffer
+from jobcheck.lsp.incremental import extract_buffer, parse_buffer, split_lines, update_buffer
 from jobcheck.syntax.source import SourceError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -85,8 +85,6 @@ def _check_same(previous, text: str) -> object:
     assert updated.tree.code == text
     assert updated.tree.deep_equals(full.tree)
     assert updated.starts == full.starts
-    from jobcheck.lsp.incremental import extract_buffer
-
     expected = extract_file(PATH, text.encode(), "pkg.tasks")
     assert extract_buffer(updated, PATH, "pkg.tasks", False) == expected
     return updated
@@ -119,6 +117,24 @@ def test_an_edit_reparses_only_the_statements_around_it() -> None:
     updated = update_buffer(buffer, "".join(lines))
     assert updated.reparsed_lines < 100
     assert updated.tree.code == "".join(lines)
+
+
+def test_an_edit_walks_only_the_statements_it_changed() -> None:
+    text = generate_module(2000)
+    buffer = parse_buffer(text)
+    first = extract_buffer(buffer, PATH, "pkg.tasks", False)
+    assert buffer.walked_statements == len(buffer.tree.body)
+    lines = split_lines(text)
+    target = next(i for i in range(1000, len(lines)) if "time_limit=" in lines[i])
+    lines[target] = lines[target].replace("time_limit=", "time_limit=1", 1)
+    # A line inserted above moves everything below: replayed facts must move with it.
+    lines.insert(100, "# a new comment line\n")
+    edited = "".join(lines)
+    updated = update_buffer(buffer, edited)
+    facts = extract_buffer(updated, PATH, "pkg.tasks", False)
+    assert updated.walked_statements <= 4
+    assert facts == extract_file(PATH, edited.encode(), "pkg.tasks")
+    assert facts != first
 
 
 def test_syntax_errors_name_the_line_in_the_whole_buffer() -> None:

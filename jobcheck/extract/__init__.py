@@ -48,12 +48,14 @@ def extract_tree(
     text: str,
     is_package: bool = False,
     positions: Positions | None = None,
+    walker_class: type[Walker] = Walker,
 ) -> FileFacts:
     """The facts of an already parsed module (the language server parses edited buffers
-    incrementally and keeps ``positions`` across edits). Never raises."""
+    incrementally, keeps ``positions`` across edits and uses a walker that replays
+    unchanged statements). Never raises."""
     path, module = facts.path, facts.module
     try:
-        walker = Walker(facts, tree, text, is_package, positions)
+        walker = walker_class(facts, tree, text, is_package, positions)
         walker.recognizers = [recognizer(walker) for recognizer in RECOGNIZERS]
         return walker.run()
     except RecursionError:

@@ -21,12 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jobcheck.extract import extract_tree, suppressions
 from jobcheck.facts import FileFacts, Loc
+from jobcheck.lsp.reuse import ReusingWalker
 from jobcheck.syntax.positions import Positions
 from jobcheck.syntax.source import parse
 
@@ -56,8 +58,12 @@ class ParsedBuffer:
     and blank lines included)."""
     ranges: dict[int, _StatementRanges] = field(default_factory=dict)
     """Positions of statements placed so far, shared by the versions of one buffer."""
+    replays: dict = field(default_factory=dict)
+    """What the walker learnt from each statement (:mod:`jobcheck.lsp.reuse`)."""
     reparsed_lines: int = 0
     """How many lines the last update parsed (for benchmarks and tests)."""
+    walked_statements: int = 0
+    """How many top-level statements the last extraction walked (the rest replayed)."""
     exact: bool = True
     """Whether the tree gives back the text line for line. libcst drops a line that
     holds only a backslash; such a buffer is always parsed in full."""
@@ -86,7 +92,7 @@ def update_buffer(old: ParsedBuffer, text: str) -> ParsedBuffer:
     spliced = _splice(old, text, lines)
     if spliced is None:
         fresh = parse_buffer(text)
-        fresh.ranges = old.ranges
+        fresh.ranges, fresh.replays = old.ranges, old.replays
         _forget_unused(fresh)
         return fresh
     _forget_unused(spliced)
@@ -98,7 +104,24 @@ def extract_buffer(buffer: ParsedBuffer, path: str, module: str, is_package: boo
     facts = FileFacts(path=path, module=module)
     facts.suppressions = suppressions(buffer.text)
     positions = BufferPositions(buffer)
-    return extract_tree(facts, buffer.tree, buffer.text, is_package, positions)
+    if not buffer.exact:
+        return extract_tree(facts, buffer.tree, buffer.text, is_package, positions)
+    starts = {id(s): start for s, start in zip(buffer.tree.body, buffer.starts, strict=True)}
+
+    class Replaying(ReusingWalker):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self.use_replays(buffer.replays, starts)
+
+        def run(self) -> FileFacts:
+            try:
+                return super().run()
+            finally:
+                buffer.walked_statements = self.walked
+
+    return extract_tree(
+        facts, buffer.tree, buffer.text, is_package, positions, walker_class=Replaying
+    )
 
 
 class BufferPositions(Positions):
@@ -165,6 +188,8 @@ def _splice(old: ParsedBuffer, text: str, lines: list[str]) -> ParsedBuffer | No
     footer = segment.footer if not suffix else old.tree.footer
     first_new_line = _line_count(segment, header) if i0 == 0 else segment_start
     new_starts = _starts(segment, first_new_line, new_statements)
+    body_end = segment_end - _line_count(segment, segment.footer)
+    _keep_unchanged(old, i0, i1, lines, new_statements, new_starts, body_end)
     suffix_starts = [start + delta for start in old.starts[i1:]]
     if suffix and segment.footer:
         suffix_starts[0] -= _line_count(segment, segment.footer)
@@ -178,8 +203,39 @@ def _splice(old: ParsedBuffer, text: str, lines: list[str]) -> ParsedBuffer | No
     )
     starts = [*old.starts[:i0], *new_starts, *suffix_starts]
     return ParsedBuffer(
-        text, lines, tree, starts, old.ranges, reparsed_lines=segment_end - segment_start
+        text,
+        lines,
+        tree,
+        starts,
+        old.ranges,
+        old.replays,
+        reparsed_lines=segment_end - segment_start,
     )
+
+
+def _keep_unchanged(
+    old: ParsedBuffer,
+    i0: int,
+    i1: int,
+    lines: list[str],
+    new_statements: list,
+    new_starts: list[int],
+    body_end: int,
+) -> None:
+    """Put the old node objects back for re-parsed statements whose text did not change
+    (the neighbours parsed for context, the statements between two edits), so that their
+    remembered positions and facts stay usable. A top-level statement's text parses the
+    same wherever it stands. ``body_end`` is the line where the new statements end."""
+    last_old = len(old.tree.body) - 1
+    unchanged: dict[tuple[str, ...], list[int]] = {}
+    for i in range(i0, min(i1, last_old)):  # the module's last statement has no known end
+        text = tuple(old.lines[old.starts[i] : old.starts[i + 1]])
+        unchanged.setdefault(text, []).append(i)
+    for j in range(len(new_statements)):
+        end = new_starts[j + 1] if j + 1 < len(new_starts) else body_end
+        candidates = unchanged.get(tuple(lines[new_starts[j] : end]))
+        if candidates:
+            new_statements[j] = old.tree.body[candidates.pop(0)]
 
 
 def _changed_lines(old: list[str], new: list[str]) -> tuple[int, int]:
@@ -246,8 +302,9 @@ def _with_leading(statement: cst.BaseStatement, lines: tuple | list) -> cst.Base
 def _forget_unused(buffer: ParsedBuffer) -> None:
     """Drop cached positions of statements no longer in the tree (bounded memory)."""
     alive = {id(statement) for statement in buffer.tree.body}
-    for key in [k for k in buffer.ranges if k not in alive]:
-        del buffer.ranges[key]
+    for cache in (buffer.ranges, buffer.replays):
+        for key in [k for k in cache if k not in alive]:
+            del cache[key]
 
 
 def _without_bom(text: str) -> str:
