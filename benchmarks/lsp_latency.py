@@ -41,6 +41,7 @@ class Client(LanguageClient):
         super().__init__("jobcheck-benchmark", "1")
         self.published: dict[str, list[tuple[float, int | None, list]]] = {}
         self.events: dict[str, asyncio.Event] = {}
+        self.runs: list[str] = []
 
         @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def publish(params: types.PublishDiagnosticsParams) -> None:
@@ -52,6 +53,8 @@ class Client(LanguageClient):
         def log_message(params: types.LogMessageParams) -> None:
             if params.type in (types.MessageType.Error, types.MessageType.Warning):
                 print(f"  server: {params.message}", file=sys.stderr)
+            elif params.message.startswith("jobcheck: run "):
+                self.runs.append(params.message)
 
     def event(self, uri: str) -> asyncio.Event:
         return self.events.setdefault(uri, asyncio.Event())
@@ -86,6 +89,7 @@ async def start(root: Path) -> Client:
             ),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options={"logTimings": True},
         )
     )
     client.initialized(types.InitializedParams())
@@ -173,6 +177,9 @@ async def typing_latency(edits: int, lines: int) -> list[float]:
             arrived = await client.wait_for(uri, lambda v, _, want=version: v == want)
             timings.append(arrived - sent)
             await asyncio.sleep(0.05)  # a typist's pause; lets the server go idle
+        print("  server's own timings (ms) of the last runs:")
+        for line in client.runs[-3:]:
+            print("   ", line.removeprefix("jobcheck: "))
         await client.shutdown_async(None)
         client.exit(None)
         await client.stop()

@@ -376,7 +376,7 @@ async def test_a_check_that_raises_is_logged_and_skipped(project: Path) -> None:
     from pytest_lsp import make_test_lsp_client
 
     lsp = make_test_lsp_client()
-    await lsp.start_io(sys.executable, str(HERE / "lsp_server_with_broken_check.py"))
+    await lsp.start_io(sys.executable, str(HERE / "lsp_server_with_patched_check.py"), "broken")
     await lsp.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("neovim"), root_uri=project.as_uri()
@@ -386,6 +386,39 @@ async def test_a_check_that_raises_is_logged_and_skipped(project: Path) -> None:
     found = await _until(lsp, uri, lambda d: len(d) >= 1)
     assert _codes(found) == {"SCL-21 fat-payload"}  # the other checks still ran
     assert any("missing-time-limit failed and was skipped" in m.message for m in lsp.log_messages)
+    await lsp.shutdown_session()
+    await lsp.stop()
+
+
+async def test_a_checks_autofix_is_offered_as_a_quick_fix(project: Path) -> None:
+    from pytest_lsp import make_test_lsp_client
+
+    lsp = make_test_lsp_client()
+    await lsp.start_io(sys.executable, str(HERE / "lsp_server_with_patched_check.py"), "fix")
+    await lsp.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("neovim"), root_uri=project.as_uri()
+        )
+    )
+    uri = _open(lsp, project / "shop" / "tasks.py")
+    found = await _until(lsp, uri, lambda d: "SCL-18 missing-time-limit" in _codes(d))
+    limit = next(d for d in found if str(d.code) == "SCL-18 missing-time-limit")
+    result = await lsp.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=limit.range,
+            context=types.CodeActionContext(diagnostics=[limit]),
+        )
+    )
+    fix = next(a for a in result or [] if a.title == "Add a time limit")
+    assert isinstance(fix, types.CodeAction)
+    assert fix.is_preferred is True
+    assert fix.edit is not None and fix.edit.changes is not None
+    lsp.position_encoding = "utf-16"  # type: ignore[attr-defined]
+    fixed = _apply(lsp, TASKS, fix.edit.changes[uri])
+    assert "@shared_task(time_limit=60, soft_time_limit=50)\n" in fixed
+    _replace_all(lsp, uri, 2, fixed)
+    await _until(lsp, uri, lambda d: "SCL-18 missing-time-limit" not in _codes(d))
     await lsp.shutdown_session()
     await lsp.stop()
 

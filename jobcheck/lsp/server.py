@@ -14,10 +14,12 @@ facts and diagnostics are kept, and the syntax error is logged once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import queue
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,16 @@ class RunResult:
     messages: list[tuple[types.MessageType, str]] = field(default_factory=list)
     shown: list[tuple[types.MessageType, str]] = field(default_factory=list)
     syntax_errors: dict[str, str | None] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per stage of the run, for the ``logTimings`` option."""
+
+    @contextlib.contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
 
 
 class LintThread:
@@ -127,6 +139,7 @@ class JobcheckLanguageServer(LanguageServer):
             "jobcheck", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
         )
         self.debounce = DEFAULT_DEBOUNCE
+        self.log_timings = False
         self.jobs = 0
         self.documents: dict[str, OpenDocument] = {}
         self.projects: dict[str, ProjectState] = {}
@@ -188,6 +201,7 @@ class JobcheckLanguageServer(LanguageServer):
                     "keeping its last diagnostics until it does",
                 )
             document.syntax_error = error
+        published = time.perf_counter()
         for publication in result.publications:
             document = self.documents.get(publication.uri)
             if document is None:
@@ -203,6 +217,9 @@ class JobcheckLanguageServer(LanguageServer):
                 )
             )
         self.run_count += 1
+        if self.log_timings and result.publications:
+            elapsed = (time.perf_counter() - published) * 1000
+            self._log(types.MessageType.Log, f"jobcheck: published in {elapsed:.1f} ms")
 
     def _snapshot(self, work: Work) -> None:
         """Copy what the lint thread reads from the workspace, on the event loop."""
@@ -275,6 +292,18 @@ class JobcheckLanguageServer(LanguageServer):
         return state
 
     def _lint(self, work: Work) -> RunResult:
+        started = time.perf_counter(), time.process_time()
+        result = self._lint_work(work)
+        if self.log_timings:
+            wall = (time.perf_counter() - started[0]) * 1000
+            cpu = (time.process_time() - started[1]) * 1000
+            stages = ", ".join(f"{k} {v * 1000:.1f}" for k, v in result.timings.items())
+            result.messages.append(
+                (types.MessageType.Log, f"jobcheck: run {wall:.1f} ms (cpu {cpu:.1f}): {stages}")
+            )
+        return result
+
+    def _lint_work(self, work: Work) -> RunResult:
         result = RunResult()
         for root in work.reload_roots:
             self.projects.pop(root, None)
@@ -297,14 +326,17 @@ class JobcheckLanguageServer(LanguageServer):
             state = self._project(document.root, result)
             if not state.contains(path):
                 continue
-            result.syntax_errors[uri] = state.set_buffer(path, text)
+            with result.timed("extract"):
+                result.syntax_errors[uri] = state.set_buffer(path, text)
             touched.add(document.root)
         for root in touched:
             state = self._project(root, result)
-            run = state.check(thorough=work.thorough)
+            with result.timed("check"):
+                run = state.check(thorough=work.thorough)
             for message in run.errors:
                 result.messages.append((types.MessageType.Error, f"jobcheck: {message}"))
-            self._publications(state, root, run.findings, documents, work, result)
+            with result.timed("diagnostics"):
+                self._publications(state, root, run.findings, documents, work, result)
         return result
 
     def _publications(
@@ -357,6 +389,7 @@ def make_server() -> JobcheckLanguageServer:
                 ls.debounce = max(0.0, float(options["debounce"]))
             if isinstance(options.get("jobs"), int):
                 ls.jobs = max(0, options["jobs"])
+            ls.log_timings = options.get("logTimings") is True
         roots = [f.uri for f in params.workspace_folders or []]
         if not roots and params.root_uri:
             roots = [params.root_uri]
@@ -366,8 +399,10 @@ def make_server() -> JobcheckLanguageServer:
 
     @ls.feature(types.INITIALIZED)
     async def initialized(ls: JobcheckLanguageServer, params: types.InitializedParams) -> None:
-        # Analyse the workspace now, so the first document opens onto a ready project.
-        ls._pending.reload_roots.update(ls.workspace_roots)
+        # Analyse the workspace now, so the first document opens onto a ready project
+        # (not a home folder or the file system's root: those wait for a document).
+        too_wide = {str(Path.home()), "/"}
+        ls._pending.reload_roots.update(r for r in ls.workspace_roots if r not in too_wide)
         ls.request(0)
         await _watch_files(ls)
 
