@@ -310,11 +310,15 @@ def check_facts(
     source_of: Callable[[str], str | None] | None = None,
     on_error: CheckErrorHandler | None = None,
     clear_inference: bool = True,
+    inference_memo: dict | None = None,
 ) -> tuple[list[Finding], list[UnusedSuppression]]:
     """Build the project model from every file's facts, run the enabled checks and
     apply suppressions: the part of a run the CLI and the language server share (the
-    server keeps astroid's cache and forgets only its project's modules)."""
+    server keeps astroid's cache, forgets only its project's modules and remembers
+    inference answers across runs in ``inference_memo``)."""
     project = Project(facts, source_of=source_of)
+    if inference_memo is not None:
+        project.inference_memo = inference_memo  # type: ignore[attr-defined]
     try:
         findings = run_checks(project, options, selection, on_error)
     finally:

@@ -106,6 +106,9 @@ class ProjectState:
         self.skipped: set[str] = set()
         """Discovered files the prefilter skipped (candidates for the second pass)."""
         self._second_pass_keys: tuple[frozenset[str], frozenset[str]] | None = None
+        self.inference_memo: dict = {}
+        """astroid's answers for ambiguous job arguments, by (path, location, text):
+        inference reads the file's text and the other modules on disk."""
 
     # -- the whole project --------------------------------------------------------------
 
@@ -154,6 +157,7 @@ class ProjectState:
         if buffer.text == text and (buffer.parsed is not None or buffer.error is not None):
             return buffer.error
         buffer.text = text
+        self._forget_inference(path)
         try:
             if buffer.parsed is None:
                 buffer.parsed = parse_buffer(text)
@@ -169,11 +173,21 @@ class ProjectState:
     def close_buffer(self, path: str) -> None:
         """The editor closed ``path``: the file on disk counts again."""
         self.buffers.pop(path, None)
+        self._forget_inference(path)
         self.reload_from_disk(path)
+
+    def files_saved(self) -> None:
+        """Files changed on disk: astroid reads other modules from there."""
+        self.inference_memo.clear()
+
+    def _forget_inference(self, path: str) -> None:
+        for key in [k for k in self.inference_memo if k[0] == path]:
+            del self.inference_memo[key]
 
     def reload_from_disk(self, path: str) -> None:
         """``path`` changed on disk (or its buffer was closed): re-read it, unless an
         open buffer holds it."""
+        self.inference_memo.clear()
         if path in self.buffers:
             return
         self.facts.pop(path, None)
@@ -220,6 +234,7 @@ class ProjectState:
                 source_of=self._source_of,
                 on_error=on_error,
                 clear_inference=False,
+                inference_memo=self.inference_memo,
             )
         finally:
             inference.forget_modules_under(str(self.root))

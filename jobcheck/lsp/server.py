@@ -66,6 +66,7 @@ class Work:
     """Paths changed on disk (watched files)."""
     reload_roots: set[str] = field(default_factory=set)
     thorough: bool = False
+    saved: bool = False
     documents: dict[str, OpenDocument] = field(default_factory=dict)
     """The open documents when the run was submitted (a snapshot for the lint thread)."""
 
@@ -305,6 +306,9 @@ class JobcheckLanguageServer(LanguageServer):
 
     def _lint_work(self, work: Work) -> RunResult:
         result = RunResult()
+        if work.saved:
+            for state in self.projects.values():
+                state.files_saved()
         for root in work.reload_roots:
             self.projects.pop(root, None)
         touched: set[str] = set(work.reload_roots)
@@ -423,6 +427,7 @@ def make_server() -> JobcheckLanguageServer:
     def did_save(ls: JobcheckLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
         if params.text_document.uri in ls.documents:
             ls.document_changed(params.text_document.uri, thorough=True)
+            ls._pending.saved = True
             ls.request(0)
 
     @ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -25,7 +25,22 @@ _used = False
 
 
 def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> str | None:
-    """The dotted path of the class ``argument`` is an instance of, if astroid can tell."""
+    """The dotted path of the class ``argument`` is an instance of, if astroid can tell.
+
+    A project may carry an ``inference_memo`` dict (the language server keeps one across
+    runs and drops a file's entries when its text changes, all of them when files on
+    disk change): answers are looked up there first."""
+    memo = getattr(project, "inference_memo", None)
+    key = (f.path, argument.loc, argument.text)
+    if memo is not None and key in memo:
+        return memo[key]
+    found = _infer_argument_class(project, f, argument)
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
+def _infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> str | None:
     try:
         import astroid
     except ImportError:  # pragma: no cover - astroid is a dependency
