@@ -16,7 +16,7 @@ function createClient() {
   };
   const clientOptions = {
     documentSelector: [{ scheme: "file", language: "python" }],
-    initializationOptions: { debounce: config.get("debounce", 0.02) },
+    initializationOptions: { debounce: config.get("debounce", 0.01) },
   };
   return new LanguageClient("jobcheck", "jobcheck", serverOptions, clientOptions);
 }

@@ -38,9 +38,10 @@ from jobcheck.lsp.project_state import ProjectState, find_root, path_key
 
 log = logging.getLogger(__name__)
 
-DEFAULT_DEBOUNCE = 0.02
+DEFAULT_DEBOUNCE = 0.01
 """Seconds to wait after a change before linting: enough to merge the burst of
-notifications one edit can send, short against the time a run takes."""
+notifications one edit can send (changes that arrive during a run are merged into the
+next run anyway), short against the time a run takes."""
 
 WATCHED_FILES = ("**/*.py", "**/pyproject.toml", "**/jobcheck.toml", "**/.gitignore")
 
