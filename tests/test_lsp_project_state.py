@@ -12,6 +12,7 @@ import pytest
 from jobcheck.catalog import load_catalog
 from jobcheck.config import Options
 from jobcheck.engine import RunSettings, Selection, check_paths
+from jobcheck.lsp.actions import lines_that_cannot_end_with_a_comment
 from jobcheck.lsp.project_state import ProjectState, find_root, path_key
 
 SHOP = Path(__file__).parent.parent / "examples" / "shop"
@@ -92,3 +93,41 @@ def test_excluded_files_are_not_part_of_the_project(shop: Path) -> None:
     assert state.contains(str(shop / "orders" / "new_module.py"))
     assert not state.contains(str(shop / ".venv" / "lib" / "celery" / "app.py"))
     assert not state.contains(str(shop.parent / "elsewhere.py"))
+
+
+CASES = sorted(p for p in (Path(__file__).parent / "fixtures").glob("*/*") if p.is_dir())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{p.parent.name}/{p.name}" for p in CASES])
+def test_fixture_cases_through_open_and_edited_buffers(case: Path, tmp_path: Path) -> None:
+    """Every fixture case, with all its files open in the editor and then edited (a
+    comment typed at the top of each): the findings are the expected ones, as with
+    ``jobcheck check``, through incremental parsing and replayed statements."""
+    from tests.conftest import Expected, expectations
+
+    root = Path(path_key(tmp_path / case.name))
+    shutil.copytree(case, root)
+    state = ProjectState(root, jobs=1)
+    state.load()
+    files = sorted(p for p in root.rglob("*.py"))
+    for file in files:
+        assert state.set_buffer(str(file), file.read_text(encoding="utf-8")) is None
+    state.check(thorough=True)
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        lines = text.splitlines(keepends=True)
+        # Type a comment at the end of a line in the middle: nothing moves, and every
+        # statement but the edited one is replayed.
+        unsafe = lines_that_cannot_end_with_a_comment(text, lines)
+        safe = [i for i in range(len(lines) // 2, len(lines)) if i not in unsafe]
+        if not safe:
+            continue
+        lines[safe[0]] = lines[safe[0]].rstrip("\n") + "  # typed\n"
+        assert state.set_buffer(str(file), "".join(lines)) is None
+    run = state.check(thorough=True)
+    found = {
+        Expected(os.path.relpath(f.path, root), f.loc.line, f.rule, f.check)
+        for findings in run.findings.values()
+        for f in findings
+    }
+    assert found == expectations(case)

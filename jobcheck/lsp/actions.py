@@ -31,7 +31,7 @@ def suppression_edit(text: str, lines: list[str], finding: Finding) -> LineEdit 
     the end of the finding's line (extending one already there), or None when no line of
     the finding can carry a comment (it ends inside a string or continues with a
     backslash) or the line already suppresses everything."""
-    unsafe = _lines_that_cannot_end_with_a_comment(text, lines)
+    unsafe = lines_that_cannot_end_with_a_comment(text, lines)
     for number in dict.fromkeys((finding.loc.line, finding.loc.end_line)):
         index = number - 1
         if index >= len(lines) or index in unsafe:
@@ -54,7 +54,7 @@ def _edit_line(index: int, line: str, rule: str) -> LineEdit | None:
     return LineEdit(index, match.start(), match.end(), comment)
 
 
-def _lines_that_cannot_end_with_a_comment(text: str, lines: list[str]) -> set[int]:
+def lines_that_cannot_end_with_a_comment(text: str, lines: list[str]) -> set[int]:
     """0-based lines whose end lies inside a string (a comment there would be part of
     the string) or that continue with a backslash (a comment after it is an error)."""
     unsafe = {i for i, line in enumerate(lines) if line.rstrip("\r\n").endswith("\\")}
