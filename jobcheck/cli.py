@@ -350,6 +350,20 @@ def explain_command(ident: str) -> None:
     Console().print(Markdown(text))
 
 
+@cli.command("lsp")
+def lsp_command() -> None:
+    """Run the language server on stdin and stdout (for editors; see docs/editors.md)."""
+    try:
+        from jobcheck.lsp.server import serve
+    except ImportError as error:
+        if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs", "attrs"):
+            raise
+        raise JobcheckError(
+            "the language server needs pygls and lsprotocol: pip install 'jobcheck[lsp]'"
+        ) from None
+    sys.exit(serve())
+
+
 def main() -> None:
     try:
         cli.main(standalone_mode=False, prog_name="jobcheck")

@@ -104,11 +104,15 @@ _KEYS: dict[str, tuple[str, str]] = {
 
 
 def find_config(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` with a ``[tool.jobcheck]`` table, looking upwards."""
+    """The nearest configuration, looking upwards: in each folder a ``jobcheck.toml``
+    or ``.jobcheck.toml``, else a ``pyproject.toml`` with a ``[tool.jobcheck]`` table."""
     current = start.resolve()
     if current.is_file():
         current = current.parent
     for folder in (current, *current.parents):
+        for name in ("jobcheck.toml", ".jobcheck.toml"):
+            if (folder / name).is_file():
+                return folder / name
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             try:

@@ -76,28 +76,15 @@ def check_paths(
 ) -> Report:
     """Run jobcheck over ``paths``; raises DiscoveryError for paths that do not exist."""
     settings = settings or RunSettings()
-    files = discover(
-        paths,
-        exclude=(*options.exclude, *options.extend_exclude),
-        respect_gitignore=options.respect_gitignore,
-    )
-    inputs = [_read(source, settings.overrides) for source in files]
-    facts, errors = analyse(inputs, settings, frozenset(options.django_settings))
+    files, facts, errors = collect_facts(paths, options, settings)
     report = Report(errors=errors, files_checked=len(files), files_analysed=len(facts))
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
-    project = Project(
+    report.findings, report.unused_suppressions = check_facts(
         facts,
+        options,
+        selection,
         source_of=lambda p: overrides.get(p) or _read_text(p),
         docs=read_docs(paths, options) if selection.slugs_of("EVT-24") else None,
-        settings_modules=options.django_settings,
-        celery_app=options.celery_app,
-    )
-    try:
-        findings = run_checks(project, options, selection)
-    finally:
-        inference.clear()
-    report.findings, report.unused_suppressions = apply_suppressions(
-        findings, {f.path: f for f in facts}, load_catalog(), options
     )
     return report
 
@@ -192,13 +179,32 @@ def _extract_star(arguments: tuple) -> FileFacts:
     return extract_file(*arguments)
 
 
-def run_checks(project: Project, options: Options, selection: Selection) -> list[Finding]:
+CheckErrorHandler = Callable[[str, str, Exception], None]
+
+
+def run_checks(
+    project: Project,
+    options: Options,
+    selection: Selection,
+    on_error: CheckErrorHandler | None = None,
+) -> list[Finding]:
+    """Findings of every enabled check. With ``on_error`` (the language server), a check
+    that raises is reported to it as (rule, slug, error) and skipped; without it the
+    error propagates."""
     findings: list[Finding] = []
     for rule_class in RULE_CLASSES:
         slugs = selection.slugs_of(rule_class.rule)
         if not slugs:
             continue
-        findings.extend(rule_class(project, options).run(slugs))
+        if on_error is None:
+            findings.extend(rule_class(project, options).run(slugs))
+            continue
+        rule = rule_class(project, options)
+        for slug in sorted(slugs & rule_class.implemented().keys()):
+            try:
+                findings.extend(list(rule.run({slug})))
+            except Exception as error:
+                on_error(rule_class.rule, slug, error)
     return findings
 
 
@@ -327,3 +333,49 @@ def _read_text(path: str) -> str | None:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def collect_facts(
+    paths: Sequence[str], options: Options, settings: RunSettings
+) -> tuple[list[SourceFile], list[FileFacts], list[FileError]]:
+    """Discover the files under ``paths`` and extract the facts of those that matter;
+    raises DiscoveryError for paths that do not exist."""
+    files = discover(
+        paths,
+        exclude=(*options.exclude, *options.extend_exclude),
+        respect_gitignore=options.respect_gitignore,
+    )
+    inputs = [_read(source, settings.overrides) for source in files]
+    facts, errors = analyse(inputs, settings, frozenset(options.django_settings))
+    return files, facts, errors
+
+
+def check_facts(
+    facts: Sequence[FileFacts],
+    options: Options,
+    selection: Selection,
+    source_of: Callable[[str], str | None] | None = None,
+    on_error: CheckErrorHandler | None = None,
+    clear_inference: bool = True,
+    inference_memo: dict | None = None,
+    docs: Sequence[DocFile] | None = None,
+) -> tuple[list[Finding], list[UnusedSuppression]]:
+    """Build the project model from every file's facts, run the enabled checks and
+    apply suppressions: the part of a run the CLI and the language server share (the
+    server keeps astroid's cache, forgets only its project's modules and remembers
+    inference answers across runs in ``inference_memo``)."""
+    project = Project(
+        facts,
+        source_of=source_of,
+        docs=docs,
+        settings_modules=options.django_settings,
+        celery_app=options.celery_app,
+    )
+    if inference_memo is not None:
+        project.inference_memo = inference_memo  # type: ignore[attr-defined]
+    try:
+        findings = run_checks(project, options, selection, on_error)
+    finally:
+        if clear_inference:
+            inference.clear()
+    return apply_suppressions(findings, {f.path: f for f in facts}, load_catalog(), options)

@@ -8,6 +8,25 @@ from jobcheck.facts import Loc
 
 
 @dataclass(frozen=True)
+class TextEdit:
+    """Replace the text at ``loc`` (1-based, end exclusive) of the finding's file."""
+
+    loc: Loc
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """An automatic fix a check offers with its finding (the language server shows it as
+    a quick fix). ``applicability`` follows Ruff: "safe" keeps the program's meaning,
+    "unsafe" may change it, "display" is shown but never applied in bulk."""
+
+    title: str
+    edits: tuple[TextEdit, ...]
+    applicability: str = "safe"
+
+
+@dataclass(frozen=True)
 class Finding:
     rule: str
     check: str
@@ -17,6 +36,7 @@ class Finding:
     severity: str = "warning"
     alias: str | None = None
     url: str = ""
+    fix: Fix | None = None
 
     @property
     def sort_key(self) -> tuple:

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from jobcheck.config import Options
 from jobcheck.facts import Loc
-from jobcheck.findings import Finding
+from jobcheck.findings import Finding, Fix
 from jobcheck.project import Project
 
 CheckMethod = Callable[["RuleChecks"], Iterator[Finding]]
@@ -55,5 +55,9 @@ class RuleChecks:
             if slug in slugs:
                 yield from getattr(self, name)()
 
-    def finding(self, slug: str, path: str, loc: Loc, message: str) -> Finding:
-        return Finding(rule=self.rule, check=slug, path=path, loc=loc, message=message)
+    def finding(
+        self, slug: str, path: str, loc: Loc, message: str, fix: Fix | None = None
+    ) -> Finding:
+        """A finding of check ``slug``; ``fix`` is an automatic fix, when the check can
+        offer one that is certain (edits in ``path`` only)."""
+        return Finding(rule=self.rule, check=slug, path=path, loc=loc, message=message, fix=fix)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import traceback
 
+import libcst as cst
+
 from jobcheck.extract.celery import CeleryRecognizer
 from jobcheck.extract.django import DjangoRecognizer
 from jobcheck.extract.dramatiq import DramatiqRecognizer
@@ -20,6 +22,7 @@ from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.extract.web import WebRecognizer
 from jobcheck.facts import FileFacts
+from jobcheck.syntax.positions import Positions
 from jobcheck.syntax.source import SourceError, decode, parse
 
 # Order matters: the web recognizer marks request handlers before the others look at
@@ -51,8 +54,23 @@ def extract_file(path: str, data: bytes, module: str, is_package: bool = False) 
         facts.error = str(error)
         facts.parsed = False
         return facts
+    return extract_tree(facts, tree, text, is_package)
+
+
+def extract_tree(
+    facts: FileFacts,
+    tree: cst.Module,
+    text: str,
+    is_package: bool = False,
+    positions: Positions | None = None,
+    walker_class: type[Walker] = Walker,
+) -> FileFacts:
+    """The facts of an already parsed module (the language server parses edited buffers
+    incrementally, keeps ``positions`` across edits and uses a walker that replays
+    unchanged statements). Never raises."""
+    path, module = facts.path, facts.module
     try:
-        walker = Walker(facts, tree, text, is_package)
+        walker = walker_class(facts, tree, text, is_package, positions)
         walker.recognizers = [recognizer(walker) for recognizer in RECOGNIZERS]
         return walker.run()
     except RecursionError:

@@ -85,7 +85,7 @@ def site(
     is_signature: bool = False,
 ) -> EnqueueSite:
     scope = walker.function
-    return EnqueueSite(
+    walker.current_site = EnqueueSite(
         method=method,
         target=target,
         target_text=target_text,
@@ -101,3 +101,4 @@ def site(
         in_loop=walker.loops[-1] if walker.loops else None,
         is_signature=is_signature,
     )
+    return walker.current_site

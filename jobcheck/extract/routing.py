@@ -24,6 +24,7 @@ from jobcheck.facts import (
     EnqueueSite,
     FailureHandler,
     FunctionFacts,
+    Loc,
     LoopEnqueue,
     MiddlewareDecl,
     QueueBinding,
@@ -171,8 +172,12 @@ class RoutingRecognizer(Recognizer):
         self._bindings: dict[str, QueueBinding] = {}
         self._sources: dict[str, QueryShape] = {}
         self._pending_set: dict[int, Value] = {}
-        self._module_functions: dict[str, cst.FunctionDef] = {}
-        self._signal_targets: list[tuple[str, cst.CSTNode]] = []
+        # Plain data only: the language server replays unchanged statements from this
+        # state, so it must not hold syntax nodes.
+        self._module_functions: set[str] = set()
+        self._persisting: set[str] = set()
+        """Module-level functions that write somewhere durable (see ``_writes``)."""
+        self._signal_targets: list[tuple[str, Loc]] = []
         self._app_factories: set[str] = set()
         self._locals: dict[str, set[str]] = {}
         """Names assigned in each function so far (they shadow module-level names)."""
@@ -182,7 +187,7 @@ class RoutingRecognizer(Recognizer):
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         walker = self.walker
         if not walker.functions and facts.class_qualname is None:
-            self._module_functions[facts.qualname] = node
+            self._module_functions.add(facts.qualname)
         if facts.class_qualname is not None and node.name.value == "on_failure":
             walker.facts.failure_handlers.append(
                 FailureHandler(
@@ -283,6 +288,8 @@ class RoutingRecognizer(Recognizer):
 
     def call(self, node: cst.Call, func: str | None) -> None:
         walker = self.walker
+        if walker.functions and _writes(node):
+            self._persisting.add(walker.functions[0].facts.qualname)
         if func in CELERY_APP_CLASSES and walker.function is not None:
             self._app_factories.add(walker.function.facts.qualname)
         if func in RQ_QUEUE_FACTORIES:
@@ -299,7 +306,9 @@ class RoutingRecognizer(Recognizer):
                 MiddlewareDecl("dramatiq", "AgeLimit", value.kwargs, walker.loc(node))
             )
         elif func in TASK_FAILURE_CONNECT and node.args:
-            self._signal_targets.append((walker.qualify(node.args[0].value) or "", node))
+            self._signal_targets.append(
+                (walker.qualify(node.args[0].value) or "", walker.loc(node))
+            )
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set":
             self._note_set(node)
         site = self._site_of(node)
@@ -321,10 +330,8 @@ class RoutingRecognizer(Recognizer):
                 self._pending_set[id(inner)] = self.walker.evaluate(arg.value)
 
     def _site_of(self, node: cst.Call) -> EnqueueSite | None:
-        enqueues = self.walker.facts.enqueues
-        if enqueues and enqueues[-1].order == self.walker.order:
-            return enqueues[-1]
-        return None
+        site = self.walker.current_site
+        return site if site is not None and site.order == self.walker.order else None
 
     def _route_site(self, node: cst.Call, site: EnqueueSite) -> None:
         walker = self.walker
@@ -409,30 +416,27 @@ class RoutingRecognizer(Recognizer):
 
     def finish(self) -> None:
         walker = self.walker
-        for qualname, call in self._signal_targets:
-            function = self._module_functions.get(qualname)
+        for qualname, loc in self._signal_targets:
             walker.facts.failure_handlers.append(
-                FailureHandler(
-                    "signal",
-                    qualname or None,
-                    walker.loc(call),
-                    _persists(function) if function is not None else None,
-                )
+                FailureHandler("signal", qualname or None, loc, self._persists(qualname))
             )
         for task in walker.facts.tasks:
             handler = task.option("on_failure")
             if handler is None or task.framework != "celery":
                 continue
             qualname = getattr(handler, "qualname", None)
-            function = self._module_functions.get(qualname or "")
             walker.facts.failure_handlers.append(
                 FailureHandler(
-                    "option",
-                    qualname,
-                    task.option_loc("on_failure"),
-                    _persists(function) if function is not None else None,
+                    "option", qualname, task.option_loc("on_failure"), self._persists(qualname)
                 )
             )
+
+    def _persists(self, qualname: str | None) -> bool | None:
+        """Whether a module-level function of this file writes somewhere durable; None
+        when it is not defined here."""
+        if not qualname or qualname not in self._module_functions:
+            return None
+        return qualname in self._persisting
 
 
 def _may_name_a_queue(name: str, value: cst.BaseExpression) -> bool:
@@ -661,18 +665,18 @@ def _nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def _persists(function: cst.FunctionDef) -> bool:
     """Whether a failure handler writes somewhere durable (a database row, a Redis list,
     another queue, a file, an API), as opposed to only logging the failure."""
-    for node in _nodes(function.body):
-        if not isinstance(node, cst.Call):
-            continue
-        name = dotted(node.func)
-        if name is None and isinstance(node.func, cst.Attribute):
-            name = node.func.attr.value
-        if name is None:
-            continue
-        parts = name.split(".")
-        method = parts[-1]
-        if len(parts) > 1 and parts[-2].lower() in LOGGING_RECEIVERS:
-            continue
-        if method == "open" or method in WRITE_NAMES or method.startswith(WRITE_PREFIXES):
-            return True
-    return False
+    return any(isinstance(node, cst.Call) and _writes(node) for node in _nodes(function.body))
+
+
+def _writes(node: cst.Call) -> bool:
+    """A call that writes somewhere durable (not a logger's)."""
+    name = dotted(node.func)
+    if name is None and isinstance(node.func, cst.Attribute):
+        name = node.func.attr.value
+    if name is None:
+        return False
+    parts = name.split(".")
+    method = parts[-1]
+    if len(parts) > 1 and parts[-2].lower() in LOGGING_RECEIVERS:
+        return False
+    return method == "open" or method in WRITE_NAMES or method.startswith(WRITE_PREFIXES)

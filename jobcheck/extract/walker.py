@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jobcheck.extract import bodies, payload
-from jobcheck.facts import NOWHERE, Decorator, FileFacts, FunctionFacts, Loc, Param, TaskDef
+from jobcheck.facts import (
+    NOWHERE,
+    Decorator,
+    EnqueueSite,
+    FileFacts,
+    FunctionFacts,
+    Loc,
+    Param,
+    TaskDef,
+)
 from jobcheck.facts.values import CallV, Ref, Value
 from jobcheck.syntax.evaluate import Evaluator, excerpt
 from jobcheck.syntax.names import Names, dotted
@@ -77,13 +86,15 @@ class Walker:
         module: cst.Module,
         source: str,
         is_package: bool,
+        positions: Positions | None = None,
     ) -> None:
         self.facts = facts
         self.module = module
         self.names = Names(facts.module, is_package)
         self.constants: dict[str, Value] = {}
         self.evaluate = Evaluator(module, self.names, self.constants)
-        self.positions = Positions(module, source)
+        # The language server passes positions it keeps across edits of a buffer.
+        self.positions = positions or Positions(module, source)
         self.recognizers: list[Recognizer] = []
         self.functions: list[FunctionScope] = []
         self.classes: list[ClassScope] = []
@@ -96,6 +107,9 @@ class Walker:
         self.order = 0
         self._top: cst.CSTNode | None = None
         self._prefixes: list[str] = []
+        self.current_site: EnqueueSite | None = None
+        """The enqueue site the current call produced, for recognizers that run after
+        the one that recorded it (compare its ``order`` with ``self.order``)."""
         self._dispatch: dict[type, Callable[[cst.CSTNode], None]] = {
             cst.FunctionDef: self._function,
             cst.ClassDef: self._class,

@@ -20,10 +20,27 @@ if TYPE_CHECKING:
     from jobcheck.project.model import Project
 
 _MAX_RESULTS = 5
+_used = False
+"""Whether astroid built anything since the last :func:`clear`."""
 
 
 def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> str | None:
-    """The dotted path of the class ``argument`` is an instance of, if astroid can tell."""
+    """The dotted path of the class ``argument`` is an instance of, if astroid can tell.
+
+    A project may carry an ``inference_memo`` dict (the language server keeps one across
+    runs and drops a file's entries when its text changes, all of them when files on
+    disk change): answers are looked up there first."""
+    memo = getattr(project, "inference_memo", None)
+    key = (f.path, argument.loc, argument.text)
+    if memo is not None and key in memo:
+        return memo[key]
+    found = _infer_argument_class(project, f, argument)
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
+def _infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> str | None:
     try:
         import astroid
     except ImportError:  # pragma: no cover - astroid is a dependency
@@ -31,6 +48,8 @@ def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> 
     source = project.source_of(f.path)
     if source is None:
         return None
+    global _used
+    _used = True
     root = _import_root(f)
     try:
         with _on_sys_path(root):
@@ -48,31 +67,43 @@ def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> 
     return None
 
 
-_built = False
-"""Whether astroid built anything since the last ``clear()``."""
-
-
 def clear() -> None:
-    """Drop every module astroid built during this run. Skipped when nothing was built:
-    ``clear_cache`` rebuilds astroid's builtins, which costs seconds."""
-    global _built
-    if not _built:
-        return
+    """Drop every module astroid built during this run."""
+    global _used
+    if not _used:
+        return  # clear_cache() rebuilds the builtins module: about a second, for nothing
+    _used = False
     try:
         import astroid
     except ImportError:  # pragma: no cover
         return
     astroid.MANAGER.clear_cache()
-    _built = False
+
+
+def forget_modules_under(folder: str) -> None:
+    """Drop the modules astroid read from files under ``folder`` and keep the rest
+    (builtins, the standard library, installed packages). The language server calls
+    this after each run: the project's files change between runs, the others do not,
+    and rebuilding them all (``clear``) costs about a second."""
+    global _used
+    if not _used:
+        return
+    _used = False
+    try:
+        import astroid
+    except ImportError:  # pragma: no cover
+        return
+    prefix = folder.rstrip("/") + "/"
+    cache = astroid.MANAGER.astroid_cache
+    for name in [n for n, m in cache.items() if (m.file or "").startswith(prefix)]:
+        del cache[name]
 
 
 def _module(project: Project, f: FileFacts, source: str):  # type: ignore[no-untyped-def]
     import astroid
 
-    global _built
     cache = project.astroid_modules
     if f.path not in cache:
-        _built = True
         cache[f.path] = astroid.MANAGER.ast_from_string(source, f.module, str(Path(f.path)))
     return cache[f.path]
 

@@ -32,25 +32,28 @@ def decode(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def parse(text: str) -> cst.Module:
+def parse(text: str, first_line: int = 1) -> cst.Module:
+    """Parse ``text``; error messages count lines from ``first_line`` (the language
+    server parses a piece of a buffer that starts there)."""
     try:
         return cst.parse_module(text, config=_PARSER_CONFIG)
     except cst.ParserSyntaxError as error:
-        raise SourceError(_syntax_message(text, error)) from None
+        raise SourceError(_syntax_message(text, error, first_line)) from None
     except (RecursionError, MemoryError, ValueError) as error:
         raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
 
 
-def _syntax_message(text: str, error: cst.ParserSyntaxError) -> str:
+def _syntax_message(text: str, error: cst.ParserSyntaxError, first_line: int = 1) -> str:
     """Python's own message and position when it agrees the code is broken: libcst's
     native parser reports the token after the mistake, in its own words."""
     try:
         ast.parse(text)
     except SyntaxError as python_error:
-        line = python_error.lineno or error.raw_line
+        line = (python_error.lineno or error.raw_line) + first_line - 1
         column = python_error.offset or error.raw_column + 1
         return f"syntax error at line {line}, column {column}: {python_error.msg}"
     except (ValueError, RecursionError, MemoryError):
         pass
     message = error.message.strip().splitlines()[0] if error.message else "invalid syntax"
-    return f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {message}"
+    line = error.raw_line + first_line - 1
+    return f"syntax error at line {line}, column {error.raw_column + 1}: {message}"

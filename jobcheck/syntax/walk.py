@@ -67,17 +67,24 @@ def _code_fields(node_type: type) -> tuple[str, ...]:
     )
 
 
+@functools.cache
+def _holds_code(value_type: type) -> bool:
+    # Memoized per concrete type: ``isinstance`` against libcst's abstract base classes
+    # goes through ``ABCMeta.__instancecheck__`` and was the walk's largest cost.
+    return issubclass(value_type, cst.CSTNode) and not issubclass(value_type, _TRIVIA_TYPES)
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The child nodes of ``node`` that can hold code, in source order."""
     for name in _code_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if not isinstance(value, _TRIVIA_TYPES):
-                yield value
-        elif isinstance(value, (list, tuple)):
+        value_type = type(value)
+        if value_type is list or value_type is tuple:
             for item in value:
-                if isinstance(item, cst.CSTNode) and not isinstance(item, _TRIVIA_TYPES):
+                if _holds_code(type(item)):
                     yield item
+        elif _holds_code(value_type):
+            yield value
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -1,0 +1,68 @@
+"""Findings as LSP diagnostics.
+
+jobcheck's :class:`~jobcheck.facts.Loc` counts 1-based lines and columns in code points
+(end exclusive); the LSP counts 0-based lines and, by default, UTF-16 code units. The
+server's position codec (negotiated with the client: UTF-16, UTF-8 or UTF-32) converts
+each column against the line's text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+from pygls.workspace import PositionCodec
+
+from jobcheck.facts import Loc
+from jobcheck.findings import Finding
+
+SOURCE = "jobcheck"
+
+SEVERITIES = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+}
+
+
+def to_range(loc: Loc, lines: Sequence[str], codec: PositionCodec) -> types.Range:
+    """The LSP range of ``loc`` in a document with these ``lines``."""
+    return types.Range(
+        start=to_position(loc.line, loc.column, lines, codec),
+        end=to_position(loc.end_line, loc.end_column, lines, codec),
+    )
+
+
+def to_position(
+    line: int, column: int, lines: Sequence[str], codec: PositionCodec
+) -> types.Position:
+    if line - 1 >= len(lines):
+        return types.Position(line=max(line - 1, 0), character=0)
+    return codec.position_to_client_units(
+        lines, types.Position(line=max(line - 1, 0), character=max(column - 1, 0))
+    )
+
+
+def code_of(finding: Finding) -> str:
+    """The diagnostic's code: the rule id and the check slug, as in the text output."""
+    return f"{finding.rule} {finding.check}"
+
+
+def to_diagnostic(finding: Finding, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=to_range(finding.loc, lines, codec),
+        message=finding.message,
+        severity=SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning),
+        code=code_of(finding),
+        code_description=types.CodeDescription(href=finding.url) if finding.url else None,
+        source=SOURCE,
+        data={"rule": finding.rule, "check": finding.check, "url": finding.url},
+    )
+
+
+def overlaps(a: types.Range, b: types.Range) -> bool:
+    """Whether two ranges share a position (touching counts: a cursor at a range's end
+    still asks about it)."""
+    a_start, a_end = (a.start.line, a.start.character), (a.end.line, a.end.character)
+    b_start, b_end = (b.start.line, b.start.character), (b.end.line, b.end.character)
+    return a_start <= b_end and b_start <= a_end

@@ -1,0 +1,299 @@
+"""What the language server knows about one project: its configuration, every file's
+facts, and the open buffers' syntax trees.
+
+The project is analysed once, when the first document in it is opened (discovery, the
+prefilter and extraction, as ``jobcheck check`` does). After that an edit re-extracts
+only the edited buffer (incrementally, see :mod:`jobcheck.lsp.incremental`), swaps its
+facts into the dict, rebuilds the project model from all facts and reruns the checks, so
+a finding in ``tasks.py`` that depends on ``settings.py`` follows the unsaved text of
+either. Everything here runs on the server's single lint thread.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jobcheck.catalog import UnknownRuleError, load_catalog
+from jobcheck.config import ConfigError, Options, find_config, load
+from jobcheck.discovery import (
+    DEFAULT_EXCLUDES,
+    DiscoveryError,
+    SourceFile,
+    _excluded,
+    discover,
+    module_name,
+)
+from jobcheck.engine import (
+    RunSettings,
+    Selection,
+    _read,
+    _second_pass,
+    analyse,
+    check_facts,
+    read_docs,
+)
+from jobcheck.facts import DocFile, FileFacts
+from jobcheck.findings import Finding
+from jobcheck.lsp.incremental import ParsedBuffer, extract_buffer, parse_buffer, update_buffer
+from jobcheck.project import inference
+from jobcheck.syntax.source import SourceError
+
+# Markers of a project's top folder, when no [tool.jobcheck] config names one.
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git", "manage.py")
+
+CheckErrorLog = Callable[[str], None]
+
+
+@dataclass
+class CheckRun:
+    """The result of one run of the checks over the whole project."""
+
+    findings: dict[str, list[Finding]]
+    """Path -> findings, for every file that has some."""
+    errors: list[str] = field(default_factory=list)
+    """Checks that raised (each one skipped), as messages for the client's log."""
+
+
+@dataclass
+class BufferState:
+    parsed: ParsedBuffer | None = None
+    text: str = ""
+    error: str | None = None
+    """The syntax error of the current text, when it does not parse."""
+
+
+def find_root(path: Path) -> Path:
+    """The top folder of the project ``path`` belongs to: the folder of the nearest
+    ``pyproject.toml`` with a ``[tool.jobcheck]`` table, else the nearest folder with a
+    project marker, else the file's own folder."""
+    config = find_config(path)
+    if config is not None:
+        return config.parent
+    start = path.parent if path.suffix else path
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            return folder
+    return start
+
+
+def load_options(root: Path) -> tuple[Options, Selection, str | None]:
+    """The project's options and enabled checks; on a configuration error the defaults,
+    with the error's message (the server shows it rather than refusing to lint)."""
+    catalog = load_catalog()
+    try:
+        found = find_config(root)
+        options = load(found) if found else Options(root=str(root))
+        selection = Selection.resolve(catalog, options.select, options.ignore)
+        for codes in options.per_file_ignores.values():
+            for code in codes:
+                catalog.resolve(code)
+        return options, selection, None
+    except (ConfigError, UnknownRuleError) as error:
+        options = Options(root=str(root))
+        return options, Selection.resolve(catalog, options.select, options.ignore), str(error)
+
+
+class ProjectState:
+    def __init__(self, root: Path, jobs: int = 0) -> None:
+        self.root = root
+        self.options, self.selection, self.config_error = load_options(root)
+        self.jobs = jobs
+        self.facts: dict[str, FileFacts] = {}
+        self.buffers: dict[str, BufferState] = {}
+        self.discovered: set[str] = set()
+        self.skipped: set[str] = set()
+        """Discovered files the prefilter skipped (candidates for the second pass)."""
+        self._second_pass_keys: tuple[frozenset[str], frozenset[str]] | None = None
+        self.docs: list[DocFile] | None = None
+        """The project's Markdown/reST docs (for EVT-24), read once at load."""
+        self.inference_memo: dict = {}
+        """astroid's answers for ambiguous job arguments, by (path, location, text):
+        inference reads the file's text and the other modules on disk."""
+
+    # -- the whole project --------------------------------------------------------------
+
+    def load(self) -> None:
+        """Discover and extract every file that matters, as ``jobcheck check`` does."""
+        try:
+            files = discover(
+                [str(self.root)],
+                exclude=(*self.options.exclude, *self.options.extend_exclude),
+                respect_gitignore=self.options.respect_gitignore,
+            )
+        except DiscoveryError:
+            files = []
+        inputs = [_read(SourceFile(Path(path_key(f.path)), f.explicit), {}) for f in files]
+        facts, _ = analyse(
+            inputs, RunSettings(jobs=self.jobs), frozenset(self.options.django_settings)
+        )
+        self.docs = (
+            read_docs([str(self.root)], self.options) if self.selection.slugs_of("EVT-24") else None
+        )
+        self.discovered = {i.source.display for i in inputs}
+        self.facts = {f.path: f for f in facts}
+        self.skipped = self.discovered - self.facts.keys()
+        self._second_pass_keys = self._wanted()
+        for path, buffer in self.buffers.items():
+            self._use_buffer(path, buffer)
+
+    def contains(self, path: str) -> bool:
+        """Whether the file at ``path`` belongs to this project and is not excluded (by
+        the default excludes, such as virtualenvs, or the configuration)."""
+        try:
+            relative = Path(path).relative_to(self.root)
+        except ValueError:
+            return False
+        if path in self.discovered:
+            return True
+        patterns = (*DEFAULT_EXCLUDES, *self.options.exclude, *self.options.extend_exclude)
+        current = self.root
+        for part in relative.parts:
+            current = current / part
+            if _excluded(current, patterns) or (current / "pyvenv.cfg").exists():
+                return False
+        return True
+
+    # -- open buffers --------------------------------------------------------------------
+
+    def set_buffer(self, path: str, text: str) -> str | None:
+        """The editor's text of ``path`` (opened or changed). Returns the syntax error
+        when the text does not parse: the file's last good facts are kept."""
+        buffer = self.buffers.setdefault(path, BufferState())
+        if buffer.text == text and (buffer.parsed is not None or buffer.error is not None):
+            return buffer.error
+        buffer.text = text
+        self._forget_inference(path)
+        try:
+            if buffer.parsed is None:
+                buffer.parsed = parse_buffer(text)
+            else:
+                buffer.parsed = update_buffer(buffer.parsed, text)
+            buffer.error = None
+        except SourceError as error:
+            buffer.error = str(error)
+            return buffer.error
+        self._use_buffer(path, buffer)
+        return None
+
+    def close_buffer(self, path: str) -> None:
+        """The editor closed ``path``: the file on disk counts again."""
+        self.buffers.pop(path, None)
+        self._forget_inference(path)
+        self.reload_from_disk(path)
+
+    def files_saved(self) -> None:
+        """Files changed on disk: astroid reads other modules from there."""
+        self.inference_memo.clear()
+
+    def _forget_inference(self, path: str) -> None:
+        for key in [k for k in self.inference_memo if k[0] == path]:
+            del self.inference_memo[key]
+
+    def reload_from_disk(self, path: str) -> None:
+        """``path`` changed on disk (or its buffer was closed): re-read it, unless an
+        open buffer holds it."""
+        self.inference_memo.clear()
+        if path in self.buffers:
+            return
+        self.facts.pop(path, None)
+        self.skipped.discard(path)
+        if not os.path.isfile(path) or not self.contains(path):
+            self.discovered.discard(path)
+            return
+        self.discovered.add(path)
+        item = _read(SourceFile(Path(path), explicit=False), {})
+        facts, _ = analyse([item], RunSettings(jobs=1))
+        if facts:
+            self.facts[path] = facts[0]
+        else:
+            self.skipped.add(path)
+
+    def _use_buffer(self, path: str, buffer: BufferState) -> None:
+        if buffer.parsed is None:
+            return
+        module, is_package = module_name(Path(path))
+        self.facts[path] = extract_buffer(buffer.parsed, path, module, is_package)
+        self.skipped.discard(path)
+
+    # -- checks --------------------------------------------------------------------------
+
+    def check(self, thorough: bool = False) -> CheckRun:
+        """Run every enabled check over the project. ``thorough`` (on open and save)
+        also runs the prefilter's second pass again when the project's Dramatiq actors
+        or RQ job modules changed; while typing that file scan is skipped."""
+        if thorough:
+            self._refresh_second_pass()
+        errors: list[str] = []
+
+        def on_error(rule: str, slug: str, error: Exception) -> None:
+            errors.append(
+                f"check {rule} {slug} failed and was skipped: {type(error).__name__}: {error}"
+            )
+
+        facts = [self.facts[p] for p in sorted(self.facts)]
+        try:
+            findings, _ = check_facts(
+                facts,
+                self.options,
+                self.selection,
+                source_of=self._source_of,
+                on_error=on_error,
+                clear_inference=False,
+                inference_memo=self.inference_memo,
+                docs=self.docs,
+            )
+        finally:
+            inference.forget_modules_under(str(self.root))
+        grouped: dict[str, list[Finding]] = {}
+        for finding in findings:
+            grouped.setdefault(finding.path, []).append(finding)
+        return CheckRun(grouped, errors)
+
+    def _source_of(self, path: str) -> str | None:
+        buffer = self.buffers.get(path)
+        if buffer is not None and buffer.parsed is not None:
+            return buffer.parsed.text
+        try:
+            return Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def _wanted(self) -> tuple[frozenset[str], frozenset[str]]:
+        """What decides the second pass: Dramatiq actor names and RQ job modules."""
+        facts = self.facts.values()
+        actors = frozenset(t.name for f in facts for t in f.tasks if t.framework == "dramatiq")
+        modules = frozenset(
+            (site.target or "").rpartition(".")[0]
+            for f in facts
+            for site in f.enqueues
+            if site.framework_hint == "rq" and site.target
+        )
+        return actors, modules
+
+    def _refresh_second_pass(self) -> None:
+        keys = self._wanted()
+        if keys == self._second_pass_keys or not self.skipped:
+            return
+        self._second_pass_keys = keys
+        rest = [_read(SourceFile(Path(p), explicit=False), {}) for p in sorted(self.skipped)]
+        rest = [item for item in rest if item.data is not None]
+        chosen = _second_pass(list(self.facts.values()), rest)
+        if chosen:
+            for facts in analyse_all(chosen):
+                self.facts[facts.path] = facts
+                self.skipped.discard(facts.path)
+
+
+def analyse_all(items: Iterable) -> list[FileFacts]:
+    """Facts of files the second pass picked (no prefilter: they are known to matter)."""
+    from jobcheck.extract import extract_file
+
+    return [extract_file(i.source.display, i.data, i.module, i.is_package) for i in items]
+
+
+def path_key(path: Path | str) -> str:
+    """One spelling per file: absolute, symbolic links resolved."""
+    return os.path.realpath(path)

@@ -1,0 +1,624 @@
+"""``jobcheck lsp``: the language server (pygls 2, stdio).
+
+Diagnostics follow the editor's unsaved text: on open, on change (debounced) and on
+save, the edited buffer is re-extracted (incrementally), the project model is rebuilt
+from every file's facts and the checks run again; every open document whose findings
+changed is republished, so editing ``settings.py`` updates ``tasks.py``. Closing a
+document clears its diagnostics.
+
+Work runs on one background thread, one run at a time: changes that arrive during a run
+are merged into the next one. While a buffer does not parse (mid-typing), its last good
+facts and diagnostics are kept, and the syntax error is logged once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from jobcheck import __version__
+from jobcheck.findings import Finding
+from jobcheck.lsp import actions
+from jobcheck.lsp.diagnostics import overlaps, to_diagnostic, to_range
+from jobcheck.lsp.hover import hover_markdown
+from jobcheck.lsp.incremental import split_lines
+from jobcheck.lsp.project_state import ProjectState, find_root, path_key
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DEBOUNCE = 0.01
+"""Seconds to wait after a change before linting: enough to merge the burst of
+notifications one edit can send (changes that arrive during a run are merged into the
+next run anyway), short against the time a run takes."""
+
+WATCHED_FILES = ("**/*.py", "**/pyproject.toml", "**/jobcheck.toml", "**/.gitignore")
+
+
+@dataclass
+class OpenDocument:
+    uri: str
+    path: str
+    root: str
+    version: int | None = None
+    published: list[tuple[Finding, types.Diagnostic]] = field(default_factory=list)
+    syntax_error: str | None = None
+
+
+@dataclass
+class Work:
+    """What the next run must take into account."""
+
+    texts: dict[str, tuple[str, str, int | None]] = field(default_factory=dict)
+    """uri -> (path, text, version) of changed buffers."""
+    closed: set[str] = field(default_factory=set)
+    disk: set[str] = field(default_factory=set)
+    """Paths changed on disk (watched files)."""
+    reload_roots: set[str] = field(default_factory=set)
+    thorough: bool = False
+    saved: bool = False
+    documents: dict[str, OpenDocument] = field(default_factory=dict)
+    """The open documents when the run was submitted (a snapshot for the lint thread)."""
+
+    def __bool__(self) -> bool:
+        return bool(self.texts or self.closed or self.disk or self.reload_roots or self.thorough)
+
+
+@dataclass
+class Publication:
+    uri: str
+    version: int | None
+    entries: list[tuple[Finding, types.Diagnostic]]
+
+
+@dataclass
+class RunResult:
+    publications: list[Publication] = field(default_factory=list)
+    messages: list[tuple[types.MessageType, str]] = field(default_factory=list)
+    shown: list[tuple[types.MessageType, str]] = field(default_factory=list)
+    syntax_errors: dict[str, str | None] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per stage of the run, for the ``logTimings`` option."""
+
+    @contextlib.contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
+
+
+class LintThread:
+    """One daemon thread that runs jobs in order (a stuck run never blocks ``exit``)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue[tuple[Callable[[], Any], asyncio.Future, asyncio.AbstractEventLoop]]
+        self._jobs = queue.Queue()
+        self._thread = threading.Thread(target=self._work, name="jobcheck-lint", daemon=True)
+        self._thread.start()
+
+    def submit(self, job: Callable[[], Any]) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._jobs.put((job, future, loop))
+        return future
+
+    def _work(self) -> None:
+        while True:
+            job, future, loop = self._jobs.get()
+            try:
+                result = job()
+            except BaseException as error:  # reported to the awaiting coroutine
+                loop.call_soon_threadsafe(_settle, future, None, error)
+            else:
+                loop.call_soon_threadsafe(_settle, future, result, None)
+
+
+def _settle(future: asyncio.Future, result: Any, error: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+class JobcheckLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "jobcheck", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+        )
+        self.debounce = DEFAULT_DEBOUNCE
+        self.log_timings = False
+        self.jobs = 0
+        self.documents: dict[str, OpenDocument] = {}
+        self.projects: dict[str, ProjectState] = {}
+        """Root -> state; touched only on the lint thread once created."""
+        self.workspace_roots: list[str] = []
+        self.lint_thread: LintThread | None = None
+        self._pending = Work()
+        self._timer: asyncio.TimerHandle | None = None
+        self._running = False
+        self._task: asyncio.Future | None = None
+        self._logged: set[str] = set()
+        self.run_count = 0
+
+    # -- scheduling (event loop) ------------------------------------------------------
+
+    def request(self, delay: float | None = None) -> None:
+        """Lint after ``delay`` seconds (the debounce) without further changes."""
+        loop = asyncio.get_running_loop()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_later(self.debounce if delay is None else delay, self._start)
+
+    def _start(self) -> None:
+        self._timer = None
+        if not self._running:
+            self._running = True
+            self._task = asyncio.ensure_future(self._run_until_idle())
+
+    async def _run_until_idle(self) -> None:
+        try:
+            while self._pending:
+                work, self._pending = self._pending, Work()
+                self._snapshot(work)
+                if self.lint_thread is None:
+                    self.lint_thread = LintThread()
+                try:
+                    result = await self.lint_thread.submit(lambda w=work: self._lint(w))
+                except Exception as error:  # a bug must not stop linting for the session
+                    log.exception("jobcheck run failed")
+                    self._log(types.MessageType.Error, f"jobcheck: run failed: {error!r}")
+                    continue
+                self._deliver(result)
+        finally:
+            self._running = False
+
+    def _deliver(self, result: RunResult) -> None:
+        for kind, message in result.messages:
+            self._log(kind, message)
+        for kind, message in result.shown:
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        for uri, error in result.syntax_errors.items():
+            document = self.documents.get(uri)
+            if document is None:
+                continue
+            if error is not None and document.syntax_error is None:
+                self._log(
+                    types.MessageType.Info,
+                    f"jobcheck: {document.path} does not parse ({error}); "
+                    "keeping its last diagnostics until it does",
+                )
+            document.syntax_error = error
+        published = time.perf_counter()
+        for publication in result.publications:
+            document = self.documents.get(publication.uri)
+            if document is None:
+                continue
+            if publication.uri in self._pending.texts:
+                continue  # a newer text is queued: its run publishes
+            document.published = publication.entries
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=publication.uri,
+                    version=publication.version,
+                    diagnostics=[diagnostic for _, diagnostic in publication.entries],
+                )
+            )
+        self.run_count += 1
+        if self.log_timings and result.publications:
+            elapsed = (time.perf_counter() - published) * 1000
+            self._log(types.MessageType.Log, f"jobcheck: published in {elapsed:.1f} ms")
+
+    def _snapshot(self, work: Work) -> None:
+        """Copy what the lint thread reads from the workspace, on the event loop."""
+        work.documents = dict(self.documents)
+        for document in work.documents.values():
+            if document.root in work.reload_roots and document.uri not in work.texts:
+                text_document = self.workspace.get_text_document(document.uri)
+                work.texts[document.uri] = (document.path, text_document.source, document.version)
+
+    def _log(self, kind: types.MessageType, message: str) -> None:
+        if kind in (types.MessageType.Error, types.MessageType.Warning):
+            if message in self._logged:
+                return
+            self._logged.add(message)
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    # -- documents (event loop) ---------------------------------------------------------
+
+    def document_changed(self, uri: str, thorough: bool = False) -> None:
+        document = self.documents.get(uri)
+        if document is None:
+            return
+        text_document = self.workspace.get_text_document(uri)
+        document.version = text_document.version
+        self._pending.texts[uri] = (document.path, text_document.source, text_document.version)
+        self._pending.thorough |= thorough
+
+    def open_document(self, uri: str, version: int | None) -> OpenDocument | None:
+        path = to_fs_path(uri)
+        if path is None or not path.endswith((".py", ".pyi")):
+            return None
+        key = path_key(path)
+        document = OpenDocument(uri, key, self.root_for(key), version)
+        self.documents[uri] = document
+        return document
+
+    def root_for(self, path: str) -> str:
+        """The project a file belongs to: the folder of its [tool.jobcheck] config when
+        that lies inside a workspace folder, else the innermost workspace folder that
+        holds it, else a guess from project markers."""
+        inside = [r for r in self.workspace_roots if _is_within(path, r)]
+        guess = path_key(find_root(Path(path)))
+        if inside:
+            innermost = max(inside, key=len)
+            return guess if _is_within(guess, innermost) and guess != innermost else innermost
+        return guess
+
+    # -- the run (lint thread) -------------------------------------------------------------
+
+    def _project(self, root: str, result: RunResult) -> ProjectState:
+        state = self.projects.get(root)
+        if state is None:
+            state = ProjectState(Path(root), jobs=self.jobs)
+            if state.config_error:
+                result.shown.append(
+                    (
+                        types.MessageType.Warning,
+                        f"jobcheck: {state.config_error}; using the default configuration",
+                    )
+                )
+            state.load()
+            self.projects[root] = state
+            result.messages.append(
+                (
+                    types.MessageType.Info,
+                    f"jobcheck: analysed {root}: {len(state.discovered)} files, "
+                    f"{len(state.facts)} relevant",
+                )
+            )
+        return state
+
+    def _lint(self, work: Work) -> RunResult:
+        started = time.perf_counter(), time.process_time()
+        result = self._lint_work(work)
+        if self.log_timings:
+            wall = (time.perf_counter() - started[0]) * 1000
+            cpu = (time.process_time() - started[1]) * 1000
+            stages = ", ".join(f"{k} {v * 1000:.1f}" for k, v in result.timings.items())
+            result.messages.append(
+                (types.MessageType.Log, f"jobcheck: run {wall:.1f} ms (cpu {cpu:.1f}): {stages}")
+            )
+        return result
+
+    def _lint_work(self, work: Work) -> RunResult:
+        result = RunResult()
+        if work.saved:
+            for state in self.projects.values():
+                state.files_saved()
+        for root in work.reload_roots:
+            self.projects.pop(root, None)
+        touched: set[str] = set(work.reload_roots)
+        for path in work.closed:
+            for root, state in list(self.projects.items()):
+                if _is_within(path, root):
+                    state.close_buffer(path)
+                    touched.add(root)
+        for path in work.disk:
+            for root, state in list(self.projects.items()):
+                if _is_within(path, root):
+                    state.reload_from_disk(path)
+                    touched.add(root)
+        documents = work.documents
+        for uri, (path, text, _) in work.texts.items():
+            document = documents.get(uri)
+            if document is None:
+                continue
+            state = self._project(document.root, result)
+            if not state.contains(path):
+                continue
+            with result.timed("extract"):
+                result.syntax_errors[uri] = state.set_buffer(path, text)
+            touched.add(document.root)
+        for root in touched:
+            state = self._project(root, result)
+            with result.timed("check"):
+                run = state.check(thorough=work.thorough)
+            for message in run.errors:
+                result.messages.append((types.MessageType.Error, f"jobcheck: {message}"))
+            with result.timed("diagnostics"):
+                self._publications(state, root, run.findings, documents, work, result)
+        return result
+
+    def _publications(
+        self,
+        state: ProjectState,
+        root: str,
+        findings: dict[str, list[Finding]],
+        documents: dict[str, OpenDocument],
+        work: Work,
+        result: RunResult,
+    ) -> None:
+        codec = self.workspace.position_codec
+        for uri, document in documents.items():
+            if document.root != root or uri in work.closed:
+                continue
+            buffer = state.buffers.get(document.path)
+            if buffer is None or buffer.parsed is None or not state.contains(document.path):
+                if uri in work.texts:
+                    result.publications.append(Publication(uri, document.version, []))
+                continue
+            if buffer.error is not None:
+                continue  # keep the last good diagnostics while the buffer does not parse
+            lines = buffer.parsed.lines
+            mine = findings.get(document.path, [])
+            entries = [(f, to_diagnostic(f, lines, codec)) for f in mine]
+            if uri in work.texts or _differ(entries, document.published):
+                version = work.texts[uri][2] if uri in work.texts else document.version
+                result.publications.append(Publication(uri, version, entries))
+
+
+def _differ(
+    entries: list[tuple[Finding, types.Diagnostic]],
+    published: list[tuple[Finding, types.Diagnostic]],
+) -> bool:
+    return [d for _, d in entries] != [d for _, d in published]
+
+
+def _is_within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def make_server() -> JobcheckLanguageServer:
+    ls = JobcheckLanguageServer()
+
+    @ls.feature(types.INITIALIZE)
+    def initialize(ls: JobcheckLanguageServer, params: types.InitializeParams) -> None:
+        options = params.initialization_options or {}
+        if isinstance(options, dict):
+            if isinstance(options.get("debounce"), (int, float)):
+                ls.debounce = max(0.0, float(options["debounce"]))
+            if isinstance(options.get("jobs"), int):
+                ls.jobs = max(0, options["jobs"])
+            ls.log_timings = options.get("logTimings") is True
+        roots = [f.uri for f in params.workspace_folders or []]
+        if not roots and params.root_uri:
+            roots = [params.root_uri]
+        if not roots and params.root_path:
+            roots = [from_fs_path(params.root_path) or ""]
+        ls.workspace_roots = [path_key(p) for p in (to_fs_path(r) for r in roots if r) if p]
+
+    @ls.feature(types.INITIALIZED)
+    async def initialized(ls: JobcheckLanguageServer, params: types.InitializedParams) -> None:
+        # Analyse the workspace now, so the first document opens onto a ready project
+        # (not a home folder or the file system's root: those wait for a document).
+        too_wide = {str(Path.home()), "/"}
+        ls._pending.reload_roots.update(r for r in ls.workspace_roots if r not in too_wide)
+        ls.request(0)
+        await _watch_files(ls)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: JobcheckLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        document = ls.open_document(params.text_document.uri, params.text_document.version)
+        if document is not None:
+            ls.document_changed(document.uri, thorough=True)
+            ls.request(0)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: JobcheckLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        if params.text_document.uri in ls.documents:
+            ls.document_changed(params.text_document.uri)
+            ls.request()
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: JobcheckLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        if params.text_document.uri in ls.documents:
+            ls.document_changed(params.text_document.uri, thorough=True)
+            ls._pending.saved = True
+            ls.request(0)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: JobcheckLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        document = ls.documents.pop(params.text_document.uri, None)
+        if document is None:
+            return
+        ls._pending.texts.pop(document.uri, None)
+        ls._pending.closed.add(document.path)
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=document.uri, diagnostics=[])
+        )
+        ls.request()
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(
+        ls: JobcheckLanguageServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        for change in params.changes:
+            path = to_fs_path(change.uri)
+            if path is None:
+                continue
+            key = path_key(path)
+            name = Path(key).name
+            if name in ("pyproject.toml", "jobcheck.toml", ".gitignore"):
+                folder = str(Path(key).parent)
+                ls._pending.reload_roots.update(
+                    root for root in ls.projects if _is_within(root, folder)
+                )
+            elif key.endswith(".py"):
+                ls._pending.disk.add(key)
+        ls.request()
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(
+        ls: JobcheckLanguageServer, params: types.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        for folder in params.event.removed:
+            path = to_fs_path(folder.uri)
+            if path and path_key(path) in ls.workspace_roots:
+                ls.workspace_roots.remove(path_key(path))
+        for folder in params.event.added:
+            path = to_fs_path(folder.uri)
+            if path:
+                ls.workspace_roots.append(path_key(path))
+
+    @ls.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    def code_action(
+        ls: JobcheckLanguageServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | None:
+        document = ls.documents.get(params.text_document.uri)
+        if document is None:
+            return None
+        wanted = params.context.only
+        if wanted and not any(k.value.startswith("quickfix") for k in wanted):
+            return None
+        entries = [(f, d) for f, d in document.published if overlaps(d.range, params.range)]
+        return _code_actions(ls, document, entries) or None
+
+    @ls.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: JobcheckLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        document = ls.documents.get(params.text_document.uri)
+        if document is None:
+            return None
+        point = types.Range(start=params.position, end=params.position)
+        entries = [(f, d) for f, d in document.published if overlaps(d.range, point)]
+        text = hover_markdown(f for f, _ in entries)
+        if text is None:
+            return None
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+            range=entries[0][1].range,
+        )
+
+    @ls.command(actions.OPEN_DOCUMENTATION)
+    async def open_documentation(ls: JobcheckLanguageServer, url: str) -> None:
+        capabilities = ls.client_capabilities.window
+        if capabilities is not None and capabilities.show_document is not None:
+            await ls.window_show_document_async(types.ShowDocumentParams(uri=url, external=True))
+        else:
+            ls.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Info, message=f"jobcheck: {url}")
+            )
+
+    @ls.feature(types.SHUTDOWN)
+    def shutdown(ls: JobcheckLanguageServer, params: None) -> None:
+        if ls._timer is not None:
+            ls._timer.cancel()
+            ls._timer = None
+        ls._pending = Work()
+
+    return ls
+
+
+def _code_actions(
+    ls: JobcheckLanguageServer,
+    document: OpenDocument,
+    entries: list[tuple[Finding, types.Diagnostic]],
+) -> list[types.CodeAction]:
+    try:
+        text = ls.workspace.get_text_document(document.uri).source
+    except Exception:
+        return []
+    lines = split_lines(text)
+    codec = ls.workspace.position_codec
+    fixes: list[types.CodeAction] = []
+    suppressions: dict[tuple[int, str], types.CodeAction] = {}
+    docs: dict[str, types.CodeAction] = {}
+    for finding, diagnostic in entries:
+        if finding.fix is not None:
+            fixes.append(_fix_action(document.uri, finding, diagnostic, lines, codec))
+        edit = actions.suppression_edit(text, lines, finding)
+        if edit is not None and (edit.line, finding.rule) not in suppressions:
+            suppressions[(edit.line, finding.rule)] = _suppress_action(
+                document.uri, finding, diagnostic, edit, lines, codec
+            )
+        if finding.url and finding.url not in docs:
+            docs[finding.url] = types.CodeAction(
+                title=actions.documentation_title(finding),
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diagnostic],
+                command=types.Command(
+                    title=actions.documentation_title(finding),
+                    command=actions.OPEN_DOCUMENTATION,
+                    arguments=[finding.url],
+                ),
+            )
+    return [*fixes, *suppressions.values(), *docs.values()]
+
+
+def _fix_action(uri, finding, diagnostic, lines, codec) -> types.CodeAction:  # type: ignore[no-untyped-def]
+    fix = finding.fix
+    edits = [
+        types.TextEdit(range=to_range(edit.loc, lines, codec), new_text=edit.new_text)
+        for edit in fix.edits
+    ]
+    return types.CodeAction(
+        title=fix.title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        edit=types.WorkspaceEdit(changes={uri: edits}),
+        is_preferred=fix.applicability == "safe",
+    )
+
+
+def _suppress_action(uri, finding, diagnostic, edit, lines, codec) -> types.CodeAction:  # type: ignore[no-untyped-def]
+    start = codec.position_to_client_units(
+        lines, types.Position(line=edit.line, character=edit.start)
+    )
+    end = codec.position_to_client_units(lines, types.Position(line=edit.line, character=edit.end))
+    return types.CodeAction(
+        title=actions.suppression_title(finding),
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        edit=types.WorkspaceEdit(
+            changes={
+                uri: [
+                    types.TextEdit(range=types.Range(start=start, end=end), new_text=edit.new_text)
+                ]
+            }
+        ),
+    )
+
+
+async def _watch_files(ls: JobcheckLanguageServer) -> None:
+    """Ask the client to report changes on disk (a git checkout, a formatter), when it
+    can register the watcher dynamically."""
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    registration = types.Registration(
+        id="jobcheck-watched-files",
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED_FILES]
+        ),
+    )
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams([registration]))
+    except Exception as error:  # the client refused: edits still work, disk changes do not
+        ls._log(types.MessageType.Warning, f"jobcheck: cannot watch files: {error}")
+
+
+def serve() -> int:
+    """Run the server on stdin/stdout; the exit status the LSP asks for (0 after a
+    ``shutdown`` request, 1 without)."""
+    ls = make_server()
+    ls.start_io()
+    return 0 if getattr(ls.protocol, "_shutdown", False) else 1
