@@ -364,6 +364,40 @@ def lsp_command() -> None:
     sys.exit(serve())
 
 
+@cli.command("jobs")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+@click.option(
+    "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
+)
+def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | None) -> None:
+    """Review every job in PATHS with its effective contract: queue, time limit,
+    retries, backoff, dead letter, schedule and lock."""
+    from jobcheck.engine import collect_facts
+    from jobcheck.project import Project
+    from jobcheck.review import cards, contracts
+
+    targets = paths or (".",)
+    options = _options(config_file, targets)
+    try:
+        _, facts, _ = collect_facts(targets, options, RunSettings())
+    except DiscoveryError as error:
+        raise JobcheckError(str(error)) from None
+    project = Project(
+        facts, settings_modules=options.django_settings, celery_app=options.celery_app
+    )
+    found = contracts(project, options)
+    if output_format == "json":
+        import json
+
+        click.echo(json.dumps([c.as_dict() for c in found], indent=2))
+        return
+    console = Console(soft_wrap=True, highlight=False)
+    for card in cards(found):
+        console.print(card)
+    console.print(f"{len(found)} jobs.", style="bold")
+
+
 def main() -> None:
     try:
         cli.main(standalone_mode=False, prog_name="jobcheck")

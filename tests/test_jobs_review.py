@@ -1,0 +1,84 @@
+"""``jobcheck jobs``: every job with its effective contract, and where each value comes from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from jobcheck.cli import cli
+
+SOURCE = """\
+import dramatiq
+from celery import Celery, shared_task
+from redis import Redis
+from rq import Queue, Retry
+
+app = Celery("proj", broker="redis://")
+app.conf.task_time_limit = 300
+app.conf.beat_schedule = {
+    "nightly": {"task": "jobs.nightly", "schedule": 3600},
+}
+queue = Queue("reports", connection=Redis())
+
+
+@shared_task(autoretry_for=(ConnectionError,), retry_backoff=True, max_retries=5, queue="mail")
+def send(order_id):
+    return order_id
+
+
+@app.task(soft_time_limit=60)
+def nightly():
+    return None
+
+
+def build(report_id):
+    return report_id
+
+
+def enqueue(report_id):
+    queue.enqueue(build, report_id, retry=Retry(max=3, interval=[10, 60]))
+
+
+@dramatiq.actor(time_limit=30_000, max_retries=None)
+def index(pk):
+    return pk
+"""
+
+
+def test_jobs_json_lists_every_job_with_its_contract(tmp_path: Path) -> None:
+    (tmp_path / "jobs.py").write_text(SOURCE, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    jobs = {c["job"]: c for c in json.loads(result.output)}
+    assert set(jobs) == {"jobs.send", "jobs.nightly", "index", "jobs.build"}
+    build = jobs["jobs.build"]
+    assert build["framework"] == "rq"
+    assert build["queue"] == "reports"
+    assert build["time_limit"] == "180 s (RQ default)"
+    assert build["retries"] == "max 3"
+    assert build["backoff"] == "intervals 10 s, 60 s"
+    send = jobs["jobs.send"]
+    assert send["queue"] == "mail"
+    assert send["time_limit"] == "hard 300 s (global setting)"
+    assert send["retries"] == "automatic on ConnectionError, max 5"
+    assert send["backoff"] == "exponential with jitter"
+    nightly = jobs["jobs.nightly"]
+    assert nightly["time_limit"] == "hard 300 s (global setting), soft 60 s (task)"
+    assert nightly["schedule"].startswith("beat entry 'nightly'")
+    assert nightly["lock"] == "no"
+    index = jobs["index"]
+    assert index["framework"] == "dramatiq"
+    assert index["time_limit"] == "30 s"
+    assert index["retries"] == "unbounded"
+    assert index["dead_letter"].startswith("dead-letter queue")
+
+
+def test_jobs_text(tmp_path: Path) -> None:
+    (tmp_path / "jobs.py").write_text(SOURCE, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["jobs", str(tmp_path)])
+    assert result.exit_code == 0
+    assert "jobs.send  celery" in result.output
+    assert "time limit   hard 300 s (global setting)" in result.output
+    assert "4 jobs." in result.output
