@@ -14,9 +14,6 @@ from pathlib import Path
 from typing import TextIO
 
 import click
-from rich.console import Console
-from rich.markdown import Markdown
-from rich.table import Table
 
 from jobcheck import __version__
 from jobcheck.catalog import UnknownRuleError, data_dir, load_catalog
@@ -25,6 +22,10 @@ from jobcheck.config import ConfigError, Options, find_config, load
 from jobcheck.discovery import DiscoveryError
 from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.output import FORMATS
+from jobcheck.progress import progress_bar
+
+# rich is imported where it is used: a run that reads every fact from the cache and
+# prints plain text is over before rich would have finished importing.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -77,6 +78,13 @@ def cli() -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0 = one per core, 1 = none).")
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file (for testing the prefilter).")
 @click.option("--color/--no-color", default=None, help="Force coloured output on or off.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the results cache.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    envvar="JOBCHECK_CACHE_DIR",
+    help="Folder of the results cache (default: .jobcheck_cache in the project root).",
+)
 def check_command(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -90,6 +98,8 @@ def check_command(
     jobs: int,
     no_prefilter: bool,
     color: bool | None,
+    no_cache: bool,
+    cache_dir: str | None,
 ) -> None:
     """Check PATHS (files or folders; default: the current folder)."""
     targets = paths or (".",)
@@ -109,10 +119,14 @@ def check_command(
     except UnknownRuleError as error:
         raise JobcheckError(str(error)) from None
     settings = RunSettings(jobs=jobs, prefilter=not no_prefilter)
-    try:
-        report = check_paths(targets, options, selection, settings)
-    except DiscoveryError as error:
-        raise JobcheckError(str(error)) from None
+    if not no_cache:
+        settings.cache_dir = _cache_dir(cache_dir, options, targets)
+    with progress_bar(enabled=output_format == "text" and not output) as bar:
+        settings.progress = bar
+        try:
+            report = check_paths(targets, options, selection, settings)
+        except DiscoveryError as error:
+            raise JobcheckError(str(error)) from None
     if not show_unused_suppressions:
         report.unused_suppressions = []
     writer = FORMATS[output_format]
@@ -127,6 +141,14 @@ def check_command(
         writer(report, sys.stdout, use_color and output_format == "text")
     if report.failed and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+
+
+def _cache_dir(given: str | None, options: Options, targets: tuple[str, ...]) -> Path:
+    from jobcheck.cache import default_directory
+
+    if given:
+        return Path(given)
+    return default_directory(options.root if options.config_path else None, list(targets))
 
 
 def _options(config_file: str | None, targets: tuple[str, ...]) -> Options:
@@ -151,6 +173,9 @@ def _stdout_is_terminal() -> bool:
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def rules_command(output_format: str) -> None:
     """List every rule and check, implemented or planned."""
+    from rich.console import Console
+    from rich.table import Table
+
     catalog = load_catalog()
     implemented = implemented_checks()
     if output_format == "json":
@@ -197,6 +222,9 @@ def rules_command(output_format: str) -> None:
 @click.argument("ident")
 def explain_command(ident: str) -> None:
     """Show the documentation of a rule (by id, alias or check slug)."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
     catalog = load_catalog()
     try:
         pairs = catalog.resolve(ident)

@@ -6,23 +6,18 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from jobcheck.analysis import Analysis, Gatherer
+from jobcheck.cache import FactsCache
 from jobcheck.catalog import Catalog, load_catalog
 from jobcheck.checks import RULE_CLASSES
 from jobcheck.config import Options
-from jobcheck.discovery import SourceFile, discover, module_name
-from jobcheck.extract import extract_file
-from jobcheck.extract.prefilter import may_matter, sends_to
+from jobcheck.discovery import SourceFile, clear_caches, discover, module_name
 from jobcheck.facts import FileFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
-from jobcheck.project import Project
-from jobcheck.project import inference
-
-# Below this many files to parse, a process pool costs more than it saves.
-MIN_FILES_FOR_POOL = 24
+from jobcheck.project import Project, inference
 
 
 @dataclass
@@ -36,6 +31,7 @@ class RunSettings:
     overrides: dict[str, bytes] = field(default_factory=dict)
     """Unsaved editor buffers: path -> content, used instead of the file on disk."""
     progress: Callable[[int, int], None] | None = None
+    """Called with (files done, files to do) while files are read and parsed."""
 
 
 @dataclass(frozen=True)
@@ -76,86 +72,61 @@ def check_paths(
 ) -> Report:
     """Run jobcheck over ``paths``; raises DiscoveryError for paths that do not exist."""
     settings = settings or RunSettings()
+    clear_caches()
+    cache = FactsCache.open(settings.cache_dir) if settings.cache_dir is not None else None
     files = discover(
         paths,
         exclude=(*options.exclude, *options.extend_exclude),
         respect_gitignore=options.respect_gitignore,
+        cache=cache.walk if cache is not None else None,
     )
-    inputs = [_read(source, settings.overrides) for source in files]
-    facts, errors = analyse(inputs, settings)
-    report = Report(errors=errors, files_checked=len(files), files_analysed=len(facts))
+    analysis = gather(files, settings, cache)
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
-    project = Project(facts, source_of=lambda p: overrides.get(p) or _read_text(p))
+    project = Project(
+        analysis.facts,
+        source_of=lambda p: overrides.get(p) or _read_text(p),
+        loader=analysis.loader,
+    )
+    remember = cache is not None and not settings.overrides
+    inference.use_memo(cache.extras.get("inference") if remember else None)  # type: ignore[union-attr, arg-type]
     try:
         findings = run_checks(project, options, selection)
     finally:
         inference.clear()
+    if remember and inference.current_memo().changed:
+        cache.put_extra("inference", inference.current_memo())  # type: ignore[union-attr]
+    analysed = analysis.all_facts()
+    report = Report(errors=analysis.errors, files_checked=len(files), files_analysed=len(analysed))
     report.findings, report.unused_suppressions = apply_suppressions(
-        findings, {f.path: f for f in facts}, load_catalog(), options
+        findings, {f.path: f for f in analysed}, load_catalog(), options
     )
+    analysis.finish(roots=[p for p in paths if os.path.isdir(p)])
     return report
 
 
-def analyse(inputs: list[_Input], settings: RunSettings) -> tuple[list[FileFacts], list[FileError]]:
-    """Facts for every file that can matter, in two passes: files the prefilter keeps,
-    then files the first pass shows are needed (Dramatiq actors sent from a module that
-    never names Dramatiq, RQ jobs defined in plain modules)."""
-    errors: list[FileError] = []
-    first: list[_Input] = []
-    rest: list[_Input] = []
-    for item in inputs:
-        if item.read_error is not None:
-            errors.append(FileError(item.source.display, item.read_error))
-        elif item.source.explicit and not item.data.strip():  # type: ignore[union-attr]
-            errors.append(FileError(item.source.display, "file is empty"))
-        elif item.source.explicit or not settings.prefilter or may_matter(item.data):  # type: ignore[arg-type]
-            first.append(item)
-        else:
-            rest.append(item)
-    facts = _extract_all(first, settings)
-    second = _second_pass(facts, rest)
-    if second:
-        facts.extend(_extract_all(second, settings))
-    for f in facts:
-        if f.error is not None:
-            errors.append(FileError(f.path, f.error))
-    facts.sort(key=lambda f: f.path)
-    errors.sort(key=lambda e: e.path)
-    return facts, errors
+def gather(
+    files: Sequence[SourceFile], settings: RunSettings, cache: FactsCache | None = None
+) -> Analysis:
+    """Facts for every file that can matter (``jobcheck/analysis.py``)."""
+    return Gatherer(
+        files,
+        jobs=settings.jobs,
+        prefilter=settings.prefilter,
+        cache=cache,
+        overrides=settings.overrides,
+        progress=settings.progress,
+    ).run()
 
 
-def _second_pass(facts: list[FileFacts], rest: list[_Input]) -> list[_Input]:
-    if not rest:
-        return []
-    actors = {t.name for f in facts for t in f.tasks if t.framework == "dramatiq"}
-    pattern = sends_to(actors)
-    wanted_modules = {
-        (site.target or "").rpartition(".")[0]
-        for f in facts
-        for site in f.enqueues
-        if site.framework_hint == "rq" and site.target
-    }
-    chosen = []
-    for item in rest:
-        if item.module in wanted_modules or (
-            pattern is not None and pattern.search(item.data)  # type: ignore[arg-type]
-        ):
-            chosen.append(item)
-    return chosen
-
-
-def _extract_all(items: list[_Input], settings: RunSettings) -> list[FileFacts]:
-    jobs = settings.jobs or os.cpu_count() or 1
-    arguments = [(i.source.display, i.data, i.module, i.is_package) for i in items]
-    if jobs <= 1 or len(items) < MIN_FILES_FOR_POOL:
-        return [extract_file(*a) for a in arguments]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        chunk = max(1, len(arguments) // (jobs * 8))
-        return list(pool.map(_extract_star, arguments, chunksize=chunk))
-
-
-def _extract_star(arguments: tuple) -> FileFacts:
-    return extract_file(*arguments)
+def analyse(
+    inputs: list[_Input], settings: RunSettings
+) -> tuple[list[FileFacts], list[FileError]]:
+    """Facts and errors for already-read inputs (kept for callers of the first API)."""
+    overrides = {i.source.display: i.data for i in inputs if i.data is not None}
+    analysis = gather(
+        [i.source for i in inputs], replace(settings, overrides={**overrides, **settings.overrides})
+    )
+    return analysis.facts, analysis.errors
 
 
 def run_checks(project: Project, options: Options, selection: Selection) -> list[Finding]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import libcst as cst
 
@@ -19,8 +20,9 @@ from jobcheck.facts import NOWHERE, Decorator, FileFacts, FunctionFacts, Loc, Pa
 from jobcheck.facts.values import Value
 from jobcheck.syntax.evaluate import Evaluator, excerpt
 from jobcheck.syntax.names import Names, dotted
-from jobcheck.syntax.positions import Positions
+from jobcheck.syntax.positions import ANCHOR_TYPES, Positions
 from jobcheck.syntax.walk import children
+from jobcheck.triggers import Trigger
 
 ATOMIC = frozenset(
     {
@@ -48,6 +50,10 @@ class ClassScope:
 
 class Recognizer:
     """Base for a framework's recognizer: override what it needs."""
+
+    PREFILTER: ClassVar[tuple[Trigger, ...]] = ()
+    """What in a file's bytes means this recognizer may find something the checks
+    iterate (jobs, enqueue sites, settings...): see ``jobcheck/extract/prefilter.py``."""
 
     def __init__(self, walker: Walker) -> None:
         self.walker = walker
@@ -93,6 +99,8 @@ class Walker:
         self.deferred = 0
         self.order = 0
         self._top: cst.CSTNode | None = None
+        self._anchors: list[cst.CSTNode] = []
+        """Enclosing statements (and ``except`` clauses), innermost last."""
         self._prefixes: list[str] = []
         self._dispatch: dict[type, Callable[[cst.CSTNode], None]] = {
             cst.FunctionDef: self._function,
@@ -112,7 +120,7 @@ class Walker:
     # -- public helpers for recognizers ---------------------------------------------
 
     def loc(self, node: cst.CSTNode) -> Loc:
-        return self.positions.loc(node, self._top)
+        return self.positions.loc(node, self._top, self._anchors)
 
     def qualify(self, expr: cst.BaseExpression) -> str | None:
         return self.names.qualify(expr)
@@ -159,10 +167,15 @@ class Walker:
 
     def visit(self, node: cst.CSTNode) -> None:
         handler = self._dispatch.get(type(node))
+        anchor = type(node) in ANCHOR_TYPES
+        if anchor:
+            self._anchors.append(node)
         if handler is not None:
             handler(node)
         else:
             self.visit_children(node)
+        if anchor:
+            self._anchors.pop()
 
     def visit_children(self, node: cst.CSTNode) -> None:
         for child in children(node):
@@ -335,7 +348,9 @@ class Walker:
         for handler in node.handlers:
             caught = _caught_names(handler, self.names)
             self.handlers.append(caught)
+            self._anchors.append(handler)
             self.visit(handler.body)
+            self._anchors.pop()
             self.handlers.pop()
         if node.orelse is not None:
             self.visit(node.orelse)

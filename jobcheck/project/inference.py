@@ -4,13 +4,19 @@
 ``load_order``, perhaps in another module. astroid reads the source (it never imports or
 runs it) and infers what the call returns. Modules are built only for files that have
 such an argument, and the cache is cleared after each run so memory stays bounded.
+
+Results are remembered (:class:`Memo`) with the files astroid read to reach them, so
+that a run over an unchanged project (the results cache, ``jobcheck/cache.py``) asks
+astroid nothing at all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,10 +26,53 @@ if TYPE_CHECKING:
     from jobcheck.project.model import Project
 
 _MAX_RESULTS = 5
+# Past this many modules in astroid's cache (the standard library and dependencies it
+# read), the whole cache is dropped; the project's own modules are dropped every run.
+_MAX_CACHED_MODULES = 2000
+
+_roots_used: set[str] = set()
+"""Import roots of the projects astroid read during this run (nothing: it was not used)."""
+
+
+@dataclass
+class Memo:
+    """Inference results, valid while the files astroid read keep their signatures."""
+
+    results: dict[tuple, str | None] = field(default_factory=dict)
+    files: dict[str, tuple[int, int] | None] = field(default_factory=dict)
+    """Every file astroid read (absolute path) -> (mtime, size) when it was read."""
+    changed: bool = False
+
+    def still_valid(self) -> bool:
+        return all(_signature(path) == signature for path, signature in self.files.items())
+
+
+_memo = Memo()
+
+
+def use_memo(memo: Memo | None) -> None:
+    """Start a run with the results of an earlier one (when still valid), or afresh."""
+    global _memo
+    _memo = memo if isinstance(memo, Memo) and memo.still_valid() else Memo()
+    _memo.changed = False
+
+
+def current_memo() -> Memo:
+    return _memo
 
 
 def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> str | None:
     """The dotted path of the class ``argument`` is an instance of, if astroid can tell."""
+    key = (f.path, f.module, argument.loc, argument.text)
+    if key in _memo.results:
+        return _memo.results[key]
+    result = _infer(project, f, argument)
+    _memo.results[key] = result
+    _memo.changed = True
+    return result
+
+
+def _infer(project: Project, f: FileFacts, argument: Argument) -> str | None:
     try:
         import astroid
     except ImportError:  # pragma: no cover - astroid is a dependency
@@ -32,6 +81,8 @@ def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> 
     if source is None:
         return None
     root = _import_root(f)
+    if root is not None:
+        _roots_used.add(root)
     try:
         with _on_sys_path(root):
             module = _module(project, f, source)
@@ -49,12 +100,28 @@ def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> 
 
 
 def clear() -> None:
-    """Drop every module astroid built during this run."""
-    try:
-        import astroid
-    except ImportError:  # pragma: no cover
+    """Drop the project's modules from astroid's cache, so that the next run (an editor
+    session reuses the process) reads the files afresh; keep the standard library and
+    dependencies unless the cache grew past its bound. Free when astroid was not used
+    (``clear_cache`` would rebuild the builtins, which takes seconds)."""
+    if not _roots_used:
         return
-    astroid.MANAGER.clear_cache()
+    roots = tuple(str(Path(root)) + "/" for root in _roots_used)
+    _roots_used.clear()
+    import astroid
+
+    cache = astroid.MANAGER.astroid_cache
+    for module in cache.values():
+        path = getattr(module, "file", None)
+        if path and path not in _memo.files:
+            _memo.files[path] = _signature(path)
+    if len(cache) > _MAX_CACHED_MODULES:
+        astroid.MANAGER.clear_cache()
+        return
+    for name, module in list(cache.items()):
+        path = getattr(module, "file", None) or ""
+        if path.startswith(roots):
+            del cache[name]
 
 
 def _module(project: Project, f: FileFacts, source: str):  # type: ignore[no-untyped-def]
@@ -62,7 +129,9 @@ def _module(project: Project, f: FileFacts, source: str):  # type: ignore[no-unt
 
     cache = project.astroid_modules
     if f.path not in cache:
-        cache[f.path] = astroid.MANAGER.ast_from_string(source, f.module, str(Path(f.path)))
+        cache[f.path] = astroid.MANAGER.ast_from_string(
+            source, f.module, str(Path(f.path).resolve())
+        )
     return cache[f.path]
 
 
@@ -108,3 +177,11 @@ def _on_sys_path(root: str | None) -> Iterator[None]:
     finally:
         if added:
             sys.path.remove(root)  # type: ignore[arg-type]
+
+
+def _signature(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size

@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from dataclasses import dataclass
 
-from jobcheck.extract.django import is_model_root
 from jobcheck.facts import (
     CeleryApp,
     EnqueueSite,
@@ -19,6 +18,8 @@ from jobcheck.facts import (
     TaskDef,
 )
 from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, string
+from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
+from jobcheck.project.orm import is_model_root
 
 # Celery task options that a global setting provides when the task does not
 # (celery/app/task.py reads them from ``app.conf`` under these names).
@@ -63,8 +64,12 @@ class Project:
         self,
         files: Sequence[FileFacts],
         source_of: Callable[[str], str | None] | None = None,
+        loader: ModuleLoader | None = None,
     ) -> None:
+        """``loader`` loads, on demand, the facts of project modules that were not
+        analysed (``jobcheck/project/lazy.py``) when a by-name lookup misses."""
         self.files = list(files)
+        self.loader = loader
         self.source_of = source_of or _read_source
         self.astroid_modules: dict[str, object] = {}
         self.by_path = {f.path: f for f in self.files}
@@ -73,6 +78,14 @@ class Project:
             q: bases for f in self.files for q, bases in f.classes.items()
         }
         self._model_roots = {m.qualname for f in self.files for m in f.models}
+        self.functions: dict[str, tuple[FileFacts, FunctionFacts]] = {
+            qualname: (f, fn) for f in self.files for qualname, fn in f.functions.items()
+        }
+        self.task_classes: dict[str, tuple[FileFacts, TaskClass]] = {
+            tc.qualname: (f, tc) for f in self.files for tc in f.task_classes
+        }
+        if loader is not None:
+            self._load_on_demand()
         self.apps: list[tuple[FileFacts, CeleryApp]] = [(f, a) for f in self.files for a in f.apps]
         self.jobs: list[Job] = [
             Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
@@ -86,12 +99,6 @@ class Project:
         for job in self.jobs:
             if job.task.registered_name:
                 self._by_registered.setdefault(job.task.registered_name, job)
-        self.functions: dict[str, tuple[FileFacts, FunctionFacts]] = {
-            qualname: (f, fn) for f in self.files for qualname, fn in f.functions.items()
-        }
-        self.task_classes: dict[str, tuple[FileFacts, TaskClass]] = {
-            tc.qualname: (f, tc) for f in self.files for tc in f.task_classes
-        }
         self._config_modules = self._find_config_modules()
 
     # -- jobs -------------------------------------------------------------------
@@ -183,7 +190,9 @@ class Project:
 
     @functools.cached_property
     def modules(self) -> frozenset[str]:
-        return frozenset(f.module for f in self.files)
+        """Every module of the project (analysed or not, when a loader knows them)."""
+        known = frozenset(f.module for f in self.files)
+        return known | self.loader.all_modules if self.loader is not None else known
 
     def function(self, qualname: str | None) -> FunctionFacts | None:
         if qualname is None:
@@ -320,6 +329,32 @@ class Project:
                 scheme = url.split("://", 1)[0].split("+", 1)[0].lower()
                 return {"rediss": "redis", "sentinel": "redis"}.get(scheme, scheme)
         return None
+
+    # -- modules loaded on demand ------------------------------------------------------
+
+    def _load_on_demand(self) -> None:
+        """Turn the by-name indexes into ones that load a missing name's module."""
+        self._foreign = LazySet(self._foreign, self._load_for)
+        self.classes = LazyDict(self.classes, self._load_for)
+        self._model_roots = LazySet(self._model_roots, self._load_for)
+        self.functions = LazyDict(self.functions, self._load_for)
+        self.task_classes = LazyDict(self.task_classes, self._load_for)
+
+    def _load_for(self, name: object) -> bool:
+        """Load the modules ``name`` may be defined in; whether any was loaded. Names
+        already known (from the files analysed first) keep their entries."""
+        assert self.loader is not None
+        loaded = self.loader.load_for(str(name))
+        for f in loaded:
+            set.update(self._foreign, f.foreign_objects)
+            for qualname, bases in f.classes.items():
+                dict.setdefault(self.classes, qualname, bases)
+            set.update(self._model_roots, (m.qualname for m in f.models))
+            for qualname, fn in f.functions.items():
+                dict.setdefault(self.functions, qualname, (f, fn))
+            for tc in f.task_classes:
+                dict.setdefault(self.task_classes, tc.qualname, (f, tc))
+        return bool(loaded)
 
 
 def _read_source(path: str) -> str | None:

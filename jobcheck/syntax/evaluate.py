@@ -109,8 +109,11 @@ class Evaluator:
             if all(isinstance(p, Const) and isinstance(p.value, str) for p in parts):
                 return Const("".join(p.value for p in parts))  # type: ignore[union-attr]
             return Opaque(excerpt(self.module, expr))
+        if not isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+            # An f-string inside an implicit concatenation: "a" f"{b}"
+            return Opaque(excerpt(self.module, expr))
         try:
-            return Const(ast.literal_eval(expr.value))  # type: ignore[attr-defined]
+            return Const(ast.literal_eval(expr.value))
         except (ValueError, SyntaxError):
             return Opaque(excerpt(self.module, expr))
 
