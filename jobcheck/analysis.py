@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from jobcheck.cache import Entry, FactsCache, new_entry
 from jobcheck.discovery import SourceFile, module_name
@@ -27,15 +28,18 @@ from jobcheck.facts import FileFacts
 from jobcheck.facts.values import Ref, string
 from jobcheck.findings import FileError
 from jobcheck.project.lazy import ModuleLoader
-from jobcheck.scan import FileResult, FileTask, default_jobs, scan_all, scan_file
+
+if TYPE_CHECKING:
+    from jobcheck.scan import FileResult, FileTask
 
 # Rounds of the second pass (a config module that names another config module...).
 _MAX_ROUNDS = 5
 
 
-@dataclass
+@dataclass(slots=True)
 class _File:
     source: SourceFile
+    display: str
     module: str
     is_package: bool
     stat: os.stat_result | None = None
@@ -45,10 +49,6 @@ class _File:
     """What the cache (or this run) knows about the file."""
     read_error: str | None = None
     empty: bool = False
-
-    @property
-    def display(self) -> str:
-        return self.source.display
 
     @property
     def facts(self) -> FileFacts | None:
@@ -126,8 +126,8 @@ class Gatherer:
         )
 
     def _file(self, source: SourceFile, data: bytes | None) -> _File:
-        module, is_package = module_name(source.path)
-        return _File(source, module, is_package, data=data)
+        module, is_package = module_name(source.fspath, source.symlink)
+        return _File(source, source.display, module, is_package, data=data)
 
     def _lookup_cache(self) -> None:
         for f in self.files:
@@ -160,12 +160,16 @@ class Gatherer:
         """Read, hash, prefilter and extract ``files`` (in worker processes)."""
         if not files:
             return
+        from jobcheck.scan import scan_all
+
         tasks = [self._task(f, analyse) for f in files]
         results = scan_all(tasks, self.jobs, self.prefilter, self.progress)
         for f, result in zip(files, results, strict=True):
             self._record(f, result)
 
     def _task(self, f: _File, analyse: bool) -> FileTask:
+        from jobcheck.scan import FileTask
+
         must = analyse or self._must_analyse(f)
         cached = self._cached_entry(f)
         # The cached entry is enough, if the content still has its hash, when it holds
@@ -258,6 +262,8 @@ class Gatherer:
         return ModuleLoader(modules, self._load, all_modules)
 
     def _load(self, display: str) -> FileFacts | None:
+        from jobcheck.scan import scan_file
+
         f = self.by_display[display]
         if f.facts is None:
             result = scan_file(self._task(f, analyse=True), self.prefilter)
@@ -287,3 +293,11 @@ def _read(path: str) -> bytes | None:
             return stream.read()
     except OSError:
         return None
+
+
+def default_jobs() -> int:
+    """Worker processes by default: one per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

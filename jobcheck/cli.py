@@ -23,6 +23,7 @@ from jobcheck.discovery import DiscoveryError
 from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.output import FORMATS
 from jobcheck.progress import progress_bar
+from jobcheck.timing import report as report_timings
 
 # rich is imported where it is used: a run that reads every fact from the cache and
 # prints plain text is over before rich would have finished importing.
@@ -130,6 +131,7 @@ def check_command(
     if not show_unused_suppressions:
         report.unused_suppressions = []
     writer = FORMATS[output_format]
+    report_timings()
     if output:
         try:
             with open(output, "w", encoding="utf-8") as stream:

@@ -18,6 +18,7 @@ from jobcheck.discovery import SourceFile, clear_caches, discover, module_name
 from jobcheck.facts import FileFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.project import Project, inference
+from jobcheck.timing import phase
 
 
 @dataclass
@@ -73,14 +74,17 @@ def check_paths(
     """Run jobcheck over ``paths``; raises DiscoveryError for paths that do not exist."""
     settings = settings or RunSettings()
     clear_caches()
-    cache = FactsCache.open(settings.cache_dir) if settings.cache_dir is not None else None
-    files = discover(
-        paths,
-        exclude=(*options.exclude, *options.extend_exclude),
-        respect_gitignore=options.respect_gitignore,
-        cache=cache.walk if cache is not None else None,
-    )
-    analysis = gather(files, settings, cache)
+    with phase("load cache"):
+        cache = FactsCache.open(settings.cache_dir) if settings.cache_dir is not None else None
+    with phase("discover"):
+        files = discover(
+            paths,
+            exclude=(*options.exclude, *options.extend_exclude),
+            respect_gitignore=options.respect_gitignore,
+            cache=cache.walk if cache is not None else None,
+        )
+    with phase("gather facts"):
+        analysis = gather(files, settings, cache)
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
     project = Project(
         analysis.facts,
@@ -89,18 +93,21 @@ def check_paths(
     )
     remember = cache is not None and not settings.overrides
     inference.use_memo(cache.extras.get("inference") if remember else None)  # type: ignore[union-attr, arg-type]
-    try:
-        findings = run_checks(project, options, selection)
-    finally:
-        inference.clear()
+    with phase("checks"):
+        try:
+            findings = run_checks(project, options, selection)
+        finally:
+            inference.clear()
     if remember and inference.current_memo().changed:
         cache.put_extra("inference", inference.current_memo())  # type: ignore[union-attr]
     analysed = analysis.all_facts()
     report = Report(errors=analysis.errors, files_checked=len(files), files_analysed=len(analysed))
-    report.findings, report.unused_suppressions = apply_suppressions(
-        findings, {f.path: f for f in analysed}, load_catalog(), options
-    )
-    analysis.finish(roots=[p for p in paths if os.path.isdir(p)])
+    with phase("suppressions"):
+        report.findings, report.unused_suppressions = apply_suppressions(
+            findings, {f.path: f for f in analysed}, load_catalog(), options
+        )
+    with phase("save cache"):
+        analysis.finish(roots=[p for p in paths if os.path.isdir(p)])
     return report
 
 

@@ -14,7 +14,6 @@ biggest parses start early and no worker idles at the end.
 from __future__ import annotations
 
 import gc
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -207,10 +206,3 @@ def _pool(jobs: int) -> ProcessPoolExecutor | None:
         return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
     except (OSError, ValueError, NotImplementedError):
         return None
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1

@@ -59,13 +59,15 @@ class SourceFile:
     relative), and whether it was named on the command line (``explicit``) rather than
     found by walking a folder."""
 
-    __slots__ = ("_path", "_text", "explicit")
+    __slots__ = ("_path", "_text", "explicit", "symlink")
 
-    def __init__(self, path: Path | str, explicit: bool) -> None:
+    def __init__(self, path: Path | str, explicit: bool, symlink: bool | None = None) -> None:
         # Walks make thousands of these: the Path object is built only when asked for.
         self._text = path if isinstance(path, str) else str(path)
         self._path: Path | None = None if isinstance(path, str) else path
         self.explicit = explicit
+        self.symlink = symlink
+        """Whether the file is a symbolic link, when the walk knows (None: unknown)."""
 
     @property
     def path(self) -> Path:
@@ -143,8 +145,10 @@ def discover(
             continue
         walker = _Walker(path, excludes, respect_gitignore, suffixes)
         key = (os.path.realpath(path), excludes.patterns, respect_gitignore, suffixes)
-        for file, identity in walker.walk(cache.walks.get(key) if cache is not None else None):
-            found.setdefault(identity, SourceFile(file, explicit=False))
+        for file, identity, symlink in walker.walk(
+            cache.walks.get(key) if cache is not None else None
+        ):
+            found.setdefault(identity, SourceFile(file, explicit=False, symlink=symlink))
         if cache is not None and walker.changed:
             cache.walks[key] = walker.state
             cache.changed = True
@@ -193,8 +197,9 @@ class _Walker:
         self._now = time.time_ns()
         self._real_root = os.path.realpath(root)
 
-    def walk(self, previous: _Walk | None) -> Iterator[tuple[str, str]]:
-        """(file path as displayed, identity for de-duplication) of every file."""
+    def walk(self, previous: _Walk | None) -> Iterator[tuple[str, str, bool]]:
+        """(file path as displayed, identity for de-duplication, whether it is a
+        symbolic link) of every file."""
         if previous is not None and not self._gitignores_unchanged(previous):
             previous = None
         if previous is None:
@@ -210,7 +215,7 @@ class _Walker:
         relative: str,
         ignores: list[tuple[str, _LazySpec]],
         previous: _Walk | None,
-    ) -> Iterator[tuple[str, str]]:
+    ) -> Iterator[tuple[str, str, bool]]:
         try:
             mtime = os.stat(folder).st_mtime_ns
         except OSError:
@@ -230,12 +235,10 @@ class _Walker:
             if name == ".gitignore":
                 continue
             path = os.path.join(folder, name)
-            identity = (
-                os.path.realpath(path)
-                if name in listing.symlinks
-                else f"{self._real_root}/{relative}{name}"
-            )
-            yield os.path.normpath(path), identity
+            if name in listing.symlinks:
+                yield os.path.normpath(path), os.path.realpath(path), True
+            else:
+                yield os.path.normpath(path), f"{self._real_root}/{relative}{name}", False
         for name in listing.subfolders:
             yield from self._folder(
                 os.path.join(folder, name), f"{relative}{name}/", ignores, previous
@@ -377,17 +380,39 @@ def _ignored(relative: str, ignores: list[tuple[str, _LazySpec]], is_dir: bool) 
 _PACKAGE_CACHE: dict[str, tuple[str, ...]] = {}
 
 
-def module_name(path: Path) -> tuple[str, bool]:
+def module_name(path: Path | str, symlink: bool | None = None) -> tuple[str, bool]:
     """The dotted module name of a file (walking up through packages) and whether it
-    is a package's ``__init__``."""
-    resolved = os.path.realpath(path)
-    folder, name = os.path.split(resolved)
+    is a package's ``__init__``; symbolic links are followed (``symlink``: whether the
+    file is one, when the caller knows)."""
+    text = os.fspath(path)
+    if symlink if symlink is not None else os.path.islink(text):
+        folder, name = os.path.split(os.path.realpath(text))
+    else:
+        parent, name = os.path.split(text)
+        folder = _real_folder(parent or ".")
     is_package = name == "__init__.py"
     stem = name.rsplit(".", 1)[0] if "." in name else name
     parts = list(_package_parts(folder))
     if not is_package:
         parts.append(stem)
     return ".".join(parts), is_package
+
+
+_REAL_FOLDERS: dict[str, str] = {}
+
+
+def _real_folder(folder: str) -> str:
+    """``os.path.realpath(folder)``, one ``lstat`` per folder (the parent's answer is
+    reused) instead of one per path component."""
+    real = _REAL_FOLDERS.get(folder)
+    if real is None:
+        parent, name = os.path.split(folder)
+        if not name or name in (".", "..") or parent == folder or os.path.islink(folder):
+            real = os.path.realpath(folder)
+        else:
+            real = os.path.join(_real_folder(parent or "."), name)
+        _REAL_FOLDERS[folder] = real
+    return real
 
 
 def _package_parts(folder: str) -> tuple[str, ...]:
@@ -408,3 +433,4 @@ def _package_parts(folder: str) -> tuple[str, ...]:
 def clear_caches() -> None:
     """Forget folder facts learnt in this process (an editor session reuses it)."""
     _PACKAGE_CACHE.clear()
+    _REAL_FOLDERS.clear()
