@@ -163,7 +163,7 @@ class Gatherer:
         from jobcheck.scan import scan_all
 
         tasks = [self._task(f, analyse) for f in files]
-        results = scan_all(tasks, self.jobs, self.prefilter, self.progress)
+        results = scan_all(tasks, self.jobs, self.prefilter, self.progress, self._arrived)
         for f, result in zip(files, results, strict=True):
             self._record(f, result)
 
@@ -186,6 +186,32 @@ class Gatherer:
             known_digest=cached.digest if cached is not None else None,
             need_facts=not sufficient,
         )
+
+    def _arrived(self, result: FileResult) -> None:
+        """A file's facts arrived from a worker: start the work the checks will need
+        from them (astroid inference) while the workers parse the rest."""
+        facts = result.facts
+        if facts is None or not any(
+            a.kind == "ambiguous" for site in facts.enqueues for a in site.arguments
+        ):
+            return
+        from jobcheck.project import inference
+
+        inference.speculate(facts, self._source_text)
+
+    def _source_text(self, path: str) -> str | None:
+        """A file's text as the project model's ``source_of`` gives it (the engine's
+        editor buffers, else the file read as UTF-8)."""
+        f = self.by_display.get(path)
+        if f is not None and f.data is not None:
+            text = f.data.decode("utf-8", "replace")
+            if text:
+                return text
+        data = _read(path)
+        try:
+            return data.decode("utf-8") if data is not None else None
+        except UnicodeDecodeError:
+            return None
 
     def _cached_entry(self, f: _File) -> Entry | None:
         if self.cache is None or f.data is not None:

@@ -83,6 +83,8 @@ def check_paths(
             respect_gitignore=options.respect_gitignore,
             cache=cache.walk if cache is not None else None,
         )
+    remember = cache is not None and not settings.overrides
+    inference.use_memo(cache.extras.get("inference") if remember else None)  # type: ignore[union-attr, arg-type]
     with phase("gather facts"):
         analysis = gather(files, settings, cache)
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
@@ -91,8 +93,6 @@ def check_paths(
         source_of=lambda p: overrides.get(p) or _read_text(p),
         loader=analysis.loader,
     )
-    remember = cache is not None and not settings.overrides
-    inference.use_memo(cache.extras.get("inference") if remember else None)  # type: ignore[union-attr, arg-type]
     with phase("checks"):
         try:
             findings = run_checks(project, options, selection)

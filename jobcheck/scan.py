@@ -120,15 +120,19 @@ def scan_all(
     jobs: int,
     use_prefilter: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    on_result: Callable[[FileResult], None] | None = None,
 ) -> list[FileResult]:
     """:func:`scan_file` over every task, in ``jobs`` worker processes (in this process
-    when ``jobs`` is 1 or there is little to do). Results come back in task order."""
+    when ``jobs`` is 1 or there is little to do). Results come back in task order;
+    ``on_result`` sees each as it arrives, while the workers go on."""
     if not tasks:
         return []
     ordered = sorted(range(len(tasks)), key=lambda i: -tasks[i].size)
     results: list[FileResult | None] = [None] * len(tasks)
     for done, (index, result) in enumerate(_run(tasks, ordered, jobs, use_prefilter), start=1):
         results[index] = result
+        if on_result is not None:
+            on_result(result)
         if progress is not None:
             progress(done, len(tasks))
     return results  # type: ignore[return-value]

@@ -163,7 +163,15 @@ class Walker:
         for recognizer in self.recognizers:
             recognizer.finish()
         self.facts.imports = frozenset(self.names.imported_roots)
+        self._release()
         return self.facts
+
+    def _release(self) -> None:
+        """Break the walker's reference cycles (its dispatch table holds bound methods,
+        its recognizers hold it) so that reference counting frees the syntax tree at
+        once, instead of a garbage collection walking all its nodes."""
+        self._dispatch = {}
+        self.recognizers = []
 
     def visit(self, node: cst.CSTNode) -> None:
         handler = self._dispatch.get(type(node))

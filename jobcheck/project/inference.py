@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,6 +72,39 @@ def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> 
     return result
 
 
+# Ambiguous arguments inferred ahead of the checks in one run, at most.
+MAX_SPECULATIVE = 200
+
+
+class _Sources:
+    """What inference needs of a project, before the project model exists."""
+
+    def __init__(self, source_of: Callable[[str], str | None]) -> None:
+        self.source_of = source_of
+        self.astroid_modules: dict[str, object] = {}
+
+
+_speculation: _Sources | None = None
+_speculated = 0
+
+
+def speculate(f: FileFacts, source_of: Callable[[str], str | None]) -> None:
+    """Infer the ambiguous enqueue arguments of ``f`` now, ahead of the checks.
+
+    Called while worker processes are still parsing other files: the inference that
+    SCL-21 will ask for then runs on the core the waiting parent leaves idle, instead
+    of after every parse. Results go to the memo the checks read."""
+    global _speculation, _speculated
+    for site in f.enqueues:
+        for argument in site.arguments:
+            if argument.kind != "ambiguous" or _speculated >= MAX_SPECULATIVE:
+                continue
+            if _speculation is None:
+                _speculation = _Sources(source_of)
+            _speculated += 1
+            infer_argument_class(_speculation, f, argument)  # type: ignore[arg-type]
+
+
 def _infer(project: Project, f: FileFacts, argument: Argument) -> str | None:
     try:
         import astroid
@@ -104,6 +137,8 @@ def clear() -> None:
     session reuses the process) reads the files afresh; keep the standard library and
     dependencies unless the cache grew past its bound. Free when astroid was not used
     (``clear_cache`` would rebuild the builtins, which takes seconds)."""
+    global _speculation, _speculated
+    _speculation, _speculated = None, 0
     if not _roots_used:
         return
     roots = tuple(str(Path(root)) + "/" for root in _roots_used)

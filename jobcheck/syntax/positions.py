@@ -27,7 +27,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import libcst as cst
-from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from jobcheck.facts import Loc
 
@@ -101,24 +100,106 @@ CodeRange = tuple[int, int, int, int]
 """(start line, start column, end line, end column), 1-based lines, 0-based columns."""
 
 
-class _Ranges:
-    """Stands in for libcst's provider: the code generator records ranges here."""
+class _State:
+    """libcst's position-tracking code generator (``PositionProvidingCodegenState``),
+    rewritten for speed with the same results: ranges are plain tuples
+    ``((line, column), (line, column))`` instead of dataclasses, syntactic ranges are
+    recorded with a small context object instead of a generator, and tokens without a
+    newline (nearly all) skip the line split. Nodes only call the methods below.
+    tests/test_positions.py compares the ranges with libcst's node by node."""
 
-    __slots__ = ("_computed",)
+    __slots__ = (
+        "_stack",
+        "column",
+        "computed",
+        "default_indent",
+        "default_newline",
+        "indent_tokens",
+        "line",
+        "tokens",
+    )
 
-    def __init__(self) -> None:
-        self._computed: dict[cst.CSTNode, Any] = {}
+    def __init__(self, default_indent: str, default_newline: str) -> None:
+        self.default_indent = default_indent
+        self.default_newline = default_newline
+        self.indent_tokens: list[str] = []
+        self.tokens: list[str] = []
+        self.line = 1
+        self.column = 0
+        self._stack: list[tuple[int, int]] = []
+        self.computed: dict[cst.CSTNode, tuple[tuple[int, int], tuple[int, int]]] = {}
 
+    def increase_indent(self, value: str) -> None:
+        self.indent_tokens.append(value)
 
-class _State(PositionProvidingCodegenState):
-    """libcst's position-tracking code generator, with a fast path for tokens that hold
-    no newline (nearly all of them)."""
+    def decrease_indent(self) -> None:
+        self.indent_tokens.pop()
 
-    def _update_position(self, value: str) -> None:
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.add_token(token)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
         if "\n" in value or "\r" in value:
-            super()._update_position(value)
+            segments = _NEWLINE.split(value)
+            self.line += len(segments) - 1
+            self.column = len(segments[-1])
         else:
             self.column += len(value)
+
+    def pop_trailing_newline(self) -> None:
+        if self.tokens:
+            self.tokens.pop()
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._stack.pop()
+        if node not in self.computed:  # a syntactic range was recorded already
+            self.computed[node] = (start, (self.line, self.column))
+
+    def record_syntactic_position(
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: cst.CSTNode | None = None,
+        end_node: cst.CSTNode | None = None,
+    ) -> _Syntactic:
+        return _Syntactic(self, node, start_node, end_node)
+
+
+class _Syntactic:
+    """``with state.record_syntactic_position(node, ...)``: the node's range excluding
+    the whitespace it owns, optionally hoisted from a child's start or end."""
+
+    __slots__ = ("end_node", "node", "start", "start_node", "state")
+
+    def __init__(
+        self,
+        state: _State,
+        node: cst.CSTNode,
+        start_node: cst.CSTNode | None,
+        end_node: cst.CSTNode | None,
+    ) -> None:
+        self.state = state
+        self.node = node
+        self.start_node = start_node
+        self.end_node = end_node
+        self.start = (state.line, state.column)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_: object) -> None:
+        state = self.state
+        computed = state.computed
+        start = computed[self.start_node][0] if self.start_node is not None else self.start
+        end = (
+            computed[self.end_node][1] if self.end_node is not None else (state.line, state.column)
+        )
+        computed[self.node] = (start, end)
 
 
 class _Anchor:
@@ -216,12 +297,7 @@ class Positions:
             except cst.CSTValidationError:
                 target = anchor
             self._keep.append(target)
-        provider = _Ranges()
-        state = _State(
-            default_indent=self._module.default_indent,
-            default_newline=self._module.default_newline,
-            provider=provider,  # type: ignore[arg-type]
-        )
+        state = _State(self._module.default_indent, self._module.default_newline)
         state.indent_tokens = [info.indent] if info.indent else []
         if isinstance(anchor, cst.BaseSmallStatement):
             state.add_token(info.prefix)
@@ -229,9 +305,9 @@ class Positions:
             return {}
         try:
             if isinstance(anchor, cst.If):
-                target._codegen(state, is_elif=info.elif_)
+                target._codegen(state, is_elif=info.elif_)  # type: ignore[arg-type]
             else:
-                target._codegen(state)
+                target._codegen(state)  # type: ignore[arg-type]
         except Exception:  # a libcst internal changed: take the exact slow path
             return {}
         generated = "".join(state.tokens)
@@ -242,18 +318,14 @@ class Positions:
         result: dict[int, CodeRange] = {}
         checked_to = _matching_prefix(generated, self._source, start)
         ends = _line_ends(generated)
-        if target is not anchor and not header_only and target in provider._computed:
-            provider._computed[anchor] = provider._computed.pop(target)
-        for node, code_range in provider._computed.items():
-            end = code_range.end
-            if end.line > len(ends) or _offset(ends, end.line, end.column) > checked_to:
+        computed = state.computed
+        if target is not anchor and not header_only and target in computed:
+            computed[anchor] = computed.pop(target)
+        lines = len(ends)
+        for node, ((line, column), (end_line, end_column)) in computed.items():
+            if end_line > lines or ends[end_line - 1] + end_column > checked_to:
                 continue  # generated text differs from the source before this node ends
-            result[id(node)] = (
-                code_range.start.line + offset,
-                code_range.start.column,
-                end.line + offset,
-                end.column,
-            )
+            result[id(node)] = (line + offset, column, end_line + offset, end_column)
         return result
 
     # -- statement index from ``ast`` -------------------------------------------------
@@ -344,22 +416,11 @@ class Positions:
         self._record(alone, line_offset)
 
     def _record(self, module: cst.Module, line_offset: int) -> None:
-        provider = _Ranges()
-        state = _State(
-            default_indent=module.default_indent,
-            default_newline=module.default_newline,
-            provider=provider,  # type: ignore[arg-type]
-        )
-        module._codegen(state)
-        for node, code_range in provider._computed.items():
+        state = _State(module.default_indent, module.default_newline)
+        module._codegen(state)  # type: ignore[arg-type]
+        for node, ((line, column), (end_line, end_column)) in state.computed.items():
             self._fallback.setdefault(
-                id(node),
-                (
-                    code_range.start.line + line_offset,
-                    code_range.start.column,
-                    code_range.end.line + line_offset,
-                    code_range.end.column,
-                ),
+                id(node), (line + line_offset, column, end_line + line_offset, end_column)
             )
 
 
@@ -443,7 +504,3 @@ def _line_ends(text: str) -> list[int]:
     starts = [0]
     starts.extend(m.end() for m in _NEWLINE.finditer(text))
     return starts
-
-
-def _offset(starts: list[int], line: int, column: int) -> int:
-    return starts[line - 1] + column
