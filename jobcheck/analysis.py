@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.cache import Entry, FactsCache, new_entry
 from jobcheck.discovery import SourceFile, module_name
-from jobcheck.facts import FileFacts
+from jobcheck.facts import EnqueueSite, FileFacts
 from jobcheck.facts.values import Ref, string
 from jobcheck.findings import FileError
 from jobcheck.project.lazy import ModuleLoader
@@ -96,6 +96,7 @@ class Gatherer:
         overrides = overrides or {}
         self.files = [self._file(source, overrides.get(source.display)) for source in files]
         self.by_display = {f.display: f for f in self.files}
+        self._speculation = _Speculation()
         self.stats: dict[str, int] = {"files": len(self.files), "cached": 0, "extracted": 0}
 
     # -- the passes ------------------------------------------------------------------------
@@ -187,17 +188,17 @@ class Gatherer:
             need_facts=not sufficient,
         )
 
-    def _arrived(self, result: FileResult) -> None:
-        """A file's facts arrived from a worker: start the work the checks will need
-        from them (astroid inference) while the workers parse the rest."""
+    def _arrived(self, result: FileResult, in_workers: bool) -> None:
+        """A file's facts arrived: while workers parse the rest, start the astroid
+        inference the checks will ask for (SCL-21's ambiguous enqueue arguments), for
+        enqueue sites of jobs already seen. The results are the same either way (the
+        checks infer what was not inferred here): this only uses idle time."""
         facts = result.facts
-        if facts is None or not any(
-            a.kind == "ambiguous" for site in facts.enqueues for a in site.arguments
-        ):
+        if facts is None:
             return
-        from jobcheck.project import inference
-
-        inference.speculate(facts, self._source_text)
+        self._speculation.arrived(facts)
+        if in_workers:
+            self._speculation.run(self._source_text)
 
     def _source_text(self, path: str) -> str | None:
         """A file's text as the project model's ``source_of`` gives it (the engine's
@@ -298,6 +299,47 @@ class Gatherer:
         if facts is None or facts.error is not None:
             return None
         return facts
+
+
+class _Speculation:
+    """Enqueue sites with ambiguous arguments, inferred once they plausibly enqueue a
+    job of the project (the checks ask only about confirmed enqueue sites)."""
+
+    def __init__(self) -> None:
+        self._jobs: set[str] = set()
+        self._tails: set[str] = set()
+        self._pending: list[tuple[FileFacts, EnqueueSite]] = []
+
+    def arrived(self, facts: FileFacts) -> None:
+        for task in facts.tasks:
+            self._jobs.add(task.qualname)
+            self._tails.add(_tail(task.qualname))
+        for site in facts.enqueues:
+            if any(a.kind == "ambiguous" for a in site.arguments):
+                self._pending.append((facts, site))
+
+    def run(self, source_of: Callable[[str], str | None]) -> None:
+        if not self._pending:
+            return
+        from jobcheck.project import inference
+
+        waiting = []
+        for facts, site in self._pending:
+            if self._plausible(site):
+                inference.speculate(facts, site, source_of)
+            else:
+                waiting.append((facts, site))
+        self._pending = waiting
+
+    def _plausible(self, site: EnqueueSite) -> bool:
+        if site.framework_hint is not None or site.method == "send_task":
+            return True
+        target = site.target or ""
+        return target in self._jobs or _tail(target) in self._tails
+
+
+def _tail(qualname: str) -> str:
+    return ".".join(qualname.split(".")[-2:])
 
 
 def _config_modules(facts: list[FileFacts]) -> set[str]:

@@ -1,14 +1,17 @@
-"""Per-file work, in worker processes: read, hash, prefilter, extract.
+"""Per-file work: read, hash and prefilter every file, then extract the facts of the
+files that can matter, in worker processes.
 
-The parent sends small :class:`FileTask` objects (paths, not contents) and gets back
-small picklable :class:`FileResult` objects: the content hash, the prefilter's verdict
-and, for files that can matter, the file's facts. Reading, hashing and prefiltering run
-in the workers too, so every core shares the whole per-file pass; the parent only walks
-folders, checks the cache and runs the project-wide checks.
+Two phases. The first (read, hash, prefilter) runs here: it is a byte scan, a fraction
+of a second for tens of megabytes. The second parses, which costs a hundred times more
+per byte, so only the files the prefilter kept go to the workers, largest first (the
+longest parses start early, and the small ones fill the gaps at the end), each as its
+content, its facts coming back as a small picklable object. When the files to parse are
+few, forking workers and importing libcst in them would cost more than it saves, and
+they are parsed here.
 
-Workers are forked once per run, after the parent imported libcst and compiled the
-prefilter (they inherit both), and get files largest first in small chunks, so the
-biggest parses start early and no worker idles at the end.
+Workers are forked after this process imported libcst and compiled the prefilter, so
+they start with both. While they parse, the parent is not idle: ``on_result`` lets the
+caller start work that needs a file's facts (astroid inference) as they arrive.
 """
 
 from __future__ import annotations
@@ -26,12 +29,11 @@ from jobcheck.facts import FileFacts
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-# Below this many files to read or parse, a process pool costs more than it saves.
-MIN_FILES_FOR_POOL = 24
-MIN_KEPT_FOR_POOL = 4
-# Files per task sent to a worker; small enough to balance, large enough to amortise.
-_CHUNK_BYTES = 256 * 1024
-_CHUNK_FILES = 64
+# Parse in worker processes only when there is at least this much to parse: below it,
+# forking and starting workers costs more than parsing here (libcst parses roughly
+# 200-300 KB per second and core).
+MIN_BYTES_FOR_POOL = 200_000
+MIN_FILES_FOR_POOL = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +43,7 @@ class FileTask:
     module: str
     is_package: bool
     size: int = 0
-    """From ``stat``, to send the largest files first."""
+    """From ``stat``, for progress and scheduling."""
     data: bytes | None = None
     """Content to use instead of reading ``path`` (an unsaved editor buffer)."""
     analyse: bool = False
@@ -70,8 +72,26 @@ class FileResult:
     empty: bool = False
 
 
+@dataclass(slots=True)
+class _Read:
+    """A file read and prefiltered, waiting to be parsed."""
+
+    task: FileTask
+    data: bytes
+    result: FileResult
+    """The result without facts."""
+
+
 def scan_file(task: FileTask, use_prefilter: bool = True) -> FileResult:
     """Read, hash and prefilter one file; extract its facts when it can matter."""
+    read = _read(task, use_prefilter)
+    if not isinstance(read, _Read):
+        return read
+    return _with_facts(read, extract(task.display, read.data, task.module, task.is_package))
+
+
+def _read(task: FileTask, use_prefilter: bool) -> FileResult | _Read:
+    """The first phase for one file: a finished result, or a file to parse."""
     read_at = time.time_ns()
     data = task.data
     if data is None:
@@ -82,7 +102,6 @@ def scan_file(task: FileTask, use_prefilter: bool = True) -> FileResult:
             message = f"cannot read: {error.strerror or error}"
             return FileResult(task.display, None, False, False, None, message, read_at_ns=read_at)
     digest = content_hash(data)
-    empty = not data.strip()
     if task.known_digest == digest and not task.need_facts:
         return FileResult(
             task.display, digest, False, False, None, unchanged=True, read_at_ns=read_at
@@ -90,19 +109,37 @@ def scan_file(task: FileTask, use_prefilter: bool = True) -> FileResult:
     from jobcheck.extract.prefilter import compiled
 
     decision = compiled().decide(data, task.module)
-    facts = None
+    result = FileResult(
+        task.display,
+        digest,
+        decision.kept,
+        decision.sends,
+        None,
+        read_at_ns=read_at,
+        empty=not data.strip(),
+    )
     if decision.kept or task.analyse or not use_prefilter:
-        facts = extract(task.display, data, task.module, task.is_package)
+        return _Read(task, data, result)
+    return result
+
+
+def _with_facts(read: _Read, facts: FileFacts) -> FileResult:
+    result = read.result
     return FileResult(
-        task.display, digest, decision.kept, decision.sends, facts, read_at_ns=read_at, empty=empty
+        result.display,
+        result.digest,
+        result.kept,
+        result.sends,
+        facts,
+        read_at_ns=result.read_at_ns,
+        empty=result.empty,
     )
 
 
 def extract(display: str, data: bytes, module: str, is_package: bool) -> FileFacts:
     """:func:`jobcheck.extract.extract_file` with the cyclic garbage collector paused:
     a libcst tree is hundreds of thousands of objects, none in a cycle, and collections
-    that walk them again and again while they are built cost a quarter of the parse.
-    One young-generation collection afterwards frees the walker's own cycles."""
+    that walk them again and again while they are built cost a quarter of the parse."""
     from jobcheck.extract import extract_file
 
     enabled = gc.isenabled()
@@ -112,7 +149,6 @@ def extract(display: str, data: bytes, module: str, is_package: bool) -> FileFac
     finally:
         if enabled:
             gc.enable()
-        gc.collect(0)
 
 
 def scan_all(
@@ -120,89 +156,80 @@ def scan_all(
     jobs: int,
     use_prefilter: bool = True,
     progress: Callable[[int, int], None] | None = None,
-    on_result: Callable[[FileResult], None] | None = None,
+    on_result: Callable[[FileResult, bool], None] | None = None,
 ) -> list[FileResult]:
-    """:func:`scan_file` over every task, in ``jobs`` worker processes (in this process
-    when ``jobs`` is 1 or there is little to do). Results come back in task order;
-    ``on_result`` sees each as it arrives, while the workers go on."""
-    if not tasks:
-        return []
-    ordered = sorted(range(len(tasks)), key=lambda i: -tasks[i].size)
+    """Every task's result, in task order. Files to parse go to ``jobs`` worker
+    processes when there is enough to parse; ``on_result(result, in_workers)`` sees
+    each parsed file's result as it arrives (while the workers go on, when
+    ``in_workers``); ``progress`` gets (parsed, to parse)."""
     results: list[FileResult | None] = [None] * len(tasks)
-    for done, (index, result) in enumerate(_run(tasks, ordered, jobs, use_prefilter), start=1):
-        results[index] = result
+    to_parse: list[tuple[int, _Read]] = []
+    for index, task in enumerate(tasks):
+        read = _read(task, use_prefilter)
+        if isinstance(read, _Read):
+            to_parse.append((index, read))
+        else:
+            results[index] = read
+    to_parse.sort(key=lambda item: -len(item[1].data))
+    reads = dict(to_parse)
+    in_workers = _worth_a_pool(to_parse, jobs)
+    parsed = _parse_all(to_parse, jobs if in_workers else 1)
+    for done, (index, facts) in enumerate(parsed, start=1):
+        results[index] = result = _with_facts(reads[index], facts)
         if on_result is not None:
-            on_result(result)
+            on_result(result, in_workers)
         if progress is not None:
-            progress(done, len(tasks))
+            progress(done, len(to_parse))
     return results  # type: ignore[return-value]
 
 
-def _run(
-    tasks: Sequence[FileTask], ordered: list[int], jobs: int, use_prefilter: bool
-) -> Iterator[tuple[int, FileResult]]:
-    to_parse = sum(1 for t in tasks if t.analyse or not use_prefilter)
-    small = len(tasks) < MIN_FILES_FOR_POOL and to_parse < MIN_KEPT_FOR_POOL
-    if jobs <= 1 or small:
-        for index in ordered:
-            yield index, scan_file(tasks[index], use_prefilter)
+def _parse_all(to_parse: list[tuple[int, _Read]], jobs: int) -> Iterator[tuple[int, FileFacts]]:
+    """(task index, facts) for every file to parse, as they are done."""
+    pool = _pool(min(jobs, len(to_parse))) if jobs > 1 else None
+    if pool is None:
+        for index, read in to_parse:
+            task = read.task
+            yield index, extract(task.display, read.data, task.module, task.is_package)
         return
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = _pool(jobs)
-    if pool is None:
-        for index in ordered:
-            yield index, scan_file(tasks[index], use_prefilter)
-        return
-    pending_indexes: set[int] = set(ordered)
+    pending = {index for index, _ in to_parse}
     try:
         with pool:
             futures = {
-                pool.submit(_scan_chunk, [tasks[i] for i in chunk], use_prefilter): chunk
-                for chunk in _chunks(tasks, ordered)
+                pool.submit(
+                    extract, read.task.display, read.data, read.task.module, read.task.is_package
+                ): index
+                for index, read in to_parse
             }
             while futures:
                 finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    chunk = futures.pop(future)
-                    for index, result in zip(chunk, future.result(), strict=True):
-                        pending_indexes.discard(index)
-                        yield index, result
+                    index = futures.pop(future)
+                    pending.discard(index)
+                    yield index, future.result()
     except BrokenProcessPool:
         # A worker died (out of memory, a crash in a native extension): finish here,
-        # file by file, so one bad file cannot take the whole run with it.
-        for index in ordered:
-            if index in pending_indexes:
-                yield index, scan_file(tasks[index], use_prefilter)
+        # file by file, so that one bad file cannot take the whole run with it.
+        for index, read in to_parse:
+            if index in pending:
+                task = read.task
+                yield index, extract(task.display, read.data, task.module, task.is_package)
 
 
-def _chunks(tasks: Sequence[FileTask], ordered: list[int]) -> Iterator[list[int]]:
-    chunk: list[int] = []
-    size = 0
-    for index in ordered:
-        chunk.append(index)
-        size += tasks[index].size
-        if size >= _CHUNK_BYTES or len(chunk) >= _CHUNK_FILES:
-            yield chunk
-            chunk, size = [], 0
-    if chunk:
-        yield chunk
-
-
-def _scan_chunk(tasks: list[FileTask], use_prefilter: bool) -> list[FileResult]:
-    return [scan_file(task, use_prefilter) for task in tasks]
+def _worth_a_pool(to_parse: list[tuple[int, _Read]], jobs: int) -> bool:
+    size = sum(len(read.data) for _, read in to_parse)
+    return jobs > 1 and len(to_parse) >= MIN_FILES_FOR_POOL and size >= MIN_BYTES_FOR_POOL
 
 
 def _pool(jobs: int) -> ProcessPoolExecutor | None:
     """Worker processes that inherit this process's imports (fork) where that is safe;
     elsewhere (macOS, Windows) each worker starts afresh and imports what it needs."""
-    # Workers inherit the compiled prefilter and libcst instead of importing them.
-    from jobcheck.extract.prefilter import compiled
-
-    compiled()
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+
+    import jobcheck.extract  # noqa: F401  (forked workers inherit libcst and the recognizers)
 
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     try:

@@ -41,8 +41,8 @@ def _summary(report: Report) -> list[tuple]:
 @pytest.fixture
 def pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
     """Use worker processes even for a handful of files."""
-    monkeypatch.setattr(scan, "MIN_FILES_FOR_POOL", 0)
-    monkeypatch.setattr(scan, "MIN_KEPT_FOR_POOL", 0)
+    monkeypatch.setattr(scan, "MIN_FILES_FOR_POOL", 1)
+    monkeypatch.setattr(scan, "MIN_BYTES_FOR_POOL", 0)
 
 
 @pytest.mark.parametrize("project", PROJECTS, ids=[p.name for p in PROJECTS])
@@ -241,3 +241,25 @@ def test_cli_no_cache_writes_nothing(tmp_path: Path) -> None:
     assert not (project / ".jobcheck_cache").exists()
     subprocess.run(command[:-1], capture_output=True, text=True, cwd=tmp_path)
     assert (project / ".jobcheck_cache" / "CACHEDIR.TAG").exists()
+
+
+def test_model_in_a_module_the_prefilter_skips_is_loaded_on_demand(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "proj").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "db.py": "from sqlalchemy.orm import declarative_base\n\nBase = declarative_base()\n",
+        "entities.py": "from proj.db import Base\n\n\nclass Order(Base):\n    pass\n",
+        "tasks.py": (
+            "from celery import shared_task\n\nfrom proj.entities import Order\n\n\n"
+            "@shared_task(time_limit=10, soft_time_limit=5)\n"
+            "def ship(order: Order):\n    return order\n"
+        ),
+    }
+    for name, text in files.items():
+        (root / "proj" / name).write_text(text)
+    with_prefilter = _run(root, jobs=1)
+    assert [f.check for f in with_prefilter.findings if f.rule == "SCL-21"] == [
+        "model-typed-job-parameter"
+    ]
+    assert _summary(with_prefilter) == _summary(_run(root, jobs=1, prefilter=False))

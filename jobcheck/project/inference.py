@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jobcheck.facts import Argument, FileFacts
+from jobcheck.facts import Argument, EnqueueSite, FileFacts
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Project
@@ -88,21 +88,20 @@ _speculation: _Sources | None = None
 _speculated = 0
 
 
-def speculate(f: FileFacts, source_of: Callable[[str], str | None]) -> None:
-    """Infer the ambiguous enqueue arguments of ``f`` now, ahead of the checks.
+def speculate(f: FileFacts, site: EnqueueSite, source_of: Callable[[str], str | None]) -> None:
+    """Infer the ambiguous arguments of one enqueue site now, ahead of the checks.
 
     Called while worker processes are still parsing other files: the inference that
     SCL-21 will ask for then runs on the core the waiting parent leaves idle, instead
     of after every parse. Results go to the memo the checks read."""
     global _speculation, _speculated
-    for site in f.enqueues:
-        for argument in site.arguments:
-            if argument.kind != "ambiguous" or _speculated >= MAX_SPECULATIVE:
-                continue
-            if _speculation is None:
-                _speculation = _Sources(source_of)
-            _speculated += 1
-            infer_argument_class(_speculation, f, argument)  # type: ignore[arg-type]
+    for argument in site.arguments:
+        if argument.kind != "ambiguous" or _speculated >= MAX_SPECULATIVE:
+            continue
+        if _speculation is None:
+            _speculation = _Sources(source_of)
+        _speculated += 1
+        infer_argument_class(_speculation, f, argument)  # type: ignore[arg-type]
 
 
 def _infer(project: Project, f: FileFacts, argument: Argument) -> str | None:
