@@ -3,9 +3,9 @@ pass, and the loader that reads further modules on demand.
 
 1. Each file is looked up in the cache (``jobcheck/cache.py``) by its ``stat``
    signature; a hit needs no reading at all.
-2. The rest go to worker processes (``jobcheck/scan.py``): read, hash, prefilter and,
-   for the files that can matter, extract. A file whose content hash is still the
-   cached one is not extracted again.
+2. The rest are read, hashed and prefiltered; the files that can matter are parsed,
+   in worker processes when there are enough (``jobcheck/scan.py``). A file whose
+   content hash is still the cached one is not parsed again.
 3. A second pass analyses files the first pass shows are needed though no trigger
    fired on them: modules named by ``config_from_object`` (their lower-case settings
    count), files that call ``.send(`` and name a Dramatiq actor of the project.
@@ -48,11 +48,14 @@ class _File:
     entry: Entry | None = None
     """What the cache (or this run) knows about the file."""
     read_error: str | None = None
-    empty: bool = False
 
     @property
     def facts(self) -> FileFacts | None:
         return self.entry.facts if self.entry is not None else None
+
+    @property
+    def empty(self) -> bool:
+        return self.entry is not None and self.entry.empty
 
 
 @dataclass
@@ -226,17 +229,24 @@ class Gatherer:
         if result.digest is None:
             f.read_error = result.read_error
             return
-        f.empty = result.empty
         if result.unchanged:
             cached = self._cached_entry(f)
             assert cached is not None
-            kept, sends, facts = cached.kept, cached.sends, cached.facts
+            kept, sends, facts, empty = cached.kept, cached.sends, cached.facts, cached.empty
         else:
-            kept, sends, facts = result.kept, result.sends, result.facts
+            kept, sends, facts, empty = result.kept, result.sends, result.facts, result.empty
             if facts is not None:
                 self.stats["extracted"] += 1
         f.entry = new_entry(
-            f.stat, result.digest, f.module, f.is_package, kept, sends, facts, result.read_at_ns
+            f.stat,
+            result.digest,
+            f.module,
+            f.is_package,
+            kept,
+            sends,
+            facts,
+            result.read_at_ns,
+            empty,
         )
         if self.cache is not None and f.data is None:
             self.cache.put(f.display, f.entry)

@@ -67,6 +67,8 @@ class Entry(NamedTuple):
     trusted: bool = True
     """The stat signature identifies the content (the file was not modified just
     before it was read)."""
+    empty: bool = False
+    """The file holds nothing but whitespace."""
 
     def fresh(self, stat: os.stat_result, module: str, is_package: bool) -> bool:
         return (
@@ -238,6 +240,7 @@ def new_entry(
     sends: bool,
     facts: FileFacts | None,
     read_at_ns: int,
+    empty: bool = False,
 ) -> Entry:
     mtime = stat.st_mtime_ns if stat is not None else -1
     return Entry(
@@ -250,6 +253,7 @@ def new_entry(
         sends=sends,
         facts=facts,
         trusted=stat is not None and mtime < read_at_ns - _RACY_NS,
+        empty=empty,
     )
 
 

@@ -45,21 +45,36 @@ def pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scan, "MIN_BYTES_FOR_POOL", 0)
 
 
+def _modes(cache: Path, full: bool) -> dict[str, dict[str, object]]:
+    modes: dict[str, dict[str, object]] = {
+        "two processes, cold cache": dict(jobs=2, cache_dir=cache),
+        "warm cache": dict(jobs=2, cache_dir=cache),
+    }
+    if full:  # the fixture suite runs every case without the prefilter already
+        modes |= {
+            "warm cache, one process": dict(jobs=1, cache_dir=cache),
+            "no prefilter": dict(jobs=1, prefilter=False),
+            "no prefilter, two processes": dict(jobs=2, prefilter=False),
+            "warm cache, no prefilter": dict(jobs=1, prefilter=False, cache_dir=cache),
+            "two processes, no cache": dict(jobs=2),
+        }
+    return modes
+
+
 @pytest.mark.parametrize("project", PROJECTS, ids=[p.name for p in PROJECTS])
 def test_findings_identical_in_every_mode(project: Path, tmp_path: Path, pool_always: None) -> None:
     expected = _summary(_run(project, jobs=1))
-    cache = tmp_path / "cache"
-    modes = {
-        "two processes": dict(jobs=2),
-        "no prefilter": dict(jobs=1, prefilter=False),
-        "no prefilter, two processes": dict(jobs=2, prefilter=False),
-        "cold cache": dict(jobs=2, cache_dir=cache),
-        "warm cache": dict(jobs=2, cache_dir=cache),
-        "warm cache, no prefilter": dict(jobs=1, prefilter=False, cache_dir=cache),
-        "warm cache again": dict(jobs=1, cache_dir=cache),
-    }
-    for name, settings in modes.items():
+    full = project.name == "shop"
+    for name, settings in _modes(tmp_path / "cache", full).items():
         assert _summary(_run(project, **settings)) == expected, name
+
+
+def test_findings_identical_over_all_fixtures_at_once(tmp_path: Path, pool_always: None) -> None:
+    """Every fixture case in one run: many jobs, settings and modules at once."""
+    expected = _summary(_run(FIXTURES, jobs=1))
+    assert expected
+    for name, settings in _modes(tmp_path / "cache", full=True).items():
+        assert _summary(_run(FIXTURES, **settings)) == expected, name
 
 
 def _copy(source: Path, tmp_path: Path) -> Path:
@@ -221,26 +236,33 @@ CLI_SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("output_format", ["text", "json"])
-def test_warm_cli_run_imports_no_heavy_library(tmp_path: Path, output_format: str) -> None:
+def test_warm_cli_run_imports_no_heavy_library(tmp_path: Path) -> None:
     project = _copy(ROOT / "examples" / "shop", tmp_path)
     cache = tmp_path / "cache"
-    command = [sys.executable, "-c", CLI_SCRIPT, str(project), str(cache), output_format]
+    command = [sys.executable, "-c", CLI_SCRIPT, str(project), str(cache), "text"]
     cold = subprocess.run(command, capture_output=True, text=True, check=True)
     warm = subprocess.run(command, capture_output=True, text=True, check=True)
     assert warm.stdout == cold.stdout
     assert "HEAVY:\n" in warm.stderr, warm.stderr
-    if output_format == "json":
-        assert json.loads(warm.stdout)["findings"]
 
 
-def test_cli_no_cache_writes_nothing(tmp_path: Path) -> None:
+def test_cli_cache_options(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from jobcheck.cli import cli
+
     project = _copy(ROOT / "examples" / "shop", tmp_path)
-    command = [sys.executable, "-m", "jobcheck", "check", str(project), "--no-cache"]
-    subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    runner = CliRunner()
+    cold = runner.invoke(cli, ["check", str(project), "--no-cache", "--format", "json"])
     assert not (project / ".jobcheck_cache").exists()
-    subprocess.run(command[:-1], capture_output=True, text=True, cwd=tmp_path)
+    default = runner.invoke(cli, ["check", str(project), "--format", "json"])
     assert (project / ".jobcheck_cache" / "CACHEDIR.TAG").exists()
+    elsewhere = tmp_path / "elsewhere"
+    chosen = runner.invoke(
+        cli, ["check", str(project), "--cache-dir", str(elsewhere), "--format", "json"]
+    )
+    assert list(elsewhere.glob("facts-*.pickle"))
+    assert json.loads(cold.output) == json.loads(default.output) == json.loads(chosen.output)
 
 
 def test_model_in_a_module_the_prefilter_skips_is_loaded_on_demand(tmp_path: Path) -> None:
@@ -263,3 +285,27 @@ def test_model_in_a_module_the_prefilter_skips_is_loaded_on_demand(tmp_path: Pat
         "model-typed-job-parameter"
     ]
     assert _summary(with_prefilter) == _summary(_run(root, jobs=1, prefilter=False))
+
+
+def test_errors_identical_cold_and_warm(tmp_path: Path) -> None:
+    root = _small_project(tmp_path)
+    (root / "proj" / "empty.py").write_text("\n  \n")
+    (root / "proj" / "broken.py").write_text("from celery import shared_task\ndef f(:\n")
+    _age(root)
+    cache = tmp_path / "cache"
+
+    def errors() -> list[tuple[str, str]]:
+        report = check_paths(
+            [str(root / "proj" / "empty.py"), str(root)],
+            Options(root=str(root)),
+            Selection.resolve(load_catalog(), ["ALL"], []),
+            RunSettings(jobs=1, cache_dir=cache),
+        )
+        return [(e.path.rsplit("/", 1)[-1], e.message.split(":")[0]) for e in report.errors]
+
+    cold = errors()
+    assert cold == [
+        ("broken.py", "syntax error at line 2, column 1"),
+        ("empty.py", "file is empty"),
+    ]
+    assert errors() == cold
