@@ -304,13 +304,22 @@ def _library_version(name: str) -> tuple:
     return tuple(signature)
 
 
+_ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+
+
 def default_directory(config_root: str | None, targets: list[str]) -> Path:
-    """``.jobcheck_cache`` in the project root: the folder of the configuration file,
-    else the first folder checked (the folder of the first file checked)."""
+    """``.jobcheck_cache`` in the project root: the folder of the configuration file;
+    else the nearest folder, from the first path checked upwards, that holds a
+    ``pyproject.toml``, ``setup.cfg``, ``setup.py`` or ``.git``; else the first folder
+    checked."""
     if config_root:
         return Path(config_root) / CACHE_DIR_NAME
     first = Path(targets[0]) if targets else Path(".")
     folder = first if first.is_dir() else first.parent
+    resolved = folder.resolve()
+    for candidate in (resolved, *resolved.parents):
+        if any((candidate / marker).exists() for marker in _ROOT_MARKERS):
+            return candidate / CACHE_DIR_NAME
     return folder / CACHE_DIR_NAME
 
 

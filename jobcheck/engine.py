@@ -107,7 +107,7 @@ def check_paths(
             findings, {f.path: f for f in analysed}, load_catalog(), options
         )
     with phase("save cache"):
-        analysis.finish(roots=[p for p in paths if os.path.isdir(p)])
+        analysis.finish(roots=[os.path.normpath(p) for p in paths if os.path.isdir(p)])
     return report
 
 

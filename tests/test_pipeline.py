@@ -309,3 +309,17 @@ def test_errors_identical_cold_and_warm(tmp_path: Path) -> None:
         ("empty.py", "file is empty"),
     ]
     assert errors() == cold
+
+
+def test_default_cache_folder_is_the_project_root(tmp_path: Path) -> None:
+    from jobcheck.cache import default_directory
+
+    root = tmp_path / "proj"
+    package = root / "src" / "pkg"
+    package.mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (package / "tasks.py").write_text("")
+    expected = root.resolve() / ".jobcheck_cache"
+    assert default_directory(None, [str(package)]) == expected
+    assert default_directory(None, [str(package / "tasks.py")]) == expected
+    assert default_directory(str(package), [str(root)]) == package / ".jobcheck_cache"
