@@ -82,7 +82,9 @@ def run(command: list[str], cwd: Path | None = None) -> Sample:
     return Sample(
         wall=wall,
         cpu=usage.ru_utime + usage.ru_stime,
-        peak_mb=max(peak[0], largest_process),
+        # wait4's maxrss is unreliable for a tree (and on Linux can carry the forking
+        # process's high-water mark): prefer the sampled sum when psutil is there.
+        peak_mb=peak[0] if psutil is not None else largest_process,
         output=b"".join(chunks),
     )
 
@@ -161,9 +163,11 @@ def main() -> int:
         for round_index in range(arguments.runs):
             order = series[round_index % len(series) :] + series[: round_index % len(series)]
             for item in order:
-                item.samples.append(run(item.command))
+                sample = run(item.command)
+                item.samples.append(sample)
                 print(
-                    f"  round {round_index + 1}: {item.name:<18} {item.samples[-1].wall:6.2f} s",
+                    f"  round {round_index + 1}: {item.name:<18} {sample.wall:6.2f} s wall "
+                    f"{sample.cpu:6.2f} s CPU {sample.peak_mb:5.0f} MB",
                     file=sys.stderr,
                 )
     finally:

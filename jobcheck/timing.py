@@ -29,7 +29,16 @@ def phase(name: str) -> Iterator[None]:
 def report() -> None:
     if not ENABLED:
         return
+    import resource
+
     total = time.perf_counter() - _START
     for name, seconds in _phases:
         print(f"jobcheck timing: {name:<24} {seconds * 1000:8.1f} ms", file=sys.stderr)
     print(f"jobcheck timing: {'total (since import)':<24} {total * 1000:8.1f} ms", file=sys.stderr)
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(
+        f"jobcheck timing: CPU {own.ru_utime + own.ru_stime:.2f} s in this process, "
+        f"{workers.ru_utime + workers.ru_stime:.2f} s in workers",
+        file=sys.stderr,
+    )

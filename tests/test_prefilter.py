@@ -12,8 +12,9 @@ from jobcheck.extract import prefilter
 from jobcheck.triggers import Prefilter, Trigger, names_pattern
 
 KEPT = {
-    "from celery import shared_task\n": "imports celery",
-    "import celery\n": "imports celery",
+    "from celery import shared_task\n": "shared_task",
+    "@task(max_retries=3)\ndef f(): ...\n": "bare task decorator",
+    "app = Celery('proj')\n": "Celery app",
     "@app.task(bind=True)\ndef f(self): ...\n": "task decorator",
     "send_email.delay(user.pk)\n": "delay",
     "order_task.apply_async(args=[1], countdown=5)\n": "apply_async",
@@ -32,6 +33,7 @@ KEPT = {
     "x = 1  # jobcheck: ignore[SCL-21]\n": "suppression comment",
 }
 DROPPED = [
+    "from celery.exceptions import Retry\n",
     "from django.conf import settings\nvalue = settings.CELERY_TASK_TIME_LIMIT\n",
     "# runs in the celery worker\nx = 1\n",
     "from saleor.celeryconf import app\n",

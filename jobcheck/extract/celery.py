@@ -128,15 +128,13 @@ def is_celery_task_decorator(qualname: str | None) -> bool:
 
 class CeleryRecognizer(Recognizer):
     PREFILTER = (
-        # The library (``from celery import shared_task``), not ``proj.celeryconf``:
-        # a project's own app module is found through its ``@app.task`` decorators.
-        Trigger(
-            "imports celery",
-            b"celery",
-            rb"(?m:^[ \t]*(?:from|import)[ \t]+celery\b)|(?<![\w.])celery\.\w",
-        ),
+        # What the recognizer acts on, not every file that imports from celery (tests
+        # import its exceptions): task decorators, apps, Task classes, canvas and
+        # enqueue calls, settings.
+        Trigger("shared_task", b"shared_task"),
         Trigger("Celery app", b"Celery", rb"(?<!\w)Celery\s*[(),]"),
         Trigger("task decorator", b".task", rb"\.\s*task\b"),
+        Trigger("bare task decorator", b"@task", rb"@task\b"),
         Trigger("periodic task decorator", b"periodic_task"),
         Trigger("Task base class", b"Task", rb"Task\s*[,)]"),
         # A class-based task whose Task base is defined in another file.
