@@ -137,6 +137,7 @@ def main() -> int:
     cleanup = None
     if arguments.replicate > 1:
         target = cleanup = replicate(target, arguments.replicate)
+    files = sum(1 for _ in target.rglob("*.py"))
     cache_dir = Path(tempfile.mkdtemp(prefix="jobcheck-bench-cache-"))
     jobcheck = [
         sys.executable,
@@ -174,7 +175,7 @@ def main() -> int:
         shutil.rmtree(cache_dir, ignore_errors=True)
         if cleanup is not None:
             shutil.rmtree(cleanup, ignore_errors=True)
-    report(series, arguments, target)
+    report(series, arguments, files)
     cold, warm = series[0].samples, series[1].samples
     if any(s.output != cold[0].output for s in [*cold, *warm]):
         print("\nWARNING: jobcheck printed different findings cold and warm", file=sys.stderr)
@@ -182,8 +183,7 @@ def main() -> int:
     return 0
 
 
-def report(series: list[Series], arguments: argparse.Namespace, target: Path) -> None:
-    files = sum(1 for _ in target.rglob("*.py"))
+def report(series: list[Series], arguments: argparse.Namespace, files: int) -> None:
     print(
         f"\n{arguments.path} x{arguments.replicate}: {files} .py files, {arguments.runs} rounds, "
         f"{os.cpu_count()} cores\n"
