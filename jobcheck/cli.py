@@ -14,9 +14,6 @@ from pathlib import Path
 from typing import TextIO
 
 import click
-from rich.console import Console
-from rich.markdown import Markdown
-from rich.table import Table
 
 from jobcheck import __version__, baseline
 from jobcheck.catalog import Catalog, UnknownRuleError, data_dir, load_catalog
@@ -27,7 +24,12 @@ from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.findings import Report
 from jobcheck.output import FORMATS, Writer
 from jobcheck.output import statistics as statistics_module
+from jobcheck.phases import report as report_timings
+from jobcheck.progress import progress_bar
 from jobcheck.scope import Scope, ScopeError, changed_files, for_paths
+
+# rich is imported where it is used: a run that reads every fact from the cache and
+# prints plain text is over before rich would have finished importing.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -124,6 +126,13 @@ def cli() -> None:
     help="With file PATHS, check those files alone instead of analysing the project "
     "around them and reporting on the files.",
 )
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the results cache.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    envvar="JOBCHECK_CACHE_DIR",
+    help="Folder of the results cache (default: .jobcheck_cache in the project root).",
+)
 def check_command(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -142,6 +151,8 @@ def check_command(
     write_baseline_file: str | None,
     diff_revision: str | None,
     no_project: bool,
+    no_cache: bool,
+    cache_dir: str | None,
 ) -> None:
     """Check PATHS (files or folders; default: the current folder).
 
@@ -164,14 +175,20 @@ def check_command(
     except UnknownRuleError as error:
         raise JobcheckError(str(error)) from None
     settings = RunSettings(jobs=jobs, prefilter=not no_prefilter)
+    if not no_cache:
+        settings.cache_dir = _cache_dir(cache_dir, options, targets)
     known = _load_baseline(Path(baseline_file)) if baseline_file else None
     scope = _scope(targets, options, no_project, diff_revision)
-    try:
-        report = Report()
-        if scope.targets:
-            report = check_paths(scope.targets, options, selection, settings)
-    except DiscoveryError as error:
-        raise JobcheckError(str(error)) from None
+    machine_readable = output_format != "text" or statistics or write_baseline_file
+    with progress_bar(enabled=not machine_readable and not output) as bar:
+        settings.progress = bar
+        try:
+            report = Report()
+            if scope.targets:
+                report = check_paths(scope.targets, options, selection, settings)
+        except DiscoveryError as error:
+            raise JobcheckError(str(error)) from None
+    report_timings()
     report = scope.restrict(report)
     if not show_unused_suppressions:
         report.unused_suppressions = []
@@ -250,6 +267,14 @@ def _apply_baseline(known: baseline.Baseline, report: Report, whole_run: bool) -
     return replace(report, findings=outcome.new)
 
 
+def _cache_dir(given: str | None, options: Options, targets: tuple[str, ...]) -> Path:
+    from jobcheck.cache import default_directory
+
+    if given:
+        return Path(given)
+    return default_directory(options.root if options.config_path else None, list(targets))
+
+
 def _options(config_file: str | None, targets: tuple[str, ...]) -> Options:
     try:
         if config_file:
@@ -287,6 +312,9 @@ def _stdout_is_terminal() -> bool:
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def rules_command(output_format: str) -> None:
     """List every rule and check, implemented or planned."""
+    from rich.console import Console
+    from rich.table import Table
+
     catalog = load_catalog()
     implemented = implemented_checks()
     if output_format == "json":
@@ -335,6 +363,9 @@ def rules_command(output_format: str) -> None:
 @click.argument("ident")
 def explain_command(ident: str) -> None:
     """Show the documentation of a rule (by id, alias or check slug)."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
     catalog = load_catalog()
     try:
         pairs = catalog.resolve(ident)
@@ -373,6 +404,8 @@ def lsp_command() -> None:
 def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | None) -> None:
     """Review every job in PATHS with its effective contract: queue, time limit,
     retries, backoff, dead letter, schedule and lock."""
+    from rich.console import Console
+
     from jobcheck.engine import collect_facts
     from jobcheck.project import Project
     from jobcheck.review import cards, contracts
@@ -380,11 +413,14 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
     targets = paths or (".",)
     options = _options(config_file, targets)
     try:
-        _, facts, _ = collect_facts(targets, options, RunSettings())
+        _, analysis = collect_facts(targets, options, RunSettings())
     except DiscoveryError as error:
         raise JobcheckError(str(error)) from None
     project = Project(
-        facts, settings_modules=options.django_settings, celery_app=options.celery_app
+        analysis.facts,
+        settings_modules=options.django_settings,
+        celery_app=options.celery_app,
+        loader=analysis.loader,
     )
     found = contracts(project, options)
     if output_format == "json":

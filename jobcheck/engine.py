@@ -7,24 +7,22 @@ import contextlib
 import fnmatch
 import os
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from jobcheck.analysis import Analysis, Gatherer, wanted_by
+from jobcheck.cache import FactsCache
 from jobcheck.catalog import Catalog, load_catalog
 from jobcheck.checks import RULE_CLASSES
 from jobcheck.config import Options
-from jobcheck.discovery import SourceFile, discover, module_name
+from jobcheck.discovery import SourceFile, clear_caches, discover, module_name
 from jobcheck.discovery.docs import find_docs
-from jobcheck.extract import extract_file
 from jobcheck.extract.docs import doc_facts
-from jobcheck.extract.prefilter import decorated_with, may_matter, sends_to
 from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
+from jobcheck.phases import phase
 from jobcheck.project import Project, inference
-
-# Below this many files to parse, a process pool costs more than it saves.
-MIN_FILES_FOR_POOL = 24
+from jobcheck.project.lazy import ModuleLoader
 
 
 @dataclass
@@ -38,6 +36,7 @@ class RunSettings:
     overrides: dict[str, bytes] = field(default_factory=dict)
     """Unsaved editor buffers: path -> content, used instead of the file on disk."""
     progress: Callable[[int, int], None] | None = None
+    """Called with (files done, files to do) while files are read and parsed."""
 
 
 @dataclass(frozen=True)
@@ -76,107 +75,136 @@ def check_paths(
 ) -> Report:
     """Run jobcheck over ``paths``; raises DiscoveryError for paths that do not exist."""
     settings = settings or RunSettings()
-    files, facts, errors = collect_facts(paths, options, settings)
-    report = Report(errors=errors, files_checked=len(files), files_analysed=len(facts))
+    clear_caches()
+    with phase("load cache"):
+        cache = FactsCache.open(settings.cache_dir) if settings.cache_dir is not None else None
+    with phase("discover"):
+        files = discover(
+            paths,
+            exclude=(*options.exclude, *options.extend_exclude),
+            respect_gitignore=options.respect_gitignore,
+            cache=cache.walk if cache is not None else None,
+        )
+    remember = cache is not None and not settings.overrides
+    inference.use_memo(cache.extras.get("inference") if remember else None)  # type: ignore[union-attr, arg-type]
+    with phase("gather facts"):
+        analysis = gather(files, settings, cache, frozenset(options.django_settings))
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
-    report.findings, report.unused_suppressions = check_facts(
-        facts,
-        options,
-        selection,
+    project = Project(
+        analysis.facts,
         source_of=lambda p: overrides.get(p) or _read_text(p),
         docs=read_docs(paths, options) if selection.slugs_of("EVT-24") else None,
+        settings_modules=options.django_settings,
+        celery_app=options.celery_app,
+        loader=analysis.loader,
     )
+    with phase("checks"):
+        try:
+            findings = run_checks(project, options, selection)
+        finally:
+            inference.clear()
+    if remember and inference.current_memo().changed:
+        cache.put_extra("inference", inference.current_memo())  # type: ignore[union-attr]
+    analysed = analysis.all_facts()
+    report = Report(errors=analysis.errors, files_checked=len(files), files_analysed=len(analysed))
+    with phase("suppressions"):
+        report.findings, report.unused_suppressions = apply_suppressions(
+            findings, {f.path: f for f in analysed}, load_catalog(), options
+        )
+    with phase("save cache"):
+        analysis.finish(roots=[os.path.normpath(p) for p in paths if os.path.isdir(p)])
     return report
+
+
+def gather(
+    files: Sequence[SourceFile],
+    settings: RunSettings,
+    cache: FactsCache | None = None,
+    always: frozenset[str] = frozenset(),
+) -> Analysis:
+    """Facts for every file that can matter (``jobcheck/analysis.py``); modules in
+    ``always`` (the configured ``django-settings``) whatever the prefilter says."""
+    return Gatherer(
+        files,
+        jobs=settings.jobs,
+        prefilter=settings.prefilter,
+        cache=cache,
+        overrides=settings.overrides,
+        progress=settings.progress,
+        always=always,
+    ).run()
 
 
 def analyse(
     inputs: list[_Input], settings: RunSettings, always: frozenset[str] = frozenset()
 ) -> tuple[list[FileFacts], list[FileError]]:
-    """Facts for every file that can matter, in two passes: files the prefilter keeps,
-    then files the first pass shows are needed (Dramatiq actors sent from a module that
-    never names Dramatiq, RQ jobs defined in plain modules). Modules in ``always`` (the
-    configured ``django-settings``) are analysed whatever the prefilter says."""
-    errors: list[FileError] = []
-    first: list[_Input] = []
-    rest: list[_Input] = []
-    for item in inputs:
-        if item.read_error is not None:
-            errors.append(FileError(item.source.display, item.read_error))
-        elif item.source.explicit and not item.data.strip():  # type: ignore[union-attr]
-            errors.append(FileError(item.source.display, "file is empty"))
-        elif (
-            item.source.explicit
-            or not settings.prefilter
-            or may_matter(item.data)  # type: ignore[arg-type]
-            or item.module in always
-        ):
-            first.append(item)
-        else:
-            rest.append(item)
-    facts = _extract_all(first, settings)
-    second = _second_pass(facts, rest)
-    if second:
-        facts.extend(_extract_all(second, settings))
-    for f in facts:
-        if f.error is not None:
-            errors.append(FileError(f.path, f.error))
-    facts.sort(key=lambda f: f.path)
-    errors.sort(key=lambda e: e.path)
-    return facts, errors
+    """Facts and errors for already-read inputs (the language server's entry)."""
+    overrides = {i.source.display: i.data for i in inputs if i.data is not None}
+    analysis = gather(
+        [i.source for i in inputs],
+        replace(settings, overrides={**overrides, **settings.overrides}),
+        always=always,
+    )
+    return analysis.facts, analysis.errors
+
+
+def collect_facts(
+    paths: Sequence[str], options: Options, settings: RunSettings
+) -> tuple[list[SourceFile], Analysis]:
+    """Discover the files under ``paths`` and gather the facts of those that matter
+    (the analysis keeps a loader for the rest); raises DiscoveryError for paths that do
+    not exist."""
+    files = discover(
+        paths,
+        exclude=(*options.exclude, *options.extend_exclude),
+        respect_gitignore=options.respect_gitignore,
+    )
+    return files, gather(files, settings, always=frozenset(options.django_settings))
+
+
+def check_facts(
+    facts: Sequence[FileFacts],
+    options: Options,
+    selection: Selection,
+    source_of: Callable[[str], str | None] | None = None,
+    on_error: CheckErrorHandler | None = None,
+    clear_inference: bool = True,
+    inference_memo: dict | None = None,
+    docs: Sequence[DocFile] | None = None,
+    loader: ModuleLoader | None = None,
+) -> tuple[list[Finding], list[UnusedSuppression]]:
+    """Build the project model from every file's facts, run the enabled checks and
+    apply suppressions: the part of a run the language server shares with the CLI (the
+    server keeps astroid's cache, forgets only its project's modules and remembers
+    inference answers across runs in ``inference_memo``)."""
+    project = Project(
+        facts,
+        source_of=source_of,
+        docs=docs,
+        settings_modules=options.django_settings,
+        celery_app=options.celery_app,
+        loader=loader,
+    )
+    if inference_memo is not None:
+        project.inference_memo = inference_memo  # type: ignore[attr-defined]
+    try:
+        findings = run_checks(project, options, selection, on_error)
+    finally:
+        if clear_inference:
+            inference.clear()
+    every = [*facts, *(loader.loaded if loader is not None else ())]
+    return apply_suppressions(findings, {f.path: f for f in every}, load_catalog(), options)
 
 
 def _second_pass(facts: list[FileFacts], rest: list[_Input]) -> list[_Input]:
-    if not rest:
-        return []
-    actors = {t.name for f in facts for t in f.tasks if t.framework == "dramatiq"}
-    pattern = sends_to(actors)
-    decorators = decorated_with(_custom_job_decorators(facts))
-    wanted_modules = {
-        (site.target or "").rpartition(".")[0]
-        for f in facts
-        for site in f.enqueues
-        if site.framework_hint == "rq" and site.target
-    }
-    # Schedules may name plain functions (RQ jobs) in modules that mention no job system.
-    wanted_modules |= {
-        (entry.target or entry.task_name or "").rpartition(".")[0]
-        for f in facts
-        for entry in f.schedules
-    }
-    chosen = []
-    for item in rest:
-        if (
-            item.module in wanted_modules
-            or (pattern is not None and pattern.search(item.data))  # type: ignore[arg-type]
-            or (decorators is not None and decorators.search(item.data))  # type: ignore[arg-type]
-        ):
-            chosen.append(item)
-    return chosen
-
-
-def _custom_job_decorators(facts: list[FileFacts]) -> set[str]:
-    """Local names of the project's own wrappers of job decorators."""
-    project = Project(facts)
-    names = set()
-    for f in facts:
-        for qualname in (*f.aliases, *f.classes):
-            if project.resolve_callable(qualname) is not None:
-                names.add(qualname.rsplit(".", 1)[-1])
-    return names
-
-
-def _extract_all(items: list[_Input], settings: RunSettings) -> list[FileFacts]:
-    jobs = settings.jobs or os.cpu_count() or 1
-    arguments = [(i.source.display, i.data, i.module, i.is_package) for i in items]
-    if jobs <= 1 or len(items) < MIN_FILES_FOR_POOL:
-        return [extract_file(*a) for a in arguments]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        chunk = max(1, len(arguments) // (jobs * 8))
-        return list(pool.map(_extract_star, arguments, chunksize=chunk))
-
-
-def _extract_star(arguments: tuple) -> FileFacts:
-    return extract_file(*arguments)
+    """Of files the prefilter skipped, those the analysed ones show are needed (the
+    language server's entry; ``jobcheck check`` runs the same rule in the Gatherer)."""
+    wanted = wanted_by(facts)
+    return [
+        item
+        for item in rest
+        if item.data is not None and wanted.wants(item.module, item.data, sends=True)
+    ]
 
 
 CheckErrorHandler = Callable[[str, str, Exception], None]
@@ -333,49 +361,3 @@ def _read_text(path: str) -> str | None:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def collect_facts(
-    paths: Sequence[str], options: Options, settings: RunSettings
-) -> tuple[list[SourceFile], list[FileFacts], list[FileError]]:
-    """Discover the files under ``paths`` and extract the facts of those that matter;
-    raises DiscoveryError for paths that do not exist."""
-    files = discover(
-        paths,
-        exclude=(*options.exclude, *options.extend_exclude),
-        respect_gitignore=options.respect_gitignore,
-    )
-    inputs = [_read(source, settings.overrides) for source in files]
-    facts, errors = analyse(inputs, settings, frozenset(options.django_settings))
-    return files, facts, errors
-
-
-def check_facts(
-    facts: Sequence[FileFacts],
-    options: Options,
-    selection: Selection,
-    source_of: Callable[[str], str | None] | None = None,
-    on_error: CheckErrorHandler | None = None,
-    clear_inference: bool = True,
-    inference_memo: dict | None = None,
-    docs: Sequence[DocFile] | None = None,
-) -> tuple[list[Finding], list[UnusedSuppression]]:
-    """Build the project model from every file's facts, run the enabled checks and
-    apply suppressions: the part of a run the CLI and the language server share (the
-    server keeps astroid's cache, forgets only its project's modules and remembers
-    inference answers across runs in ``inference_memo``)."""
-    project = Project(
-        facts,
-        source_of=source_of,
-        docs=docs,
-        settings_modules=options.django_settings,
-        celery_app=options.celery_app,
-    )
-    if inference_memo is not None:
-        project.inference_memo = inference_memo  # type: ignore[attr-defined]
-    try:
-        findings = run_checks(project, options, selection, on_error)
-    finally:
-        if clear_inference:
-            inference.clear()
-    return apply_suppressions(findings, {f.path: f for f in facts}, load_catalog(), options)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from jobcheck.facts import Loc
 from jobcheck.findings import Finding
-from jobcheck.syntax.source import SourceError, decode
+from jobcheck.syntax.decoding import SourceError, decode
 
 # libcst counts lines the way the tokenizer does: \r\n, \r and \n end a line, and
 # nothing else (str.splitlines would also split on \f, \x1c, \u2028 ...).

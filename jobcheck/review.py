@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from jobcheck.checks.schedule_support import describe as describe_schedule
 from jobcheck.checks.scl38_single_job_runs import SingleJobRuns
@@ -19,6 +18,9 @@ from jobcheck.config import Options
 from jobcheck.facts.values import CallV, SeqV, Value, describe, is_none, number, truthy
 from jobcheck.project import Project
 from jobcheck.project.model import Job, Resolved
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # Framework defaults, as the checks cite them: RQ Queue.DEFAULT_TIMEOUT (rq/queue.py);
 # Dramatiq TimeLimit(time_limit=600000) and Retries(max_retries=20) with exponential
@@ -247,6 +249,8 @@ FIELDS = (
 
 def cards(items: list[Contract]) -> Iterator[Text]:
     """One block per job, readable at any terminal width."""
+    from rich.text import Text
+
     for c in items:
         card = Text()
         card.append(c.job, style="bold")

@@ -19,6 +19,7 @@ from jobcheck.config import Options
 from jobcheck.facts import Loc
 from jobcheck.findings import Finding, Fix
 from jobcheck.project import Project
+from jobcheck.triggers import Trigger
 
 CheckMethod = Callable[["RuleChecks"], Iterator[Finding]]
 
@@ -35,6 +36,9 @@ def check(slug: str) -> Callable[[CheckMethod], CheckMethod]:
 
 class RuleChecks:
     rule: ClassVar[str]
+    PREFILTER: ClassVar[tuple[Trigger, ...]] = ()
+    """What in a file's bytes means this rule's checks may need the file's facts,
+    beyond what the recognizers' triggers catch (``jobcheck/extract/prefilter.py``)."""
 
     def __init__(self, project: Project, options: Options) -> None:
         self.project = project

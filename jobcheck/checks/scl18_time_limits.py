@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.extract.enqueue import SPLAT
+from jobcheck.facts import SPLAT
 from jobcheck.facts.values import (
     CallV,
     DictV,

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.schedule_support import describe, job_label
-from jobcheck.extract.locks import name_words, takes_lock_by_name
+from jobcheck.extract.lock_names import name_words, takes_lock_by_name
 from jobcheck.facts import FileFacts, Loc, SchedulerStart, StartupHook
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job

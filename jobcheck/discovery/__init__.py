@@ -1,15 +1,20 @@
 """Finding the files to check: paths from the command line, folders walked honouring
-``.gitignore`` files (with pathspec), default excludes and ``--exclude`` globs."""
+``.gitignore`` files (with pathspec), default excludes and ``--exclude`` globs.
+
+A walk can reuse a :class:`WalkCache` from the previous run: a folder whose
+modification time has not changed (no entry was added, removed or renamed in it) is
+not listed again, so a run over an unchanged tree costs one ``stat`` per folder.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
+import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
 
 # Folders no one wants linted: VCS data, virtualenvs, caches, dependencies, build output.
 DEFAULT_EXCLUDES = (
@@ -40,22 +45,83 @@ DEFAULT_EXCLUDES = (
     ".direnv",
     ".ipynb_checkpoints",
 )
+# A folder listed this close to its last modification may change again within the file
+# system's timestamp granularity: its listing is not reused.
+_RACY_NS = 2_000_000_000
 
 
 class DiscoveryError(ValueError):
     """A path given on the command line that does not exist or cannot be read."""
 
 
-@dataclass(frozen=True)
 class SourceFile:
-    path: Path
-    """As given or found (relative when the argument was relative)."""
-    explicit: bool
-    """Named on the command line, not found by walking a folder."""
+    """A file to check: its path as given or found (relative when the argument was
+    relative), and whether it was named on the command line (``explicit``) rather than
+    found by walking a folder."""
+
+    __slots__ = ("_path", "_text", "explicit", "symlink")
+
+    def __init__(self, path: Path | str, explicit: bool, symlink: bool | None = None) -> None:
+        # Walks make thousands of these: the Path object is built only when asked for.
+        self._text = path if isinstance(path, str) else str(path)
+        self._path: Path | None = None if isinstance(path, str) else path
+        self.explicit = explicit
+        self.symlink = symlink
+        """Whether the file is a symbolic link, when the walk knows (None: unknown)."""
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = Path(self._text)
+        return self._path
 
     @property
     def display(self) -> str:
-        return self.path.as_posix()
+        return self._text if os.sep == "/" else self.path.as_posix()
+
+    @property
+    def fspath(self) -> str:
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourceFile):
+            return NotImplemented
+        return (self._text, self.explicit) == (other._text, other.explicit)
+
+    def __hash__(self) -> int:
+        return hash((self._text, self.explicit))
+
+    def __repr__(self) -> str:
+        return f"SourceFile(path={self._text!r}, explicit={self.explicit})"
+
+
+@dataclass
+class WalkCache:
+    """Folder listings of earlier walks, keyed by walk settings and root; picklable."""
+
+    walks: dict[tuple, _Walk] = field(default_factory=dict)
+    changed: bool = False
+
+
+@dataclass
+class _Walk:
+    gitignores: dict[str, tuple[int, int] | None] = field(default_factory=dict)
+    """Every ``.gitignore`` the walk consulted, with its (mtime, size), or None when a
+    folder above the root had none (so that one appearing is noticed)."""
+    folders: dict[str, _Listing] = field(default_factory=dict)
+    """Folder (relative to the root, ``""`` or ending in ``/``) -> its listing."""
+
+
+@dataclass(frozen=True)
+class _Listing:
+    mtime_ns: int
+    trusted: bool
+    """Listed long enough after its last change that the mtime identifies the listing."""
+    subfolders: tuple[str, ...]
+    files: tuple[str, ...]
+    """Kept files (and ``.gitignore`` when the folder has one)."""
+    symlinks: frozenset[str] = frozenset()
+    """Files that are symbolic links (de-duplicated by their target)."""
 
 
 def discover(
@@ -63,127 +129,323 @@ def discover(
     exclude: Iterable[str] = (),
     respect_gitignore: bool = True,
     suffixes: tuple[str, ...] = (".py",),
+    cache: WalkCache | None = None,
 ) -> list[SourceFile]:
     """Every file to check, in a stable order, each once."""
-    excludes = tuple(DEFAULT_EXCLUDES) + tuple(exclude)
-    user_excludes = tuple(exclude)
-    found: dict[Path, SourceFile] = {}
+    excludes = _Matcher(tuple(DEFAULT_EXCLUDES) + tuple(exclude))
+    user_excludes = _Matcher(tuple(exclude))
+    found: dict[str, SourceFile] = {}
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise DiscoveryError(f"{raw}: no such file or directory")
         if path.is_file():
-            if not _excluded(path, user_excludes):
-                found.setdefault(path.resolve(), SourceFile(_clean(path), explicit=True))
+            if not user_excludes.excluded(path.name, path.as_posix()):
+                found.setdefault(os.path.realpath(path), SourceFile(_clean(path), explicit=True))
             continue
-        for file in _walk(path, excludes, respect_gitignore, suffixes):
-            found.setdefault(file.resolve(), SourceFile(file, explicit=False))
+        walker = _Walker(path, excludes, respect_gitignore, suffixes)
+        key = (os.path.realpath(path), excludes.patterns, respect_gitignore, suffixes)
+        for file, identity, symlink in walker.walk(
+            cache.walks.get(key) if cache is not None else None
+        ):
+            found.setdefault(identity, SourceFile(file, explicit=False, symlink=symlink))
+        if cache is not None and walker.changed:
+            cache.walks[key] = walker.state
+            cache.changed = True
     return sorted(found.values(), key=lambda f: f.display)
 
 
-def _clean(path: Path) -> Path:
-    text = os.path.normpath(str(path))
-    return Path(text)
+def _clean(path: Path | str) -> str:
+    return os.path.normpath(path)
 
 
-def _walk(
-    root: Path, excludes: tuple[str, ...], respect_gitignore: bool, suffixes: tuple[str, ...]
-) -> Iterator[Path]:
-    ignores: list[tuple[Path, pathspec.PathSpec]] = []
-    if respect_gitignore:
-        ignores.extend(_parent_gitignores(root))
-    for folder, dirnames, filenames in os.walk(root):
-        current = Path(folder)
-        if respect_gitignore:
-            spec = _gitignore(current)
-            if spec is not None:
-                ignores.append((current, spec))
-        kept = []
-        for name in sorted(dirnames):
-            candidate = current / name
-            if _excluded(candidate, excludes) or (candidate / "pyvenv.cfg").exists():
-                continue
-            if _ignored(candidate, ignores, is_dir=True):
-                continue
-            kept.append(name)
-        dirnames[:] = kept
-        for name in sorted(filenames):
-            if not name.endswith(suffixes):
-                continue
-            candidate = current / name
-            if _excluded(candidate, excludes) or _ignored(candidate, ignores, is_dir=False):
-                continue
-            yield _clean(candidate)
+class _Matcher:
+    """``--exclude`` globs, compiled once: a pattern matches a file or folder name, or
+    its path; a pattern with a ``/`` also matches the end of the path."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.patterns = patterns
+        on_path = [*patterns, *(f"*/{p.lstrip('/')}" for p in patterns if "/" in p)]
+        self._names = _compile(p for p in patterns if "/" not in p)
+        self._paths = _compile(on_path)
+
+    def excluded(self, name: str, path: str) -> bool:
+        if self._names is not None and self._names.match(name):
+            return True
+        return self._paths is not None and self._paths.match(path) is not None
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
-    text = path.as_posix()
-    for pattern in patterns:
-        if fnmatch.fnmatch(path.name, pattern) or fnmatch.fnmatch(text, pattern):
-            return True
-        if "/" in pattern and fnmatch.fnmatch(text, f"*/{pattern.lstrip('/')}"):
-            return True
-    return False
+    """Whether ``patterns`` (globs, as ``--exclude`` takes them) exclude ``path``."""
+    return _Matcher(tuple(patterns)).excluded(path.name, path.as_posix())
 
 
-def _gitignore(folder: Path) -> pathspec.PathSpec | None:
-    file = folder / ".gitignore"
-    if not file.is_file():
-        return None
-    try:
-        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+def _compile(patterns: Iterable[str]) -> re.Pattern[str] | None:
+    parts = [f"(?:{fnmatch.translate(p)})" for p in patterns]
+    return re.compile("|".join(parts)) if parts else None
 
 
-def _parent_gitignores(root: Path) -> list[tuple[Path, pathspec.PathSpec]]:
-    """``.gitignore`` files above the walked folder, up to the repository's top."""
-    found = []
-    current = root.resolve()
-    for folder in current.parents:
-        spec = _gitignore(folder)
-        if spec is not None:
-            found.append((folder, spec))
-        if (folder / ".git").exists():
-            break
-    return list(reversed(found))
+class _Walker:
+    def __init__(
+        self,
+        root: Path,
+        excludes: _Matcher,
+        respect_gitignore: bool,
+        suffixes: tuple[str, ...],
+    ) -> None:
+        self.root = root
+        self.excludes = excludes
+        self.respect_gitignore = respect_gitignore
+        self.suffixes = suffixes
+        self.state = _Walk()
+        self.changed = False
+        self._now = time.time_ns()
+        self._real_root = os.path.realpath(root)
 
+    def walk(self, previous: _Walk | None) -> Iterator[tuple[str, str, bool]]:
+        """(file path as displayed, identity for de-duplication, whether it is a
+        symbolic link) of every file."""
+        if previous is not None and not self._gitignores_unchanged(previous):
+            previous = None
+        if previous is None:
+            self.changed = True
+        ignores = []
+        if self.respect_gitignore:
+            ignores = [(prefix, spec) for prefix, spec in self._parent_gitignores()]
+        yield from self._folder(str(self.root), "", ignores, previous)
 
-def _ignored(path: Path, ignores: list[tuple[Path, pathspec.PathSpec]], is_dir: bool) -> bool:
-    resolved = None
-    for base, spec in ignores:
+    def _folder(
+        self,
+        folder: str,
+        relative: str,
+        ignores: list[tuple[str, _LazySpec]],
+        previous: _Walk | None,
+    ) -> Iterator[tuple[str, str, bool]]:
         try:
-            relative = path.relative_to(base)
-        except ValueError:
-            resolved = resolved or path.resolve()
-            try:
-                relative = resolved.relative_to(base.resolve())
-            except ValueError:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            return
+        listing = previous.folders.get(relative) if previous is not None else None
+        if listing is not None and listing.trusted and listing.mtime_ns == mtime:
+            if self.respect_gitignore and ".gitignore" in listing.files:
+                ignores = [*ignores, (relative, self._gitignore(folder))]
+        else:
+            self.changed = True
+            listed = self._list(folder, relative, ignores, mtime)
+            if listed is None:
+                return
+            listing, ignores = listed
+        self.state.folders[relative] = listing
+        for name in listing.files:
+            if name == ".gitignore":
                 continue
-        text = relative.as_posix() + ("/" if is_dir else "")
-        if spec.match_file(text):
+            path = os.path.join(folder, name)
+            if name in listing.symlinks:
+                yield os.path.normpath(path), os.path.realpath(path), True
+            else:
+                yield os.path.normpath(path), f"{self._real_root}/{relative}{name}", False
+        for name in listing.subfolders:
+            yield from self._folder(
+                os.path.join(folder, name), f"{relative}{name}/", ignores, previous
+            )
+
+    def _list(
+        self, folder: str, relative: str, ignores: list[tuple[str, _LazySpec]], mtime: int
+    ) -> tuple[_Listing, list[tuple[str, _LazySpec]]] | None:
+        """The kept subfolders and files of ``folder`` (and ``.gitignore`` when it has
+        one, so a reused listing knows to read it); None when it is a virtualenv."""
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return None
+        names = {entry.name for entry in entries}
+        if "pyvenv.cfg" in names:
+            return None
+        if self.respect_gitignore and ".gitignore" in names:
+            ignores = [*ignores, (relative, self._gitignore(folder))]
+        subfolders, files, symlinks = [], [], set()
+        for entry in entries:
+            name = entry.name
+            path_text = os.path.normpath(os.path.join(folder, name)).replace(os.sep, "/")
+            try:
+                is_dir = entry.is_dir()
+                is_link = entry.is_symlink()
+            except OSError:
+                continue
+            if is_dir:
+                # Like os.walk: symbolic links to folders are not followed.
+                if is_link or self.excludes.excluded(name, path_text):
+                    continue
+                if _ignored(f"{relative}{name}", ignores, is_dir=True):
+                    continue
+                subfolders.append(name)
+            elif name.endswith(self.suffixes):
+                if self.excludes.excluded(name, path_text):
+                    continue
+                if _ignored(f"{relative}{name}", ignores, is_dir=False):
+                    continue
+                files.append(name)
+                if is_link:
+                    symlinks.add(name)
+        if self.respect_gitignore and ".gitignore" in names:
+            files.append(".gitignore")
+        listing = _Listing(
+            mtime,
+            mtime < self._now - _RACY_NS,
+            tuple(subfolders),
+            tuple(files),
+            frozenset(symlinks),
+        )
+        return listing, ignores
+
+    # -- .gitignore ----------------------------------------------------------------------
+
+    def _gitignore(self, folder: str) -> _LazySpec:
+        file = Path(folder, ".gitignore")
+        try:
+            stat = file.stat()
+        except OSError:
+            return _LazySpec(file)
+        self.state.gitignores[os.path.realpath(file)] = (stat.st_mtime_ns, stat.st_size)
+        return _LazySpec(file)
+
+    def _parent_gitignores(self) -> list[tuple[str, _LazySpec]]:
+        """``.gitignore`` files above the walked folder, up to the repository's top, each
+        with the walked root's path relative to it."""
+        found = []
+        current = Path(self._real_root)
+        for folder in current.parents:
+            file = folder / ".gitignore"
+            try:
+                stat = file.stat()
+            except OSError:
+                self.state.gitignores[str(file)] = None
+            else:
+                self.state.gitignores[str(file)] = (stat.st_mtime_ns, stat.st_size)
+                prefix = current.relative_to(folder).as_posix() + "/"
+                found.append((prefix, _LazySpec(file)))
+            if (folder / ".git").exists():
+                break
+        # Relative to the parent gitignore: "<root relative to it>/<path in walk>".
+        return [(f"\0{prefix}", spec) for prefix, spec in reversed(found)]
+
+    def _gitignores_unchanged(self, previous: _Walk) -> bool:
+        for path, signature in previous.gitignores.items():
+            try:
+                stat = os.stat(path)
+            except OSError:
+                if signature is not None:
+                    return False
+                continue
+            if signature != (stat.st_mtime_ns, stat.st_size):
+                return False
+            if stat.st_mtime_ns >= self._now - _RACY_NS:
+                return False
+        self.state.gitignores.update(previous.gitignores)
+        return True
+
+
+class _LazySpec:
+    """A ``.gitignore`` file, read and compiled (with pathspec) on first use: a walk
+    that reuses every listing never reads it."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self._spec: object = None
+
+    def match_file(self, text: str) -> bool:
+        if self._spec is None:
+            import pathspec
+
+            try:
+                lines = self.file.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                lines = []
+            self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        return bool(self._spec.match_file(text))  # type: ignore[attr-defined]
+
+
+def _ignored(relative: str, ignores: list[tuple[str, _LazySpec]], is_dir: bool) -> bool:
+    """Whether a path (relative to the walked root) is ignored by a ``.gitignore``:
+    those inside the walk (keyed by their folder relative to the root) and those above
+    it (keyed by ``\\0`` and the root relative to them)."""
+    suffix = "/" if is_dir else ""
+    for base, spec in ignores:
+        if base.startswith("\0"):
+            text = base[1:] + relative
+        elif relative.startswith(base):
+            text = relative[len(base) :]
+        else:
+            continue
+        if spec.match_file(text + suffix):
             return True
     return False
 
 
-def module_name(path: Path) -> tuple[str, bool]:
+_PACKAGE_CACHE: dict[str, tuple[str, ...]] = {}
+
+
+def module_name(path: Path | str, symlink: bool | None = None) -> tuple[str, bool]:
     """The dotted module name of a file (walking up through packages) and whether it
-    is a package's ``__init__``."""
-    resolved = path.resolve()
-    is_package = resolved.name == "__init__.py"
-    parts = [] if is_package else [resolved.stem]
-    folder = resolved.parent
-    while folder.parent != folder and (
-        (folder / "__init__.py").exists() or _namespace_in_package(folder)
+    is a package's ``__init__``; symbolic links are followed (``symlink``: whether the
+    file is one, when the caller knows)."""
+    text = os.fspath(path)
+    if symlink if symlink is not None else os.path.islink(text):
+        folder, name = os.path.split(os.path.realpath(text))
+    else:
+        parent, name = os.path.split(text)
+        folder = _real_folder(parent or ".")
+    is_package = name == "__init__.py"
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    parts = list(_package_parts(folder))
+    if not is_package:
+        parts.append(stem)
+    return ".".join(parts), is_package
+
+
+_REAL_FOLDERS: dict[str, str] = {}
+
+
+def _real_folder(folder: str) -> str:
+    """``os.path.realpath(folder)``, one ``lstat`` per folder (the parent's answer is
+    reused) instead of one per path component."""
+    real = _REAL_FOLDERS.get(folder)
+    if real is None:
+        parent, name = os.path.split(folder)
+        if not name or name in (".", "..") or parent == folder or os.path.islink(folder):
+            real = os.path.realpath(folder)
+        else:
+            real = os.path.join(_real_folder(parent or "."), name)
+        _REAL_FOLDERS[folder] = real
+    return real
+
+
+def _package_parts(folder: str) -> tuple[str, ...]:
+    """The package names from the outermost package down to ``folder`` (empty when
+    ``folder`` is not a package); cached per folder."""
+    cached = _PACKAGE_CACHE.get(folder)
+    if cached is not None:
+        return cached
+    parent, name = os.path.split(folder)
+    if parent == folder or not (
+        os.path.exists(os.path.join(folder, "__init__.py")) or _namespace_in_package(folder)
     ):
-        parts.append(folder.name)
-        folder = folder.parent
-    return ".".join(reversed(parts)), is_package
+        parts: tuple[str, ...] = ()
+    else:
+        parts = (*_package_parts(parent), name)
+    _PACKAGE_CACHE[folder] = parts
+    return parts
 
 
-def _namespace_in_package(folder: Path) -> bool:
+def clear_caches() -> None:
+    """Forget folder facts learnt in this process (an editor session reuses it)."""
+    _PACKAGE_CACHE.clear()
+    _REAL_FOLDERS.clear()
+
+
+def _namespace_in_package(folder: str) -> bool:
     """A folder without ``__init__.py`` inside a regular package is a namespace
     subpackage (``readthedocs/projects/tasks/``): Celery names its tasks
     ``readthedocs.projects.tasks.utils.x``, not ``utils.x``."""
-    return folder.name.isidentifier() and (folder.parent / "__init__.py").exists()
+    parent, name = os.path.split(folder)
+    return name.isidentifier() and os.path.exists(os.path.join(parent, "__init__.py"))

@@ -19,6 +19,7 @@ from jobcheck.facts import (
 )
 from jobcheck.facts.values import CallV, DictV, Opaque, Value, string
 from jobcheck.syntax.names import dotted
+from jobcheck.triggers import Trigger
 
 SHARED_TASK_DECORATORS = frozenset(
     {
@@ -126,6 +127,33 @@ def is_celery_task_decorator(qualname: str | None) -> bool:
 
 
 class CeleryRecognizer(Recognizer):
+    PREFILTER = (
+        # What the recognizer acts on, not every file that imports from celery (tests
+        # import its exceptions): task decorators, apps, Task classes, canvas and
+        # enqueue calls, settings.
+        Trigger("shared_task", b"shared_task"),
+        Trigger("Celery app", b"Celery", rb"(?<!\w)Celery\s*[(),]"),
+        Trigger("task decorator", b".task", rb"\.\s*task\b"),
+        Trigger("bare task decorator", b"@task", rb"@task\b"),
+        Trigger("periodic task decorator", b"periodic_task"),
+        Trigger("Task base class", b"Task", rb"Task\s*[,)]"),
+        # A class-based task whose Task base is defined in another file.
+        Trigger("run method", b"def run(", rb"def run\(\s*self\b"),
+        Trigger("delay", b".delay", rb"\.delay(?:_on_commit)?\s*\("),
+        Trigger("apply_async", b"apply_async", rb"\.apply_async(?:_on_commit)?\s*\("),
+        Trigger("signature", b".s", rb"\.(?:si?|signature)\s*\("),
+        Trigger("send_task", b"send_task"),
+        # ``CELERY_X = ...``, also in an ``if`` block; ``settings.CELERY_X`` reads are not.
+        Trigger("Django-style setting", b"CELERY", rb"(?<![\w.])CELERY\w*\s*(?::[^=\n]*)?=(?!=)"),
+        Trigger("old-style setting", b"BROKER_", rb"(?<![\w.])BROKER_\w*\s*(?::[^=\n]*)?=(?!=)"),
+        Trigger("app.conf", b".conf", rb"\.conf\s*(?:\.\s*\w+\s*=[^=]|\.\s*update\s*\(|\[)"),
+        Trigger("config_from_object", b"config_from_object"),
+        Trigger("kombu", b"kombu"),
+        # Lower-case settings count in modules named like ``celeryconfig`` (and in the
+        # modules ``config_from_object`` names: the engine's second pass adds those).
+        Trigger("Celery config module", module=r"celery[^.]*$"),
+    )
+
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         for decorator_node, decorator in zip(node.decorators, facts.decorators):
             if not is_celery_task_decorator(decorator.qualname):

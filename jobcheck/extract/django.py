@@ -7,22 +7,12 @@ import libcst as cst
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import ModelClass, Setting
 from jobcheck.facts.values import Const, DictV
+from jobcheck.project.orm import MODEL_ROOTS, is_model_root
 from jobcheck.syntax.names import dotted
+from jobcheck.triggers import Trigger
 
-# Classes whose subclasses are ORM models. Project-wide inheritance is resolved later.
-MODEL_ROOTS = frozenset(
-    {
-        "django.db.models.Model",
-        "django.db.models.base.Model",
-        "django.contrib.auth.models.AbstractUser",
-        "django.contrib.auth.models.AbstractBaseUser",
-        "django.contrib.auth.models.User",
-        "django.contrib.auth.base_user.AbstractBaseUser",
-        "sqlalchemy.orm.DeclarativeBase",
-        "sqlalchemy.orm.decl_api.DeclarativeBase",
-        "sqlmodel.SQLModel",
-    }
-)
+__all__ = ["MODEL_ROOTS", "DjangoRecognizer", "is_model_root"]
+
 DECLARATIVE_FACTORIES = frozenset(
     {
         "sqlalchemy.ext.declarative.declarative_base",
@@ -47,6 +37,9 @@ SESSION_WRITES = frozenset(
 
 
 class DjangoRecognizer(Recognizer):
+    # Model classes and declarative bases are looked up by name, and loaded on demand.
+    PREFILTER = (Trigger("ATOMIC_REQUESTS", b"ATOMIC_REQUESTS"),)
+
     def assign(
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
     ) -> None:
@@ -111,13 +104,6 @@ class DjangoRecognizer(Recognizer):
             scope.facts.commit_orders.append(self.walker.order)
         elif method in SESSION_WRITES:
             scope.facts.session_writes.append(self.walker.order)
-
-
-def is_model_root(base: str) -> bool:
-    """A base class that makes its subclasses ORM models."""
-    if base in MODEL_ROOTS:
-        return True
-    return base.endswith((".models.Model", "db.Model"))
 
 
 def _subscript_key(node: cst.Subscript) -> str | None:

@@ -8,6 +8,7 @@ from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import FunctionFacts, TaskDef
 from jobcheck.facts.values import CallV, Value, string
+from jobcheck.triggers import Trigger
 
 ACTOR_DECORATORS = frozenset(
     {"dramatiq.actor", "dramatiq.actor.actor", "django_dramatiq.actor", "periodiq.actor"}
@@ -19,6 +20,14 @@ SEND_OPTION_PAYLOAD = frozenset({"args", "kwargs"})
 
 
 class DramatiqRecognizer(Recognizer):
+    # ``actor.send(...)`` in a file that names no Dramatiq module is found by the
+    # engine's second pass, which knows the actors' names.
+    PREFILTER = (
+        Trigger("names dramatiq", b"dramatiq"),
+        Trigger("names periodiq", b"periodiq"),
+        Trigger("send_with_options", b"send_with_options"),
+    )
+
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         for decorator_node, decorator in zip(node.decorators, facts.decorators):
             if decorator.qualname in ACTOR_DECORATORS:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jobcheck.facts import Argument, EnqueueSite
+from jobcheck.facts import SPLAT, Argument, EnqueueSite
 from jobcheck.facts.values import Value
 
 if TYPE_CHECKING:
@@ -56,9 +56,6 @@ def sequence_arguments(walker: Walker, expr: cst.BaseExpression) -> tuple[Argume
     if isinstance(expr, cst.Call) and walker.qualify(expr.func) == "dict":
         return arguments(walker, expr.args)
     return arguments(walker, [cst.Arg(value=expr)])
-
-
-SPLAT = "**"
 
 
 def options(walker: Walker, args: Iterable[cst.Arg], skip: frozenset[str]) -> tuple:

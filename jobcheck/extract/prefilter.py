@@ -1,54 +1,58 @@
 """Deciding from a file's raw bytes whether it can matter to any check, before parsing.
 
-Most files of a large project mention no job system at all (about 95% of saleor's), and
-parsing is the dominant cost, so a file is parsed only when its bytes mention something
-a recognizer acts on: a job library, an enqueue method, a Celery or Django transaction
-setting, a task base class. The patterns are deliberately wider than the recognizers;
-the fixture suite runs with and without the prefilter to prove it drops nothing.
+Most files of a large project mention no job system at all (about 96% of saleor's), and
+parsing is the dominant cost, so a file is parsed only when a **trigger** fires on it: a
+job library's name, an enqueue method, a Celery or Django setting, a task base class.
+
+Triggers are declared where the knowledge lives: each recognizer class
+(``jobcheck/extract/*.py``) and each rule class (``jobcheck/checks/*.py``) may list
+``PREFILTER = (Trigger(...), ...)`` (``jobcheck/triggers.py``); :func:`compiled` gathers
+them all. A trigger is a literal that must occur in the file (found with ``bytes.find``,
+several times faster than a regular expression without a literal prefix) and, optionally,
+a regular expression confirming the match, run only on files that contain the literal.
+
+What the prefilter does NOT need to catch: files the checks reach by name (a model class,
+a task's base class, the Celery app a decorator names, an RQ job function). The project
+model loads those on demand (``jobcheck/project/lazy.py``). A file must be kept here when
+it holds facts that checks *iterate*: jobs, enqueue sites, settings, apps, queues,
+config sources. The fixture suite runs with and without the prefilter to prove it drops
+nothing a check needs.
 """
 
 from __future__ import annotations
 
-import re
+from jobcheck.triggers import Decision, Prefilter, Trigger, names_pattern
 
-_RELEVANT = re.compile(
-    rb"\b(?:celery|dramatiq|rq|django_rq|rq_scheduler|periodiq|kombu)\b"
-    rb"|\.(?:delay|apply_async|delay_on_commit|apply_async_on_commit|si?|signature"
-    rb"|send_with_options|enqueue|enqueue_call|enqueue_in|enqueue_at|send_task)\s*\("
-    rb"|(?m:^[ \t]*(?:CELERY\w*|BROKER_\w+|(?:task|broker|beat|worker|result)_\w+)\s*[:=])"
-    rb"|ATOMIC_REQUESTS|\.Task\b"
-    # Task definitions, which schedules name (JOB-02): ``@app.task`` on an app imported
-    # from a module whose name only contains "celery" (``saleor.celeryconf``).
-    rb"|@\w+(?:\.\w+)*\.(?:task|periodic_task)\b|\bshared_task\b"
-    # Schedules: Celery beat, APScheduler, the ``schedule`` library.
-    rb"|beat_schedule|BEAT_SCHEDULE|add_periodic_task|\bcrontab\b|apscheduler"
-    rb"|\.(?:scheduled_job|add_job)\("
-    rb"|(?m:^[ \t]*(?:import schedule\b|from schedule import))"
-    # Web-app start-up code, where an in-process scheduler must not be started (SCL-38).
-    rb"|def (?:ready|create_app|lifespan|post_fork|post_worker_init|when_ready|on_starting)\s*\("
-    rb"|\.on_event\(|get_[aw]sgi_application|\bcreate_app\(|\b(?:Flask|FastAPI|Quart)\("
-    # Queue configuration: django_rq settings, RabbitMQ queue arguments.
-    rb"|\bRQ_QUEUES\b|\bx-(?:dead-letter-exchange|max-length|message-ttl)\b"
+__all__ = ["Decision", "Prefilter", "Trigger", "compiled", "may_matter", "names_pattern"]
+
+
+# Triggers every job system shares, beside those of the recognizers and checks.
+CORE_TRIGGERS = (
+    # ``--show-unused-suppressions`` reports them in every file analysed.
+    Trigger("suppression comment", b"ignore", rb"(?i)#\s*jobcheck:\s*ignore"),
 )
 
 
-def may_matter(data: bytes) -> bool:
-    return _RELEVANT.search(data) is not None
+_compiled: Prefilter | None = None
 
 
-def sends_to(names: set[str]) -> re.Pattern[bytes] | None:
-    """A pattern for ``name.send(`` / ``name.send_with_options(`` of the given actors,
-    for the second pass that finds Dramatiq enqueue sites in files the first skipped."""
-    if not names:
-        return None
-    alternatives = b"|".join(re.escape(n.encode()) for n in sorted(names))
-    return re.compile(rb"\b(?:" + alternatives + rb")\.send(?:_with_options)?\s*\(")
+def compiled() -> Prefilter:
+    """The prefilter with every trigger: core, recognizers' and checks'."""
+    global _compiled
+    if _compiled is None:
+        _compiled = Prefilter(all_triggers())
+    return _compiled
 
 
-def decorated_with(names: set[str]) -> re.Pattern[bytes] | None:
-    """A pattern for ``@name`` of a project's own job decorators (``job =
-    partial(MyRQJob, ...)``), for the second pass."""
-    if not names:
-        return None
-    alternatives = b"|".join(re.escape(n.encode()) for n in sorted(names))
-    return re.compile(rb"@(?:\w+\.)*(?:" + alternatives + rb")\b")
+def all_triggers() -> list[Trigger]:
+    from jobcheck.checks import RULE_CLASSES
+    from jobcheck.extract import RECOGNIZERS
+
+    found = list(CORE_TRIGGERS)
+    for owner in (*RECOGNIZERS, *RULE_CLASSES):
+        found.extend(getattr(owner, "PREFILTER", ()))
+    return found
+
+
+def may_matter(data: bytes, module: str = "") -> bool:
+    return compiled().reason(data, module) is not None

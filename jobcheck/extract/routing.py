@@ -35,6 +35,7 @@ from jobcheck.facts.values import CallV, Const, Opaque, Value, string
 from jobcheck.syntax.names import dotted
 from jobcheck.syntax.walk import children
 from jobcheck.syntax.words import identifier_words
+from jobcheck.triggers import Trigger
 
 RQ_QUEUE_CLASSES = frozenset({"rq.Queue", "rq.queue.Queue"})
 # django_rq/queues.py: ``get_queue(name='default', ...)``.
@@ -167,6 +168,14 @@ LOGGING_RECEIVERS = frozenset(
 
 
 class RoutingRecognizer(Recognizer):
+    # Queue configuration: django_rq settings, RabbitMQ queue arguments.
+    PREFILTER = (
+        Trigger("RQ_QUEUES", b"RQ_QUEUES"),
+        Trigger(
+            "queue arguments", b"x-", rb"\bx-(?:dead-letter-exchange|max-length|message-ttl)\b"
+        ),
+    )
+
     def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
         self._bindings: dict[str, QueueBinding] = {}

@@ -8,6 +8,7 @@ from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import FunctionFacts, QueueDecl, TaskDef
 from jobcheck.facts.values import CallV, Const, Value, string
+from jobcheck.triggers import Trigger
 
 JOB_DECORATORS = frozenset(
     {"rq.job", "rq.decorators.job", "django_rq.job", "django_rq.decorators.job"}
@@ -49,6 +50,11 @@ ENQUEUE_METHODS = {
 
 
 class RQRecognizer(Recognizer):
+    PREFILTER = (
+        Trigger("names rq", b"rq", rb"(?<!\w)(?:rq|django_rq|rq_scheduler)(?!\w)"),
+        Trigger("enqueue", b".enqueue", rb"\.enqueue(?:_call|_in|_at)?\s*\("),
+    )
+
     def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
         super().__init__(walker)
         self._queue_variables: set[str] = set()

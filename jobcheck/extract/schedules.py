@@ -24,6 +24,7 @@ from jobcheck.extract.schedule_timing import (
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import FunctionFacts, ScheduleEntry, Timing
 from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, string
+from jobcheck.triggers import Trigger
 
 # Celery's names for the beat schedule setting (celery/app/defaults.py: ``beat_schedule``,
 # old name ``CELERYBEAT_SCHEDULE``; Django settings with the CELERY namespace).
@@ -74,6 +75,20 @@ APSCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler", "django_apsch
 
 
 class ScheduleRecognizer(Recognizer):
+    PREFILTER = (
+        Trigger("beat schedule", b"beat_schedule"),
+        Trigger("Django beat schedule", b"BEAT_SCHEDULE"),
+        Trigger("add_periodic_task", b"add_periodic_task"),
+        Trigger("crontab", b"crontab", rb"\bcrontab\b"),
+        Trigger("APScheduler", b"apscheduler"),
+        Trigger("APScheduler job", b"_job(", rb"\.(?:scheduled_job|add_job)\("),
+        Trigger(
+            "schedule library",
+            b"schedule",
+            rb"(?m:^[ \t]*(?:import schedule\b|from schedule import))",
+        ),
+    )
+
     def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
         self._defined: set[str] = set()

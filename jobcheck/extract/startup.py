@@ -16,6 +16,7 @@ from jobcheck.facts import NOWHERE, FunctionFacts, Loc, SchedulerStart, StartupH
 from jobcheck.facts.values import CallV, string
 from jobcheck.syntax.names import dotted, module_of_import
 from jobcheck.syntax.walk import children
+from jobcheck.triggers import Trigger
 
 SCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler"})
 WEB_APP_FACTORIES = frozenset(
@@ -42,6 +43,20 @@ def is_scheduler_class(qualname: str | None) -> bool:
 
 
 class StartupRecognizer(Recognizer):
+    # Web-app start-up code, where an in-process scheduler must not be started (SCL-38).
+    PREFILTER = (
+        Trigger(
+            "start-up hook",
+            b"def ",
+            rb"def (?:ready|create_app|lifespan|post_fork|post_worker_init|when_ready"
+            rb"|on_starting)\s*\(",
+        ),
+        Trigger("startup event", b".on_event("),
+        Trigger("WSGI/ASGI entry point", b"_application", rb"get_[aw]sgi_application"),
+        Trigger("app factory call", b"create_app("),
+        Trigger("web app", b"(", rb"\b(?:Flask|FastAPI|Quart)\("),
+    )
+
     def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
         self._hooks: dict[str, tuple[str, Loc, list[tuple[str, Loc]]]] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import libcst as cst
 
@@ -28,8 +29,9 @@ from jobcheck.facts import (
 from jobcheck.facts.values import CallV, Ref, Value
 from jobcheck.syntax.evaluate import Evaluator, excerpt
 from jobcheck.syntax.names import Names, dotted
-from jobcheck.syntax.positions import Positions
+from jobcheck.syntax.positions import ANCHOR_TYPES, Positions
 from jobcheck.syntax.walk import children
+from jobcheck.triggers import Trigger
 
 ATOMIC = frozenset(
     {
@@ -57,6 +59,10 @@ class ClassScope:
 
 class Recognizer:
     """Base for a framework's recognizer: override what it needs."""
+
+    PREFILTER: ClassVar[tuple[Trigger, ...]] = ()
+    """What in a file's bytes means this recognizer may find something the checks
+    iterate (jobs, enqueue sites, settings...): see ``jobcheck/extract/prefilter.py``."""
 
     def __init__(self, walker: Walker) -> None:
         self.walker = walker
@@ -106,6 +112,8 @@ class Walker:
         self.deferred = 0
         self.order = 0
         self._top: cst.CSTNode | None = None
+        self._anchors: list[cst.CSTNode] = []
+        """Enclosing statements (and ``except`` clauses), innermost last."""
         self._prefixes: list[str] = []
         self.current_site: EnqueueSite | None = None
         """The enqueue site the current call produced, for recognizers that run after
@@ -128,7 +136,7 @@ class Walker:
     # -- public helpers for recognizers ---------------------------------------------
 
     def loc(self, node: cst.CSTNode) -> Loc:
-        return self.positions.loc(node, self._top)
+        return self.positions.loc(node, self._top, self._anchors)
 
     def qualify(self, expr: cst.BaseExpression) -> str | None:
         return self.names.qualify(expr)
@@ -177,14 +185,27 @@ class Walker:
         for recognizer in self.recognizers:
             recognizer.finish()
         self.facts.imports = frozenset(self.names.imported_roots)
+        self._release()
         return self.facts
+
+    def _release(self) -> None:
+        """Break the walker's reference cycles (its dispatch table holds bound methods,
+        its recognizers hold it) so that reference counting frees the syntax tree at
+        once, instead of a garbage collection walking all its nodes."""
+        self._dispatch = {}
+        self.recognizers = []
 
     def visit(self, node: cst.CSTNode) -> None:
         handler = self._dispatch.get(type(node))
+        anchor = type(node) in ANCHOR_TYPES
+        if anchor:
+            self._anchors.append(node)
         if handler is not None:
             handler(node)
         else:
             self.visit_children(node)
+        if anchor:
+            self._anchors.pop()
 
     def visit_children(self, node: cst.CSTNode) -> None:
         for child in children(node):
@@ -364,7 +385,9 @@ class Walker:
         for handler in node.handlers:
             caught = _caught_names(handler, self.names)
             self.handlers.append(caught)
+            self._anchors.append(handler)
             self.visit(handler.body)
+            self._anchors.pop()
             self.handlers.pop()
         if node.orelse is not None:
             self.visit(node.orelse)

@@ -24,6 +24,9 @@ class Loc:
 
 NOWHERE = Loc(1, 1, 1, 1)
 
+SPLAT = "**"
+"""The option key of ``**options`` passed to an enqueue call: any option may be there."""
+
 
 @dataclass(frozen=True, slots=True)
 class Param:

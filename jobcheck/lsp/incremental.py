@@ -133,7 +133,12 @@ class BufferPositions(Positions):
         statements = zip(buffer.tree.body, buffer.starts, strict=True)
         self._start_of = {id(statement): start for statement, start in statements}
 
-    def loc(self, node: cst.CSTNode, statement: cst.CSTNode | None) -> Loc:
+    def loc(
+        self,
+        node: cst.CSTNode,
+        statement: cst.CSTNode | None,
+        anchors: Sequence[cst.CSTNode] = (),
+    ) -> Loc:
         exact = self._buffer.exact and statement is not None
         start = self._start_of.get(id(statement)) if exact else None
         if start is not None:
@@ -145,7 +150,7 @@ class BufferPositions(Positions):
                     code_range.end.line + start,
                     code_range.end.column + 1,
                 )
-        return super().loc(node, statement)
+        return super().loc(node, statement, anchors)
 
     def _relative(self, statement: cst.CSTNode) -> dict[int, CodeRange]:
         cached = self._buffer.ranges.get(id(statement))

@@ -39,6 +39,7 @@ from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import Finding
 from jobcheck.lsp.incremental import ParsedBuffer, extract_buffer, parse_buffer, update_buffer
 from jobcheck.project import inference
+from jobcheck.project.lazy import ModuleLoader
 from jobcheck.syntax.source import SourceError
 
 # Markers of a project's top folder, when no [tool.jobcheck] config names one.
@@ -107,6 +108,8 @@ class ProjectState:
         self.skipped: set[str] = set()
         """Discovered files the prefilter skipped (candidates for the second pass)."""
         self._second_pass_keys: tuple[frozenset[str], frozenset[str]] | None = None
+        self._loaded: dict[str, FileFacts] = {}
+        """Facts of skipped files that checks looked up by name (see ``_loader``)."""
         self.docs: list[DocFile] | None = None
         """The project's Markdown/reST docs (for EVT-24), read once at load."""
         self.inference_memo: dict = {}
@@ -133,11 +136,33 @@ class ProjectState:
             read_docs([str(self.root)], self.options) if self.selection.slugs_of("EVT-24") else None
         )
         self.discovered = {i.source.display for i in inputs}
+        self._loaded = {}
         self.facts = {f.path: f for f in facts}
         self.skipped = self.discovered - self.facts.keys()
         self._second_pass_keys = self._wanted()
         for path, buffer in self.buffers.items():
             self._use_buffer(path, buffer)
+
+    def _loader(self) -> ModuleLoader:
+        """Files the prefilter skipped, loaded when a check looks up a name in them (a
+        model class, a task's base class), as ``jobcheck check`` does; their facts are
+        kept until the file changes."""
+        modules: dict[str, list[str]] = {}
+        for path in sorted(self.skipped):
+            modules.setdefault(module_name(Path(path))[0], []).append(path)
+        return ModuleLoader(modules, self._skipped_facts, {f.module for f in self.facts.values()})
+
+    def _skipped_facts(self, path: str) -> FileFacts | None:
+        cached = self._loaded.get(path)
+        if cached is None:
+            item = _read(SourceFile(Path(path), explicit=False), {})
+            if item.data is None:
+                return None
+            from jobcheck.extract import extract_file
+
+            cached = extract_file(path, item.data, item.module, item.is_package)
+            self._loaded[path] = cached
+        return None if cached.error is not None else cached
 
     def contains(self, path: str) -> bool:
         """Whether the file at ``path`` belongs to this project and is not excluded (by
@@ -244,6 +269,7 @@ class ProjectState:
                 clear_inference=False,
                 inference_memo=self.inference_memo,
                 docs=self.docs,
+                loader=self._loader(),
             )
         finally:
             inference.forget_modules_under(str(self.root))

@@ -4,43 +4,114 @@
 ``load_order``, perhaps in another module. astroid reads the source (it never imports or
 runs it) and infers what the call returns. Modules are built only for files that have
 such an argument, and the cache is cleared after each run so memory stays bounded.
+
+Results are remembered (:class:`Memo`) with the files astroid read to reach them, so
+that a run over an unchanged project (the results cache, ``jobcheck/cache.py``) asks
+astroid nothing at all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jobcheck.facts import Argument, FileFacts
+from jobcheck.facts import Argument, EnqueueSite, FileFacts
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Project
 
 _MAX_RESULTS = 5
-_used = False
-"""Whether astroid built anything since the last :func:`clear`."""
+# Past this many modules in astroid's cache (the standard library and dependencies it
+# read), the whole cache is dropped; the project's own modules are dropped every run.
+_MAX_CACHED_MODULES = 2000
+
+_roots_used: set[str] = set()
+"""Import roots of the projects astroid read during this run (nothing: it was not used)."""
+
+
+@dataclass
+class Memo:
+    """Inference results, valid while the files astroid read keep their signatures."""
+
+    results: dict[tuple, str | None] = field(default_factory=dict)
+    files: dict[str, tuple[int, int] | None] = field(default_factory=dict)
+    """Every file astroid read (absolute path) -> (mtime, size) when it was read."""
+    changed: bool = False
+
+    def still_valid(self) -> bool:
+        return all(_signature(path) == signature for path, signature in self.files.items())
+
+
+_memo = Memo()
+
+
+def use_memo(memo: Memo | None) -> None:
+    """Start a run with the results of an earlier one (when still valid), or afresh."""
+    global _memo
+    _memo = memo if isinstance(memo, Memo) and memo.still_valid() else Memo()
+    _memo.changed = False
+
+
+def current_memo() -> Memo:
+    return _memo
 
 
 def infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> str | None:
     """The dotted path of the class ``argument`` is an instance of, if astroid can tell.
 
-    A project may carry an ``inference_memo`` dict (the language server keeps one across
-    runs and drops a file's entries when its text changes, all of them when files on
-    disk change): answers are looked up there first."""
-    memo = getattr(project, "inference_memo", None)
-    key = (f.path, argument.loc, argument.text)
-    if memo is not None and key in memo:
+    A project may carry its own ``inference_memo`` dict (the language server keeps one
+    across runs and drops a file's entries when its text changes); else the run's
+    :class:`Memo` is used, which the results cache keeps between runs."""
+    key = (f.path, f.module, argument.loc, argument.text)
+    own = getattr(project, "inference_memo", None)
+    memo = own if own is not None else _memo.results
+    if key in memo:
         return memo[key]
-    found = _infer_argument_class(project, f, argument)
-    if memo is not None:
-        memo[key] = found
-    return found
+    result = _infer(project, f, argument)
+    memo[key] = result
+    if own is None:
+        _memo.changed = True
+    return result
 
 
-def _infer_argument_class(project: Project, f: FileFacts, argument: Argument) -> str | None:
+# Ambiguous arguments inferred ahead of the checks in one run, at most.
+MAX_SPECULATIVE = 200
+
+
+class _Sources:
+    """What inference needs of a project, before the project model exists."""
+
+    def __init__(self, source_of: Callable[[str], str | None]) -> None:
+        self.source_of = source_of
+        self.astroid_modules: dict[str, object] = {}
+
+
+_speculation: _Sources | None = None
+_speculated = 0
+
+
+def speculate(f: FileFacts, site: EnqueueSite, source_of: Callable[[str], str | None]) -> None:
+    """Infer the ambiguous arguments of one enqueue site now, ahead of the checks.
+
+    Called while worker processes are still parsing other files: the inference that
+    SCL-21 will ask for then runs on the core the waiting parent leaves idle, instead
+    of after every parse. Results go to the memo the checks read."""
+    global _speculation, _speculated
+    for argument in site.arguments:
+        if argument.kind != "ambiguous" or _speculated >= MAX_SPECULATIVE:
+            continue
+        if _speculation is None:
+            _speculation = _Sources(source_of)
+        _speculated += 1
+        infer_argument_class(_speculation, f, argument)  # type: ignore[arg-type]
+
+
+def _infer(project: Project, f: FileFacts, argument: Argument) -> str | None:
     try:
         import astroid
     except ImportError:  # pragma: no cover - astroid is a dependency
@@ -48,9 +119,9 @@ def _infer_argument_class(project: Project, f: FileFacts, argument: Argument) ->
     source = project.source_of(f.path)
     if source is None:
         return None
-    global _used
-    _used = True
     root = _import_root(f)
+    if root is not None:
+        _roots_used.add(root)
     try:
         with _on_sys_path(root):
             module = _module(project, f, source)
@@ -68,34 +139,47 @@ def _infer_argument_class(project: Project, f: FileFacts, argument: Argument) ->
 
 
 def clear() -> None:
-    """Drop every module astroid built during this run."""
-    global _used
-    if not _used:
-        return  # clear_cache() rebuilds the builtins module: about a second, for nothing
-    _used = False
-    try:
-        import astroid
-    except ImportError:  # pragma: no cover
+    """Drop the project's modules from astroid's cache, so that the next run (an editor
+    session reuses the process) reads the files afresh; keep the standard library and
+    dependencies unless the cache grew past its bound. Free when astroid was not used
+    (``clear_cache`` would rebuild the builtins, which takes seconds)."""
+    global _speculation, _speculated
+    _speculation, _speculated = None, 0
+    if not _roots_used:
         return
-    astroid.MANAGER.clear_cache()
+    roots = tuple(str(Path(root)) + "/" for root in _roots_used)
+    _roots_used.clear()
+    import astroid
+
+    cache = astroid.MANAGER.astroid_cache
+    for module in cache.values():
+        path = getattr(module, "file", None)
+        if path and path not in _memo.files:
+            _memo.files[path] = _signature(path)
+    if len(cache) > _MAX_CACHED_MODULES:
+        astroid.MANAGER.clear_cache()
+        return
+    for name, module in list(cache.items()):
+        path = getattr(module, "file", None) or ""
+        if path.startswith(roots):
+            del cache[name]
 
 
 def forget_modules_under(folder: str) -> None:
     """Drop the modules astroid read from files under ``folder`` and keep the rest
     (builtins, the standard library, installed packages). The language server calls
     this after each run: the project's files change between runs, the others do not,
-    and rebuilding them all (``clear``) costs about a second."""
-    global _used
-    if not _used:
+    and rebuilding them all costs about a second. Free when astroid was not used."""
+    if not _roots_used:
         return
-    _used = False
-    try:
-        import astroid
-    except ImportError:  # pragma: no cover
-        return
+    _roots_used.clear()
+    import astroid
+
     prefix = folder.rstrip("/") + "/"
     cache = astroid.MANAGER.astroid_cache
-    for name in [n for n, m in cache.items() if (m.file or "").startswith(prefix)]:
+    for name in [
+        n for n, m in cache.items() if (getattr(m, "file", None) or "").startswith(prefix)
+    ]:
         del cache[name]
 
 
@@ -104,7 +188,9 @@ def _module(project: Project, f: FileFacts, source: str):  # type: ignore[no-unt
 
     cache = project.astroid_modules
     if f.path not in cache:
-        cache[f.path] = astroid.MANAGER.ast_from_string(source, f.module, str(Path(f.path)))
+        cache[f.path] = astroid.MANAGER.ast_from_string(
+            source, f.module, str(Path(f.path).resolve())
+        )
     return cache[f.path]
 
 
@@ -150,3 +236,11 @@ def _on_sys_path(root: str | None) -> Iterator[None]:
     finally:
         if added:
             sys.path.remove(root)  # type: ignore[arg-type]
+
+
+def _signature(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jobcheck.extract.django import is_model_root
 from jobcheck.facts import (
     NOWHERE,
     CeleryApp,
@@ -24,6 +23,8 @@ from jobcheck.facts import (
     TaskDef,
 )
 from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, string
+from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
+from jobcheck.project.orm import is_model_root
 
 if TYPE_CHECKING:
     from jobcheck.project.routing import Routing
@@ -74,7 +75,10 @@ class Project:
         docs: Sequence[DocFile] | None = None,
         settings_modules: Sequence[str] = (),
         celery_app: str | None = None,
+        loader: ModuleLoader | None = None,
     ) -> None:
+        """``loader`` loads, on demand, the facts of project modules that were not
+        analysed (``jobcheck/project/lazy.py``) when a by-name lookup misses."""
         self.files = list(files)
         self.docs: list[DocFile] | None = list(docs) if docs is not None else None
         """Markdown/reST files under the runbook folders; None when none were searched
@@ -83,6 +87,7 @@ class Project:
         """``django-settings``: when given, Django-style settings count only from these."""
         self.celery_app = celery_app.replace(":", ".") if celery_app else None
         """``celery-app``: the project's Celery app, when it has several or hides it."""
+        self.loader = loader
         self.source_of = source_of or _read_source
         self.astroid_modules: dict[str, object] = {}
         self.by_path = {f.path: f for f in self.files}
@@ -91,12 +96,24 @@ class Project:
             q: bases for f in self.files for q, bases in f.classes.items()
         }
         self._model_roots = {m.qualname for f in self.files for m in f.models}
+        self.functions: dict[str, tuple[FileFacts, FunctionFacts]] = {
+            qualname: (f, fn) for f in self.files for qualname, fn in f.functions.items()
+        }
+        self.task_classes: dict[str, tuple[FileFacts, TaskClass]] = {
+            tc.qualname: (f, tc) for f in self.files for tc in f.task_classes
+        }
+        if loader is not None:
+            self._load_on_demand()
         self.apps: list[tuple[FileFacts, CeleryApp]] = [(f, a) for f in self.files for a in f.apps]
         self._every_app = frozenset(a.qualname for _, a in self.apps)
         chosen = [(f, a) for f, a in self.apps if a.qualname == self.celery_app]
         if chosen:
             self.apps = chosen
-        self._aliases = {name: value for f in self.files for name, value in f.aliases.items()}
+        self._aliases: dict[str, Value] = {
+            name: value for f in self.files for name, value in f.aliases.items()
+        }
+        if loader is not None:
+            self._aliases = LazyDict(self._aliases, self._load_for)
         self.jobs: list[Job] = [
             Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
         ]
@@ -110,12 +127,6 @@ class Project:
         for job in self.jobs:
             if job.task.registered_name:
                 self._by_registered.setdefault(job.task.registered_name, job)
-        self.functions: dict[str, tuple[FileFacts, FunctionFacts]] = {
-            qualname: (f, fn) for f in self.files for qualname, fn in f.functions.items()
-        }
-        self.task_classes: dict[str, tuple[FileFacts, TaskClass]] = {
-            tc.qualname: (f, tc) for f in self.files for tc in f.task_classes
-        }
         self._config_modules = self._find_config_modules()
 
     # -- jobs -------------------------------------------------------------------
@@ -258,7 +269,9 @@ class Project:
 
     @functools.cached_property
     def modules(self) -> frozenset[str]:
-        return frozenset(f.module for f in self.files)
+        """Every module of the project (analysed or not, when a loader knows them)."""
+        known = frozenset(f.module for f in self.files)
+        return known | self.loader.all_modules if self.loader is not None else known
 
     def function(self, qualname: str | None) -> FunctionFacts | None:
         if qualname is None:
@@ -480,6 +493,36 @@ class Project:
     def root_packages(self) -> frozenset[str]:
         """The top-level packages (or modules) of the analysed files."""
         return frozenset(f.module.split(".")[0] for f in self.files if f.module)
+
+    # -- modules loaded on demand ------------------------------------------------------
+
+    def _load_on_demand(self) -> None:
+        """Turn the by-name indexes into ones that load a missing name's module."""
+        self._foreign = LazySet(self._foreign, self._load_for)
+        self.classes = LazyDict(self.classes, self._load_for)
+        self._model_roots = LazySet(self._model_roots, self._load_for)
+        self.functions = LazyDict(self.functions, self._load_for)
+        self.task_classes = LazyDict(self.task_classes, self._load_for)
+
+    def _load_for(self, name: object) -> bool:
+        """Load the modules ``name`` may be defined in; whether any was loaded. Names
+        already known (from the files analysed first) keep their entries."""
+        assert self.loader is not None
+        loaded = self.loader.load_for(str(name))
+        for f in loaded:
+            set.update(self._foreign, f.foreign_objects)
+            for qualname, bases in f.classes.items():
+                dict.setdefault(self.classes, qualname, bases)
+            set.update(self._model_roots, (m.qualname for m in f.models))
+            for qualname, fn in f.functions.items():
+                dict.setdefault(self.functions, qualname, (f, fn))
+            for tc in f.task_classes:
+                dict.setdefault(self.task_classes, tc.qualname, (f, tc))
+            aliases = getattr(self, "_aliases", None)
+            if aliases is not None:
+                for qualname, value in f.aliases.items():
+                    dict.setdefault(aliases, qualname, value)
+        return bool(loaded)
 
 
 # Library decorators a project may wrap, and the framework each makes jobs for.

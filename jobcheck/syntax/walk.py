@@ -67,24 +67,42 @@ def _code_fields(node_type: type) -> tuple[str, ...]:
     )
 
 
-@functools.cache
-def _holds_code(value_type: type) -> bool:
-    # Memoized per concrete type: ``isinstance`` against libcst's abstract base classes
-    # goes through ``ABCMeta.__instancecheck__`` and was the walk's largest cost.
-    return issubclass(value_type, cst.CSTNode) and not issubclass(value_type, _TRIVIA_TYPES)
+_NOT_A_NODE, _CODE, _TRIVIA, _SEQUENCE = 0, 1, 2, 3
+_KINDS: dict[type, int] = {}
+"""What a field value of each type is; ``isinstance`` against libcst's abstract bases
+is slow, so each concrete type is classified once."""
+
+
+def _kind(value_type: type) -> int:
+    kind = _KINDS.get(value_type)
+    if kind is None:
+        if issubclass(value_type, cst.CSTNode):
+            kind = _TRIVIA if issubclass(value_type, _TRIVIA_TYPES) else _CODE
+        elif value_type is list or value_type is tuple:
+            kind = _SEQUENCE
+        else:
+            kind = _NOT_A_NODE
+        _KINDS[value_type] = kind
+    return kind
 
 
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The child nodes of ``node`` that can hold code, in source order."""
+    kinds = _KINDS
     for name in _code_fields(type(node)):
         value = getattr(node, name)
-        value_type = type(value)
-        if value_type is list or value_type is tuple:
-            for item in value:
-                if _holds_code(type(item)):
-                    yield item
-        elif _holds_code(value_type):
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = _kind(type(value))
+        if kind == _CODE:
             yield value
+        elif kind == _SEQUENCE:
+            for item in value:
+                item_kind = kinds.get(type(item))
+                if item_kind is None:
+                    item_kind = _kind(type(item))
+                if item_kind == _CODE:
+                    yield item
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -1,0 +1,210 @@
+"""Benchmark jobcheck against Ruff on the same tree, in one run.
+
+    python benchmarks/bench.py PATH [--runs N] [--replicate K] [--jobs J]
+
+Runs, alternating and rotating the order each round so that neither tool always runs
+on a warmer file cache or a quieter machine:
+
+* jobcheck cold: ``jobcheck check PATH --no-cache``
+* jobcheck warm: ``jobcheck check PATH --cache-dir DIR`` (DIR primed before timing,
+  nothing changed in between)
+* Ruff: ``ruff check --select ALL --no-cache PATH``
+
+and prints the median, minimum and maximum wall time of each, the peak memory of the
+process tree (the sum of the resident sets of a command and its worker processes,
+sampled with psutil when it is installed; else the largest single process, from
+``wait4``), the CPU time, and the ratios jobcheck / Ruff. It also checks that the cold
+and warm runs print the same findings.
+
+``--replicate K`` copies PATH K times side by side with hard links (``cp -al``) into a
+temporary folder and benchmarks that tree, to see how the time grows with the size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+try:
+    import psutil
+except ImportError:  # pragma: no cover - optional
+    psutil = None
+
+
+@dataclass
+class Sample:
+    wall: float
+    cpu: float
+    peak_mb: float
+    output: bytes
+
+
+@dataclass
+class Series:
+    name: str
+    command: list[str]
+    samples: list[Sample] = field(default_factory=list)
+
+    def median(self) -> float:
+        return statistics.median(s.wall for s in self.samples)
+
+
+def run(command: list[str], cwd: Path | None = None) -> Sample:
+    """Run ``command``, measuring wall time, CPU time and peak memory of its tree."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
+    peak = [0.0]
+    stop = threading.Event()
+    sampler = None
+    if psutil is not None:
+        sampler = threading.Thread(target=_sample_tree, args=(process.pid, peak, stop), daemon=True)
+        sampler.start()
+    chunks = []
+    assert process.stdout is not None
+    for chunk in iter(lambda: process.stdout.read(65536), b""):  # type: ignore[union-attr]
+        chunks.append(chunk)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stop.set()
+    if sampler is not None:
+        sampler.join()
+    largest_process = usage.ru_maxrss / 1024  # KiB on Linux
+    return Sample(
+        wall=wall,
+        cpu=usage.ru_utime + usage.ru_stime,
+        # wait4's maxrss is unreliable for a tree (and on Linux can carry the forking
+        # process's high-water mark): prefer the sampled sum when psutil is there.
+        peak_mb=peak[0] if psutil is not None else largest_process,
+        output=b"".join(chunks),
+    )
+
+
+def _sample_tree(pid: int, peak: list[float], stop: threading.Event) -> None:
+    try:
+        root = psutil.Process(pid)
+    except psutil.Error:
+        return
+    while not stop.is_set():
+        try:
+            processes = [root, *root.children(recursive=True)]
+            total = 0
+            for process in processes:
+                try:
+                    total += process.memory_info().rss
+                except psutil.Error:
+                    continue
+            peak[0] = max(peak[0], total / 2**20)
+        except psutil.Error:
+            return
+        stop.wait(0.02)
+
+
+def replicate(path: Path, copies: int) -> Path:
+    """PATH copied ``copies`` times side by side (hard links: fast, no extra space)."""
+    folder = Path(tempfile.mkdtemp(prefix="jobcheck-bench-"))
+    for index in range(1, copies + 1):
+        target = folder / f"copy{index}"
+        subprocess.run(["cp", "-al", str(path), str(target)], check=True)
+        shutil.rmtree(target / ".git", ignore_errors=True)
+    return folder
+
+
+def ruff_command() -> list[str]:
+    found = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    return [found]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--runs", type=int, default=5, help="rounds (default 5)")
+    parser.add_argument("--replicate", type=int, default=1, help="copies of PATH side by side")
+    parser.add_argument("--jobs", type=int, default=0, help="jobcheck --jobs (default: cores)")
+    parser.add_argument("--no-ruff", action="store_true", help="time jobcheck only")
+    arguments = parser.parse_args()
+
+    target = arguments.path.resolve()
+    cleanup = None
+    if arguments.replicate > 1:
+        target = cleanup = replicate(target, arguments.replicate)
+    files = sum(1 for _ in target.rglob("*.py"))
+    cache_dir = Path(tempfile.mkdtemp(prefix="jobcheck-bench-cache-"))
+    jobcheck = [
+        sys.executable,
+        "-m",
+        "jobcheck",
+        "check",
+        str(target),
+        "--jobs",
+        str(arguments.jobs),
+    ]
+    series = [
+        Series("jobcheck cold", [*jobcheck, "--no-cache"]),
+        Series("jobcheck warm", [*jobcheck, "--cache-dir", str(cache_dir)]),
+    ]
+    if not arguments.no_ruff:
+        series.append(
+            Series(
+                "ruff --select ALL",
+                [*ruff_command(), "check", "--select", "ALL", "--no-cache", str(target)],
+            )
+        )
+    try:
+        run(series[1].command)  # prime the cache
+        for round_index in range(arguments.runs):
+            order = series[round_index % len(series) :] + series[: round_index % len(series)]
+            for item in order:
+                sample = run(item.command)
+                item.samples.append(sample)
+                print(
+                    f"  round {round_index + 1}: {item.name:<18} {sample.wall:6.2f} s wall "
+                    f"{sample.cpu:6.2f} s CPU {sample.peak_mb:5.0f} MB",
+                    file=sys.stderr,
+                )
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        if cleanup is not None:
+            shutil.rmtree(cleanup, ignore_errors=True)
+    report(series, arguments, files)
+    cold, warm = series[0].samples, series[1].samples
+    if any(s.output != cold[0].output for s in [*cold, *warm]):
+        print("\nWARNING: jobcheck printed different findings cold and warm", file=sys.stderr)
+        return 1
+    return 0
+
+
+def report(series: list[Series], arguments: argparse.Namespace, files: int) -> None:
+    print(
+        f"\n{arguments.path} x{arguments.replicate}: {files} .py files, {arguments.runs} rounds, "
+        f"{os.cpu_count()} cores\n"
+    )
+    print("| command | median wall (s) | min | max | CPU (s, median) | peak memory (MB) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for item in series:
+        walls = [s.wall for s in item.samples]
+        cpu = statistics.median(s.cpu for s in item.samples)
+        peak = max(s.peak_mb for s in item.samples)
+        print(
+            f"| {item.name} | {statistics.median(walls):.2f} | {min(walls):.2f} | {max(walls):.2f} "
+            f"| {cpu:.2f} | {peak:.0f} |"
+        )
+    if len(series) > 2:
+        ruff = series[2].median()
+        print(
+            f"\njobcheck cold / ruff: {series[0].median() / ruff:.2f}   "
+            f"jobcheck warm / ruff: {series[1].median() / ruff:.2f}"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,447 @@
+"""Gathering every file's facts for a run: cache, prefilter, worker processes, second
+pass, and the loader that reads further modules on demand.
+
+1. Each file is looked up in the cache (``jobcheck/cache.py``) by its ``stat``
+   signature; a hit needs no reading at all.
+2. The rest are read, hashed and prefiltered; the files that can matter are parsed,
+   in worker processes when there are enough (``jobcheck/scan.py``). A file whose
+   content hash is still the cached one is not parsed again.
+3. A second pass analyses files the first pass shows are needed though no trigger
+   fired on them: modules named by ``config_from_object`` (their lower-case settings
+   count), files that call ``.send(`` and name a Dramatiq actor of the project.
+4. Every other project module stays available to the project model through a
+   :class:`ModuleLoader`: its facts are read from the cache, or extracted here, the
+   first time a check looks up a name defined in it.
+5. :meth:`Analysis.finish` writes the cache once the checks have run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from jobcheck.cache import Entry, FactsCache, new_entry
+from jobcheck.discovery import SourceFile, module_name
+from jobcheck.facts import EnqueueSite, FileFacts
+from jobcheck.facts.values import Ref, string
+from jobcheck.findings import FileError
+from jobcheck.project.lazy import ModuleLoader
+
+if TYPE_CHECKING:
+    from jobcheck.scan import FileResult, FileTask
+
+# Rounds of the second pass (a config module that names another config module...).
+_MAX_ROUNDS = 5
+
+
+@dataclass(slots=True)
+class _File:
+    source: SourceFile
+    display: str
+    module: str
+    is_package: bool
+    stat: os.stat_result | None = None
+    data: bytes | None = None
+    """An unsaved editor buffer, used instead of the file on disk."""
+    entry: Entry | None = None
+    """What the cache (or this run) knows about the file."""
+    read_error: str | None = None
+
+    @property
+    def facts(self) -> FileFacts | None:
+        return self.entry.facts if self.entry is not None else None
+
+    @property
+    def empty(self) -> bool:
+        return self.entry is not None and self.entry.empty
+
+
+@dataclass
+class Analysis:
+    facts: list[FileFacts]
+    """The files the project model iterates (prefilter kept, named, or second pass)."""
+    errors: list[FileError]
+    loader: ModuleLoader
+    cache: FactsCache | None = None
+    seen: frozenset[str] = frozenset()
+    """Every file of the run, as displayed."""
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def all_facts(self) -> list[FileFacts]:
+        """Every file analysed, including those loaded on demand by the checks."""
+        return sorted([*self.facts, *self.loader.loaded], key=lambda f: f.path)
+
+    def finish(self, roots: Sequence[str] = ()) -> None:
+        """Write the cache (when anything changed), forgetting files under the walked
+        ``roots`` that this run did not see."""
+        if self.cache is None:
+            return
+        self.cache.forget_missing(list(roots), set(self.seen))
+        self.cache.save()
+
+
+class Gatherer:
+    def __init__(
+        self,
+        files: Sequence[SourceFile],
+        jobs: int = 0,
+        prefilter: bool = True,
+        cache: FactsCache | None = None,
+        overrides: dict[str, bytes] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        always: frozenset[str] = frozenset(),
+    ) -> None:
+        self.always = always
+        """Modules analysed whatever the prefilter says (configured settings modules)."""
+        self.jobs = jobs or default_jobs()
+        self.prefilter = prefilter
+        self.cache = cache
+        self.progress = progress
+        overrides = overrides or {}
+        self.files = [self._file(source, overrides.get(source.display)) for source in files]
+        self.by_display = {f.display: f for f in self.files}
+        self._speculation = _Speculation()
+        self.stats: dict[str, int] = {"files": len(self.files), "cached": 0, "extracted": 0}
+
+    # -- the passes ------------------------------------------------------------------------
+
+    def run(self) -> Analysis:
+        self._lookup_cache()
+        self._scan([f for f in self.files if f.entry is None or self._needs_facts(f)])
+        analysed = {f.display for f in self.files if self._analysed(f)}
+        for _ in range(_MAX_ROUNDS):
+            wanted = self._second_pass(analysed)
+            if not wanted:
+                break
+            self._scan(wanted, analyse=True)
+            analysed |= {f.display for f in wanted}
+        # A file named on the command line that is empty is an error, not a module.
+        analysed -= {f.display for f in self.files if f.source.explicit and f.empty}
+        facts = sorted(
+            (f.facts for f in self.files if f.display in analysed and f.facts is not None),
+            key=lambda f: f.path,
+        )
+        return Analysis(
+            facts,
+            self._errors(analysed),
+            self._loader(analysed),
+            self.cache,
+            frozenset(self.by_display),
+            self.stats,
+        )
+
+    def _file(self, source: SourceFile, data: bytes | None) -> _File:
+        module, is_package = module_name(source.fspath, source.symlink)
+        return _File(source, source.display, module, is_package, data=data)
+
+    def _lookup_cache(self) -> None:
+        for f in self.files:
+            if f.data is not None:
+                continue
+            try:
+                f.stat = os.stat(f.source.fspath)
+            except OSError:
+                f.stat = None
+                continue
+            if self.cache is None:
+                continue
+            entry = self.cache.get(f.display)
+            if entry is not None and entry.fresh(f.stat, f.module, f.is_package):
+                f.entry = entry
+                self.stats["cached"] += 1
+
+    def _needs_facts(self, f: _File) -> bool:
+        return f.entry is not None and f.entry.facts is None and self._must_analyse(f)
+
+    def _must_analyse(self, f: _File) -> bool:
+        return f.source.explicit or not self.prefilter
+
+    def _analysed(self, f: _File) -> bool:
+        if f.entry is None:
+            return False
+        return f.entry.kept or self._must_analyse(f)
+
+    def _scan(self, files: list[_File], analyse: bool = False) -> None:
+        """Read, hash, prefilter and extract ``files`` (in worker processes)."""
+        if not files:
+            return
+        from jobcheck.scan import scan_all
+
+        tasks = [self._task(f, analyse) for f in files]
+        results = scan_all(tasks, self.jobs, self.prefilter, self.progress, self._arrived)
+        for f, result in zip(files, results, strict=True):
+            self._record(f, result)
+
+    def _task(self, f: _File, analyse: bool) -> FileTask:
+        from jobcheck.scan import FileTask
+
+        must = analyse or self._must_analyse(f)
+        cached = self._cached_entry(f)
+        # The cached entry is enough, if the content still has its hash, when it holds
+        # facts or no facts are needed.
+        sufficient = cached is not None and (cached.facts is not None or not (cached.kept or must))
+        return FileTask(
+            display=f.display,
+            path=f.source.fspath,
+            module=f.module,
+            is_package=f.is_package,
+            size=f.stat.st_size if f.stat is not None else len(f.data or b""),
+            data=f.data,
+            analyse=must,
+            known_digest=cached.digest if cached is not None else None,
+            need_facts=not sufficient,
+        )
+
+    def _arrived(self, result: FileResult, in_workers: bool) -> None:
+        """A file's facts arrived: while workers parse the rest, start the astroid
+        inference the checks will ask for (SCL-21's ambiguous enqueue arguments), for
+        enqueue sites of jobs already seen. The results are the same either way (the
+        checks infer what was not inferred here): this only uses idle time."""
+        facts = result.facts
+        if facts is None:
+            return
+        self._speculation.arrived(facts)
+        if in_workers:
+            self._speculation.run(self._source_text)
+
+    def _source_text(self, path: str) -> str | None:
+        """A file's text as the project model's ``source_of`` gives it (the engine's
+        editor buffers, else the file read as UTF-8)."""
+        f = self.by_display.get(path)
+        if f is not None and f.data is not None:
+            text = f.data.decode("utf-8", "replace")
+            if text:
+                return text
+        data = _read(path)
+        try:
+            return data.decode("utf-8") if data is not None else None
+        except UnicodeDecodeError:
+            return None
+
+    def _cached_entry(self, f: _File) -> Entry | None:
+        if self.cache is None or f.data is not None:
+            return None
+        cached = self.cache.get(f.display)
+        if cached is None or cached.module != f.module or cached.is_package != f.is_package:
+            return None
+        return cached
+
+    def _record(self, f: _File, result: FileResult) -> None:
+        if result.digest is None:
+            f.read_error = result.read_error
+            return
+        if result.unchanged:
+            cached = self._cached_entry(f)
+            assert cached is not None
+            kept, sends, facts, empty = cached.kept, cached.sends, cached.facts, cached.empty
+        else:
+            kept, sends, facts, empty = result.kept, result.sends, result.facts, result.empty
+            if facts is not None:
+                self.stats["extracted"] += 1
+        f.entry = new_entry(
+            f.stat,
+            result.digest,
+            f.module,
+            f.is_package,
+            kept,
+            sends,
+            facts,
+            result.read_at_ns,
+            empty,
+        )
+        if self.cache is not None and f.data is None:
+            self.cache.put(f.display, f.entry)
+
+    # -- the second pass ---------------------------------------------------------------------
+
+    def _second_pass(self, analysed: set[str]) -> list[_File]:
+        """Files not analysed yet that analysed files show are needed."""
+        facts = [self.by_display[d].facts for d in analysed]
+        wanted = wanted_by([f for f in facts if f is not None], self.always)
+        chosen: list[_File] = []
+        for f in self.files:
+            if f.display in analysed or f.entry is None:
+                continue
+            if f.module in wanted.modules:
+                chosen.append(f)
+                continue
+            if not wanted.patterns:
+                continue
+            data = f.data if f.data is not None else _read(f.source.fspath)
+            if data is not None and wanted.wants(f.module, data, f.entry.sends):
+                chosen.append(f)
+        return chosen
+
+    def _errors(self, analysed: set[str]) -> list[FileError]:
+        errors = []
+        for f in self.files:
+            if f.read_error is not None:
+                errors.append(FileError(f.display, f.read_error))
+            elif f.source.explicit and f.entry is not None and f.empty:
+                errors.append(FileError(f.display, "file is empty"))
+            elif f.display in analysed and f.facts is not None and f.facts.error is not None:
+                errors.append(FileError(f.display, f.facts.error))
+        return sorted(errors, key=lambda e: e.path)
+
+    # -- modules on demand ---------------------------------------------------------------------
+
+    def _loader(self, analysed: set[str]) -> ModuleLoader:
+        modules: dict[str, list[str]] = {}
+        for f in self.files:
+            if f.display not in analysed and f.read_error is None:
+                modules.setdefault(f.module, []).append(f.display)
+        all_modules = {f.module for f in self.files}
+        return ModuleLoader(modules, self._load, all_modules)
+
+    def _load(self, display: str) -> FileFacts | None:
+        from jobcheck.scan import scan_file
+
+        f = self.by_display[display]
+        if f.facts is None:
+            result = scan_file(self._task(f, analyse=True), self.prefilter)
+            self._record(f, result)
+        facts = f.facts
+        if facts is None or facts.error is not None:
+            return None
+        return facts
+
+
+class _Speculation:
+    """Enqueue sites with ambiguous arguments, inferred once they plausibly enqueue a
+    job of the project (the checks ask only about confirmed enqueue sites)."""
+
+    def __init__(self) -> None:
+        self._jobs: set[str] = set()
+        self._tails: set[str] = set()
+        self._pending: list[tuple[FileFacts, EnqueueSite]] = []
+
+    def arrived(self, facts: FileFacts) -> None:
+        for task in facts.tasks:
+            self._jobs.add(task.qualname)
+            self._tails.add(_tail(task.qualname))
+        for site in facts.enqueues:
+            if any(a.kind == "ambiguous" for a in site.arguments):
+                self._pending.append((facts, site))
+
+    def run(self, source_of: Callable[[str], str | None]) -> None:
+        if not self._pending:
+            return
+        from jobcheck.project import inference
+
+        waiting = []
+        for facts, site in self._pending:
+            if self._plausible(site):
+                inference.speculate(facts, site, source_of)
+            else:
+                waiting.append((facts, site))
+        self._pending = waiting
+
+    def _plausible(self, site: EnqueueSite) -> bool:
+        if site.framework_hint is not None or site.method == "send_task":
+            return True
+        target = site.target or ""
+        return target in self._jobs or _tail(target) in self._tails
+
+
+def _tail(qualname: str) -> str:
+    return ".".join(qualname.split(".")[-2:])
+
+
+@dataclass
+class Wanted:
+    """What decides the second pass: modules needed by name, and byte patterns of
+    files needed for what they contain."""
+
+    modules: set[str]
+    patterns: list[tuple[re.Pattern[bytes], bool]]
+    """(pattern, only in files that call ``.send(``)."""
+
+    def wants(self, module: str, data: bytes, sends: bool) -> bool:
+        if module in self.modules:
+            return True
+        return any(
+            (sends or not needs_send) and pattern.search(data) is not None
+            for pattern, needs_send in self.patterns
+        )
+
+
+def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> Wanted:
+    """Files the analysed ones show are needed though no trigger fired on them:
+    modules ``config_from_object`` names (their lower-case names are settings), the
+    configured settings modules, modules that define RQ jobs enqueued by reference or
+    functions schedules name, files that ``.send(`` to a Dramatiq actor of the
+    project, and files decorated with the project's own wrapper of a job decorator
+    (``job = partial(MyRQJob, ...)``)."""
+    modules = _config_modules(facts) | set(always)
+    modules |= {
+        (site.target or "").rpartition(".")[0]
+        for f in facts
+        for site in f.enqueues
+        if site.framework_hint == "rq" and site.target
+    }
+    modules |= {
+        (entry.target or entry.task_name or "").rpartition(".")[0]
+        for f in facts
+        for entry in f.schedules
+    }
+    modules.discard("")
+    patterns: list[tuple[re.Pattern[bytes], bool]] = []
+    actors = {t.name for f in facts for t in f.tasks if t.framework == "dramatiq"}
+    if actors:
+        from jobcheck.triggers import names_pattern
+
+        pattern = names_pattern(actors)
+        if pattern is not None:
+            patterns.append((pattern, True))
+    decorators = _custom_job_decorators(facts)
+    if decorators:
+        alternatives = b"|".join(re.escape(n.encode()) for n in sorted(decorators))
+        patterns.append((re.compile(rb"@(?:\w+\.)*(?:" + alternatives + rb")\b"), False))
+    return Wanted(modules, patterns)
+
+
+def _custom_job_decorators(facts: list[FileFacts]) -> set[str]:
+    """Local names of the project's own wrappers of job decorators."""
+    from jobcheck.project import Project
+
+    if not any(f.aliases for f in facts):
+        return set()
+    project = Project(facts)
+    return {
+        qualname.rsplit(".", 1)[-1]
+        for f in facts
+        for qualname in (*f.aliases, *f.classes)
+        if project.resolve_callable(qualname) is not None
+    }
+
+
+def _config_modules(facts: list[FileFacts]) -> set[str]:
+    """Modules that ``config_from_object`` names: their lower-case names are settings."""
+    modules = set()
+    for f in facts:
+        for source in f.config_sources:
+            target = string(source.target)
+            if target is not None:
+                modules.add(target.split(":")[0])
+            elif isinstance(source.target, Ref):
+                modules.add(source.target.qualname)
+    return modules
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except OSError:
+        return None
+
+
+def default_jobs() -> int:
+    """Worker processes by default: one per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

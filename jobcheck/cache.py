@@ -1,0 +1,375 @@
+"""The results cache: per-file facts and prefilter decisions, kept between runs.
+
+One pickle file per cache key in ``.jobcheck_cache/`` at the project root (or
+``--cache-dir``): a run that changed nothing reads that one file and one ``stat`` per
+source file, and parses nothing. The key covers everything per-file facts depend on
+besides the file itself: the jobcheck version and the code of the installed package
+(so an edited checkout never reads stale facts), Python's and libcst's versions. Each
+entry is keyed by the file's path as displayed and records its module name and whether
+it is a package's ``__init__`` (both shape its facts), its ``stat`` signature and a hash
+of its content. The project-wide pass (project model and checks) always reruns on the
+facts, so a changed settings module changes findings in the files that read it.
+
+Writes are atomic (a temporary file, then ``os.replace``); the folder carries a
+``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import hashlib
+import io
+import os
+import pickle
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from jobcheck import __version__
+from jobcheck.discovery import WalkCache
+from jobcheck.facts import FileFacts
+
+CACHE_DIR_NAME = ".jobcheck_cache"
+_FORMAT = 1
+_CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by jobcheck.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+# A file whose modification time is this close to the moment it was read may change
+# again within the file system's timestamp granularity: its stat is not trusted.
+_RACY_NS = 2_000_000_000
+
+
+def content_hash(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+class Entry(NamedTuple):
+    """What the cache knows about one file (a tuple: thousands load in milliseconds)."""
+
+    mtime_ns: int
+    size: int
+    digest: bytes
+    module: str
+    is_package: bool
+    kept: bool
+    """The prefilter keeps the file."""
+    sends: bool
+    """The file calls ``.send(`` (for the Dramatiq second pass)."""
+    facts: FileFacts | None
+    """The file's facts, when it was analysed (kept, or needed by another file)."""
+    trusted: bool = True
+    """The stat signature identifies the content (the file was not modified just
+    before it was read)."""
+    empty: bool = False
+    """The file holds nothing but whitespace."""
+
+    def fresh(self, stat: os.stat_result, module: str, is_package: bool) -> bool:
+        return (
+            self.trusted
+            and self.mtime_ns == stat.st_mtime_ns
+            and self.size == stat.st_size
+            and self.module == module
+            and self.is_package == is_package
+        )
+
+
+class FactsCache:
+    """The cache of one project; load with :meth:`open`, then :meth:`save` when done."""
+
+    def __init__(
+        self, directory: Path, key: str, entries: dict[str, Entry], walk: WalkCache | None = None
+    ) -> None:
+        self.directory = directory
+        self.key = key
+        self.entries = entries
+        self.walk = walk or WalkCache()
+        """Folder listings of earlier walks (``jobcheck.discovery``)."""
+        self.extras: dict[str, object] = {}
+        """Other results worth keeping: astroid's inferences (``project/inference.py``)."""
+        self.dirty = False
+
+    @classmethod
+    def open(cls, directory: Path, extra_key: tuple[object, ...] = ()) -> FactsCache:
+        """The cache in ``directory`` for this jobcheck (empty when there is none yet,
+        or it cannot be read)."""
+        key = cache_key(extra_key)
+        stored: dict = {}
+        try:
+            with open(directory / _file_name(key), "rb") as stream, _gc_paused():
+                loaded = pickle.load(stream)
+            if isinstance(loaded, dict) and loaded.get("format") == _FORMAT:
+                stored = loaded
+        except (
+            OSError,
+            EOFError,
+            pickle.UnpicklingError,
+            AttributeError,
+            ImportError,
+            IndexError,
+            KeyError,
+            TypeError,
+            ValueError,
+        ):
+            stored = {}
+        cache = cls(directory, key, stored.get("entries", {}), stored.get("walk"))
+        cache.extras = stored.get("extras", {})
+        return cache
+
+    def get(self, path: str) -> Entry | None:
+        return self.entries.get(path)
+
+    def put(self, path: str, entry: Entry) -> None:
+        self.entries[path] = entry
+        self.dirty = True
+
+    def put_extra(self, name: str, value: object) -> None:
+        self.extras[name] = value
+        self.dirty = True
+
+    def forget_missing(self, roots: list[str], seen: set[str]) -> None:
+        """Drop entries of files under ``roots`` (the folders this run walked) that the
+        run did not see: deleted, renamed or now excluded."""
+        prefixes = tuple(r.rstrip("/") + "/" for r in roots if r not in ("", "."))
+        walked_cwd = any(r in ("", ".") for r in roots)
+        for path in list(self.entries):
+            if path in seen:
+                continue
+            if (walked_cwd and not os.path.isabs(path)) or path.startswith(prefixes):
+                del self.entries[path]
+                self.dirty = True
+
+    def save(self) -> bool:
+        """Write the cache atomically; False when the folder cannot be written (a
+        read-only checkout): the run goes on without a cache."""
+        if not self.dirty and not self.walk.changed:
+            return True
+        self.walk.changed = False
+        try:
+            _prepare(self.directory)
+            data = _dumps(
+                {
+                    "format": _FORMAT,
+                    "entries": self.entries,
+                    "walk": self.walk,
+                    "extras": self.extras,
+                }
+            )
+            handle, temporary = tempfile.mkstemp(
+                dir=self.directory, prefix=".tmp-", suffix=".pickle"
+            )
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(data)
+                _default_mode(temporary)
+                os.replace(temporary, self.directory / _file_name(self.key))
+            except BaseException:
+                _unlink(Path(temporary))
+                raise
+            _prune(self.directory, keep=_file_name(self.key))
+        except OSError:
+            return False
+        self.dirty = False
+        return True
+
+
+class _Pickler(pickle.Pickler):
+    """Stores jobcheck's dataclasses (facts, values, locations) as a call of the class
+    with its field values. The default for frozen slotted dataclasses restores each
+    object through a Python-level ``__setstate__``, which makes loading a project's
+    facts several times slower."""
+
+    def reducer_override(self, obj: object) -> object:
+        kind = type(obj)
+        fields = _INIT_FIELDS.get(kind)
+        if fields is None:
+            fields = _init_fields(kind)
+        if not fields:
+            return NotImplemented
+        return kind, tuple(getattr(obj, name) for name in fields)
+
+
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _init_fields(kind: type) -> tuple[str, ...]:
+    """The fields a jobcheck dataclass is rebuilt from (none: pickle it as usual)."""
+    names: tuple[str, ...] = ()
+    if kind.__module__.startswith("jobcheck.") and dataclasses.is_dataclass(kind):
+        fields = dataclasses.fields(kind)
+        if all(f.init for f in fields):
+            names = tuple(f.name for f in fields)
+    _INIT_FIELDS[kind] = names
+    return names
+
+
+def _dumps(value: object) -> bytes:
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Load without the cyclic garbage collector: unpickling a project's facts makes
+    hundreds of thousands of objects (none in a cycle), and the collections their
+    allocation triggers would walk them again and again. Afterwards they are moved out
+    of the collector's sight (``gc.freeze``); reference counting still frees them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def new_entry(
+    stat: os.stat_result | None,
+    digest: bytes,
+    module: str,
+    is_package: bool,
+    kept: bool,
+    sends: bool,
+    facts: FileFacts | None,
+    read_at_ns: int,
+    empty: bool = False,
+) -> Entry:
+    mtime = stat.st_mtime_ns if stat is not None else -1
+    return Entry(
+        mtime_ns=mtime,
+        size=stat.st_size if stat is not None else -1,
+        digest=digest,
+        module=module,
+        is_package=is_package,
+        kept=kept,
+        sends=sends,
+        facts=facts,
+        trusted=stat is not None and mtime < read_at_ns - _RACY_NS,
+        empty=empty,
+    )
+
+
+def cache_key(extra: tuple[object, ...] = ()) -> str:
+    """A hash of everything facts depend on besides the files themselves."""
+    parts = (
+        _FORMAT,
+        __version__,
+        sys.version_info[:3],
+        sys.implementation.name,
+        _library_version("libcst"),
+        code_fingerprint(),
+        extra,
+    )
+    return hashlib.blake2b(repr(parts).encode(), digest_size=10).hexdigest()
+
+
+def code_fingerprint() -> str:
+    """The installed jobcheck's source files' sizes and modification times: an edited
+    checkout must not read facts an older version of the code extracted."""
+    package = Path(__file__).parent
+    signature = []
+    for folder, _, names in os.walk(package):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                stat = os.stat(os.path.join(folder, name))
+                signature.append((folder, name, stat.st_size, stat.st_mtime_ns))
+    signature.sort()
+    return hashlib.blake2b(repr(signature).encode(), digest_size=10).hexdigest()
+
+
+def _library_version(name: str) -> tuple:
+    """A signature of an installed library (its folder and version file), cheaper than
+    ``importlib.metadata``, which scans every installed distribution."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return ()
+    folder = spec.submodule_search_locations[0]
+    signature: list[object] = [folder]
+    for entry in (folder, os.path.join(folder, "_version.py")):
+        try:
+            stat = os.stat(entry)
+        except OSError:
+            continue
+        signature.append((stat.st_mtime_ns, stat.st_size))
+    return tuple(signature)
+
+
+_ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+
+
+def default_directory(config_root: str | None, targets: list[str]) -> Path:
+    """``.jobcheck_cache`` in the project root: the folder of the configuration file;
+    else the nearest folder, from the first path checked upwards, that holds a
+    ``pyproject.toml``, ``setup.cfg``, ``setup.py`` or ``.git``; else the first folder
+    checked."""
+    if config_root:
+        return Path(config_root) / CACHE_DIR_NAME
+    first = Path(targets[0]) if targets else Path(".")
+    folder = first if first.is_dir() else first.parent
+    resolved = folder.resolve()
+    for candidate in (resolved, *resolved.parents):
+        if any((candidate / marker).exists() for marker in _ROOT_MARKERS):
+            return candidate / CACHE_DIR_NAME
+    return folder / CACHE_DIR_NAME
+
+
+def _file_name(key: str) -> str:
+    return f"facts-{key}.pickle"
+
+
+def _prepare(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    tag = directory / "CACHEDIR.TAG"
+    if not tag.exists():
+        _write_small(tag, _CACHEDIR_TAG)
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        _write_small(ignore, "# Created by jobcheck automatically.\n*\n")
+
+
+def _write_small(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    _default_mode(temporary)
+    os.replace(temporary, path)
+
+
+def _default_mode(path: str) -> None:
+    """The mode a plain ``open`` would give (``mkstemp`` makes files private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
+
+
+def _prune(directory: Path, keep: str) -> None:
+    """Remove cache files of other keys (older jobcheck versions, edited code) and
+    temporary files left by interrupted runs more than an hour ago."""
+    now = time.time()
+    for child in directory.iterdir():
+        name = child.name
+        if name == keep:
+            continue
+        if name.startswith("facts-") and name.endswith(".pickle"):
+            _unlink(child)
+        elif name.startswith(".tmp-"):
+            try:
+                if now - child.stat().st_mtime > 3600:
+                    _unlink(child)
+            except OSError:
+                pass
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()

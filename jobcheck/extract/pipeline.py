@@ -1,0 +1,109 @@
+"""Per-file extraction itself: decode, parse, one walk with every recognizer.
+
+Imported lazily through ``jobcheck.extract`` so that light modules of this package
+(``docs``, ``celery_settings``, ``lock_names``) can be used without loading libcst.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+
+import libcst as cst
+
+from jobcheck.extract.celery import CeleryRecognizer
+from jobcheck.extract.django import DjangoRecognizer
+from jobcheck.extract.dramatiq import DramatiqRecognizer
+from jobcheck.extract.locks import LockRecognizer
+from jobcheck.extract.routing import RoutingRecognizer
+from jobcheck.extract.rq import RQRecognizer
+from jobcheck.extract.schedules import ScheduleRecognizer
+from jobcheck.extract.startup import StartupRecognizer
+from jobcheck.extract.walker import Walker
+from jobcheck.extract.web import WebRecognizer
+from jobcheck.facts import FileFacts
+from jobcheck.syntax.decoding import SourceError, decode
+from jobcheck.syntax.positions import Positions
+from jobcheck.syntax.source import parse
+
+# Order matters: the web recognizer marks request handlers before the others look at
+# their bodies; the routing recognizer comes last, as it reads the enqueue sites the
+# framework recognizers record for the same call.
+RECOGNIZERS = (
+    WebRecognizer,
+    CeleryRecognizer,
+    RQRecognizer,
+    DramatiqRecognizer,
+    DjangoRecognizer,
+    ScheduleRecognizer,
+    LockRecognizer,
+    StartupRecognizer,
+    RoutingRecognizer,
+)
+
+_SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
+
+
+def extract_file(path: str, data: bytes, module: str, is_package: bool = False) -> FileFacts:
+    """Every fact about one file. Never raises: problems become ``FileFacts.error``."""
+    facts = FileFacts(path=path, module=module)
+    try:
+        text = decode(data)
+        facts.suppressions = suppressions(text)
+        tree = parse(text)
+    except SourceError as error:
+        facts.error = str(error)
+        facts.parsed = False
+        return facts
+    return extract_tree(facts, tree, text, is_package)
+
+
+def extract_tree(
+    facts: FileFacts,
+    tree: cst.Module,
+    text: str,
+    is_package: bool = False,
+    positions: Positions | None = None,
+    walker_class: type[Walker] = Walker,
+) -> FileFacts:
+    """The facts of an already parsed module (the language server parses edited buffers
+    incrementally, keeps ``positions`` across edits and uses a walker that replays
+    unchanged statements). Never raises."""
+    path, module = facts.path, facts.module
+    try:
+        walker = walker_class(facts, tree, text, is_package, positions)
+        walker.recognizers = [recognizer(walker) for recognizer in RECOGNIZERS]
+        return walker.run()
+    except RecursionError:
+        failed = FileFacts(path=path, module=module, suppressions=facts.suppressions)
+        failed.error = "internal error: the file is nested too deeply to analyse"
+        failed.parsed = False
+        return failed
+    except Exception as error:  # a bug in jobcheck must not hide other files' findings
+        failed = FileFacts(path=path, module=module, suppressions=facts.suppressions)
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        failed.error = (
+            f"internal error while analysing this file: {type(error).__name__}: {error} "
+            f"({where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it"
+        )
+        failed.parsed = False
+        return failed
+
+
+def suppressions(text: str) -> dict[int, frozenset[str] | None]:
+    """``# jobcheck: ignore[SCL-21, fat-payload]`` comments by line; None means all."""
+    found: dict[int, frozenset[str] | None] = {}
+    if "jobcheck:" not in text.lower():
+        return found
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "jobcheck" not in line.lower():
+            continue
+        match = _SUPPRESSION.search(line)
+        if match is None:
+            continue
+        if match.group(1) is None:
+            found[number] = None
+        else:
+            codes = frozenset(c.strip() for c in match.group(1).split(",") if c.strip())
+            found[number] = codes
+    return found

@@ -1,0 +1,89 @@
+"""Loading project modules on demand, when the project model looks up a name in them.
+
+The prefilter skips files that mention no job system: model modules, helpers, a task's
+base class in a shared module. Checks still need some of their facts, always by name:
+"is ``shop.models.Order`` a model class?", "what does the base class ``core.tasks.Base``
+set?". The project model keeps its by-name indexes in the mappings below; a lookup that
+misses asks the :class:`ModuleLoader` for the modules the name could live in, and the
+facts of those files join the indexes. So a run with the prefilter sees the same facts,
+for every name a check asks about, as a run that parsed every file, while parsing only
+the files a check actually reaches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from jobcheck.facts import FileFacts
+
+
+class ModuleLoader:
+    """Facts of project files that were not analysed, by module name."""
+
+    def __init__(
+        self,
+        modules: dict[str, list[str]],
+        load: Callable[[str], FileFacts | None],
+        all_modules: Iterable[str] = (),
+    ) -> None:
+        """``modules``: module name -> paths of the files not analysed yet;
+        ``load(path)``: the facts of one of them (None when it cannot be read);
+        ``all_modules``: every module of the project, analysed or not."""
+        self._modules = modules
+        self._load = load
+        self.all_modules = frozenset(all_modules) | frozenset(modules)
+        self.loaded: list[FileFacts] = []
+        self._tried: set[str] = set()
+
+    def load_for(self, qualname: str) -> list[FileFacts]:
+        """Load the modules ``qualname`` may be defined in (each of its dotted
+        prefixes, longest first); the newly loaded files."""
+        found: list[FileFacts] = []
+        parts = qualname.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:end])
+            if module in self._tried:
+                continue
+            self._tried.add(module)
+            for path in self._modules.get(module, ()):
+                facts = self._load(path)
+                if facts is not None:
+                    self.loaded.append(facts)
+                    found.append(facts)
+        return found
+
+
+class LazyDict(dict):  # type: ignore[type-arg]
+    """A dict whose missing keys trigger ``miss(key)``, which may add entries."""
+
+    def __init__(self, data: dict, miss: Callable[[object], bool]) -> None:  # type: ignore[type-arg]
+        super().__init__(data)
+        self._miss = miss
+
+    def _has(self, key: object) -> bool:
+        if dict.__contains__(self, key):
+            return True
+        return isinstance(key, str) and self._miss(key) and dict.__contains__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        return self._has(key)
+
+    def __getitem__(self, key: object):  # type: ignore[no-untyped-def]
+        self._has(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: object, default=None):  # type: ignore[no-untyped-def, override]
+        return dict.get(self, key, default) if self._has(key) else default
+
+
+class LazySet(set):  # type: ignore[type-arg]
+    """A set whose missing members trigger ``miss(member)``, which may add members."""
+
+    def __init__(self, data: Iterable, miss: Callable[[object], bool]) -> None:  # type: ignore[type-arg]
+        super().__init__(data)
+        self._miss = miss
+
+    def __contains__(self, member: object) -> bool:
+        if set.__contains__(self, member):
+            return True
+        return isinstance(member, str) and self._miss(member) and set.__contains__(self, member)

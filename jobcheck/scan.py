@@ -1,0 +1,239 @@
+"""Per-file work: read, hash and prefilter every file, then extract the facts of the
+files that can matter, in worker processes.
+
+Two phases. The first (read, hash, prefilter) runs here: it is a byte scan, a fraction
+of a second for tens of megabytes. The second parses, which costs a hundred times more
+per byte, so only the files the prefilter kept go to the workers, largest first (the
+longest parses start early, and the small ones fill the gaps at the end), each as its
+content, its facts coming back as a small picklable object. When the files to parse are
+few, forking workers and importing libcst in them would cost more than it saves, and
+they are parsed here.
+
+Workers are forked after this process imported libcst and compiled the prefilter, so
+they start with both. While they parse, the parent is not idle: ``on_result`` lets the
+caller start work that needs a file's facts (astroid inference) as they arrive.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jobcheck.cache import content_hash
+from jobcheck.facts import FileFacts
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+# Parse in worker processes only when there is at least this much to parse: below it,
+# forking and starting workers costs more than parsing here (libcst parses roughly
+# 200-300 KB per second and core).
+MIN_BYTES_FOR_POOL = 200_000
+MIN_FILES_FOR_POOL = 2
+
+
+@dataclass(frozen=True, slots=True)
+class FileTask:
+    display: str
+    path: str
+    module: str
+    is_package: bool
+    size: int = 0
+    """From ``stat``, for progress and scheduling."""
+    data: bytes | None = None
+    """Content to use instead of reading ``path`` (an unsaved editor buffer)."""
+    analyse: bool = False
+    """Extract facts whatever the prefilter says (a file named on the command line, a
+    module another file needs, a run without the prefilter)."""
+    known_digest: bytes | None = None
+    """The cached content hash: when the content still has it, facts are not
+    extracted again (the cache has them)."""
+    need_facts: bool = True
+    """When the content is unchanged, whether the cached entry lacks needed facts."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    display: str
+    digest: bytes | None
+    """Content hash; None when the file could not be read."""
+    kept: bool
+    """The prefilter's own verdict (whether or not the run uses the prefilter)."""
+    sends: bool
+    facts: FileFacts | None
+    read_error: str | None = None
+    unchanged: bool = False
+    """The content hash equals ``known_digest``: reuse the cached entry."""
+    read_at_ns: int = 0
+    empty: bool = False
+
+
+@dataclass(slots=True)
+class _Read:
+    """A file read and prefiltered, waiting to be parsed."""
+
+    task: FileTask
+    data: bytes
+    result: FileResult
+    """The result without facts."""
+
+
+def scan_file(task: FileTask, use_prefilter: bool = True) -> FileResult:
+    """Read, hash and prefilter one file; extract its facts when it can matter."""
+    read = _read(task, use_prefilter)
+    if not isinstance(read, _Read):
+        return read
+    return _with_facts(read, extract(task.display, read.data, task.module, task.is_package))
+
+
+def _read(task: FileTask, use_prefilter: bool) -> FileResult | _Read:
+    """The first phase for one file: a finished result, or a file to parse."""
+    read_at = time.time_ns()
+    data = task.data
+    if data is None:
+        try:
+            with open(task.path, "rb") as stream:
+                data = stream.read()
+        except OSError as error:
+            message = f"cannot read: {error.strerror or error}"
+            return FileResult(task.display, None, False, False, None, message, read_at_ns=read_at)
+    digest = content_hash(data)
+    if task.known_digest == digest and not task.need_facts:
+        return FileResult(
+            task.display, digest, False, False, None, unchanged=True, read_at_ns=read_at
+        )
+    from jobcheck.extract.prefilter import compiled
+
+    decision = compiled().decide(data, task.module)
+    result = FileResult(
+        task.display,
+        digest,
+        decision.kept,
+        decision.sends,
+        None,
+        read_at_ns=read_at,
+        empty=not data.strip(),
+    )
+    if decision.kept or task.analyse or not use_prefilter:
+        return _Read(task, data, result)
+    return result
+
+
+def _with_facts(read: _Read, facts: FileFacts) -> FileResult:
+    result = read.result
+    return FileResult(
+        result.display,
+        result.digest,
+        result.kept,
+        result.sends,
+        facts,
+        read_at_ns=result.read_at_ns,
+        empty=result.empty,
+    )
+
+
+def extract(display: str, data: bytes, module: str, is_package: bool) -> FileFacts:
+    """:func:`jobcheck.extract.extract_file` with the cyclic garbage collector paused:
+    a libcst tree is hundreds of thousands of objects, none in a cycle, and collections
+    that walk them again and again while they are built cost a quarter of the parse."""
+    from jobcheck.extract import extract_file
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return extract_file(display, data, module, is_package)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def scan_all(
+    tasks: Sequence[FileTask],
+    jobs: int,
+    use_prefilter: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    on_result: Callable[[FileResult, bool], None] | None = None,
+) -> list[FileResult]:
+    """Every task's result, in task order. Files to parse go to ``jobs`` worker
+    processes when there is enough to parse; ``on_result(result, in_workers)`` sees
+    each parsed file's result as it arrives (while the workers go on, when
+    ``in_workers``); ``progress`` gets (parsed, to parse)."""
+    results: list[FileResult | None] = [None] * len(tasks)
+    to_parse: list[tuple[int, _Read]] = []
+    for index, task in enumerate(tasks):
+        read = _read(task, use_prefilter)
+        if isinstance(read, _Read):
+            to_parse.append((index, read))
+        else:
+            results[index] = read
+    to_parse.sort(key=lambda item: -len(item[1].data))
+    reads = dict(to_parse)
+    in_workers = _worth_a_pool(to_parse, jobs)
+    parsed = _parse_all(to_parse, jobs if in_workers else 1)
+    for done, (index, facts) in enumerate(parsed, start=1):
+        results[index] = result = _with_facts(reads[index], facts)
+        if on_result is not None:
+            on_result(result, in_workers)
+        if progress is not None:
+            progress(done, len(to_parse))
+    return results  # type: ignore[return-value]
+
+
+def _parse_all(to_parse: list[tuple[int, _Read]], jobs: int) -> Iterator[tuple[int, FileFacts]]:
+    """(task index, facts) for every file to parse, as they are done."""
+    pool = _pool(min(jobs, len(to_parse))) if jobs > 1 else None
+    if pool is None:
+        for index, read in to_parse:
+            task = read.task
+            yield index, extract(task.display, read.data, task.module, task.is_package)
+        return
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    pending = {index for index, _ in to_parse}
+    try:
+        with pool:
+            futures = {
+                pool.submit(
+                    extract, read.task.display, read.data, read.task.module, read.task.is_package
+                ): index
+                for index, read in to_parse
+            }
+            while futures:
+                finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    index = futures.pop(future)
+                    pending.discard(index)
+                    yield index, future.result()
+    except BrokenProcessPool:
+        # A worker died (out of memory, a crash in a native extension): finish here,
+        # file by file, so that one bad file cannot take the whole run with it.
+        for index, read in to_parse:
+            if index in pending:
+                task = read.task
+                yield index, extract(task.display, read.data, task.module, task.is_package)
+
+
+def _worth_a_pool(to_parse: list[tuple[int, _Read]], jobs: int) -> bool:
+    size = sum(len(read.data) for _, read in to_parse)
+    return jobs > 1 and len(to_parse) >= MIN_FILES_FOR_POOL and size >= MIN_BYTES_FOR_POOL
+
+
+def _pool(jobs: int) -> ProcessPoolExecutor | None:
+    """Worker processes that inherit this process's imports (fork) where that is safe;
+    elsewhere (macOS, Windows) each worker starts afresh and imports what it needs."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import jobcheck.extract  # noqa: F401  (forked workers inherit libcst and the recognizers)
+
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    try:
+        context = multiprocessing.get_context(method)
+        return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    except (OSError, ValueError, NotImplementedError):
+        return None

@@ -1,0 +1,105 @@
+"""The prefilter: triggers declared by recognizers and checks, compiled into one
+matcher; what it keeps on real-looking code; that a check can add a trigger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jobcheck.checks import RULE_CLASSES
+from jobcheck.extract import prefilter
+from jobcheck.triggers import Prefilter, Trigger, names_pattern
+
+KEPT = {
+    "from celery import shared_task\n": "shared_task",
+    "@task(max_retries=3)\ndef f(): ...\n": "bare task decorator",
+    "app = Celery('proj')\n": "Celery app",
+    "@app.task(bind=True)\ndef f(self): ...\n": "task decorator",
+    "send_email.delay(user.pk)\n": "delay",
+    "order_task.apply_async(args=[1], countdown=5)\n": "apply_async",
+    "chain(a.s(1), b.si())\n": "signature",
+    "CELERY_TASK_TIME_LIMIT = 60\n": "Django-style setting",
+    "if DEBUG:\n    CELERY_TASK_ALWAYS_EAGER: bool = True\n": "Django-style setting",
+    "app.conf.task_time_limit = 30\n": "app.conf",
+    "app.conf.update(task_time_limit=30)\n": "app.conf",
+    "class Base(app.Task):\n    abstract = True\n": "Task base class",
+    "from kombu import Queue\n": "kombu",
+    "from rq import Queue\n": "names rq",
+    "q.enqueue(count_words, url)\n": "enqueue",
+    "import dramatiq\n": "names dramatiq",
+    "broker.actor.send_with_options(args=(1,))\n": "send_with_options",
+    "DATABASES = {'default': {'ATOMIC_REQUESTS': True}}\n": "ATOMIC_REQUESTS",
+    "x = 1  # jobcheck: ignore[SCL-21]\n": "suppression comment",
+}
+DROPPED = [
+    "from celery.exceptions import Retry\n",
+    "from django.conf import settings\nvalue = settings.CELERY_TASK_TIME_LIMIT\n",
+    "# runs in the celery worker\nx = 1\n",
+    "from saleor.celeryconf import app\n",
+    "result_data = compute()\ntask_id = uuid4()\n",
+    "mock_task.delay.assert_called_once()\n",
+    "def get_signature(payload): ...\n",
+    "self.conf = load()\n",
+]
+
+
+@pytest.mark.parametrize("source", sorted(KEPT), ids=lambda s: s.split("\n")[0][:40])
+def test_kept_with_reason(source: str) -> None:
+    assert prefilter.compiled().reason(source.encode(), "shop.module") == KEPT[source]
+
+
+@pytest.mark.parametrize("source", DROPPED, ids=lambda s: s.split("\n")[0][:40])
+def test_look_alikes_dropped(source: str) -> None:
+    assert prefilter.compiled().reason(source.encode(), "shop.module") is None
+
+
+def test_celery_config_module_kept_by_its_name() -> None:
+    compiled = prefilter.compiled()
+    assert compiled.reason(b"task_time_limit = 30\n", "proj.celeryconfig") == "Celery config module"
+    assert compiled.reason(b"task_time_limit = 30\n", "proj.settings") is None
+
+
+def test_sends_are_noted_for_the_second_pass() -> None:
+    decision = prefilter.compiled().decide(b"from .actors import count as c\nc.send(1)\n")
+    assert not decision.kept and decision.sends
+    pattern = names_pattern({"count"})
+    assert pattern is not None and pattern.search(b"from .actors import count as c")
+    assert not pattern.search(b"recount = 1")
+
+
+def test_a_check_adds_its_own_trigger(monkeypatch: pytest.MonkeyPatch) -> None:
+    rule = RULE_CLASSES[0]
+    trigger = Trigger("flask route", b"@app.route", rb"@app\.route\(")
+    monkeypatch.setattr(rule, "PREFILTER", (trigger,), raising=False)
+    monkeypatch.setattr(prefilter, "_compiled", None)
+    try:
+        assert prefilter.compiled().reason(b"@app.route('/')\ndef index(): ...\n") == "flask route"
+    finally:
+        monkeypatch.setattr(prefilter, "_compiled", None)
+
+
+def test_confirm_runs_only_after_the_literal() -> None:
+    matcher = Prefilter([Trigger("x", b"needle", rb"needle\s*\(")])
+    assert matcher.reason(b"haystack needle (1)") == "x"
+    assert matcher.reason(b"haystack needle = 1") is None
+    assert matcher.reason(b"no match") is None
+
+
+def test_every_trigger_compiles_and_has_a_literal_or_module() -> None:
+    for trigger in prefilter.all_triggers():
+        assert trigger.literal or trigger.module, trigger
+        Prefilter([trigger])
+
+
+def test_prefilter_keeps_every_fixture_file_with_expectations() -> None:
+    """A file with an expected finding must be analysed: kept by a trigger, or by
+    the second pass (checked end to end by the fixture suite without the prefilter)."""
+    fixtures = Path(__file__).parent / "fixtures"
+    missed = []
+    for file in fixtures.rglob("*.py"):
+        data = file.read_bytes()
+        decision = prefilter.compiled().decide(data, file.stem)
+        if b"# expect:" in data and not decision.kept and not decision.sends:
+            missed.append(file)
+    assert not missed, missed
