@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from jobcheck.checks.base import RuleChecks
 from jobcheck.checks.job01_enqueue_after_commit import EnqueueAfterCommit
+from jobcheck.checks.scl16_slow_work import SlowWorkOffRequests
+from jobcheck.checks.scl17_idempotent_jobs import IdempotentJobs
 from jobcheck.checks.scl18_time_limits import JobTimeLimits
 from jobcheck.checks.scl21_ids_in_jobs import IdsInJobs
 from jobcheck.checks.scl34_dead_letter_queue import DeadLetterQueue
@@ -14,6 +16,8 @@ RULE_CLASSES: tuple[type[RuleChecks], ...] = (
     IdsInJobs,
     DeadLetterQueue,
     EnqueueAfterCommit,
+    SlowWorkOffRequests,
+    IdempotentJobs,
 )
 
 

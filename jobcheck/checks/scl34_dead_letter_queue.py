@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import RetryCall
+from jobcheck.facts import ExceptHandler, RetryCall
 from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, is_none, number, truthy
 from jobcheck.findings import Finding
+from jobcheck.project.bodies import job_bodies
 from jobcheck.project.model import Job
 
 CATCH_ALL = frozenset({"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"})
@@ -198,6 +199,27 @@ class DeadLetterQueue(RuleChecks):
                         "exceptions only and let the rest fail",
                     )
 
+    # -- swallowed-exception -----------------------------------------------------------
+
+    @check("swallowed-exception")
+    def swallowed_exception(self) -> Iterator[Finding]:
+        # Handlers that re-raise, retry or record the failure are not recorded, nor are
+        # those catching only expected outcomes (a deleted record, a duplicate insert,
+        # lookup/parse fallbacks): see jobcheck/extract/handlers.py.
+        for body in job_bodies(self.project):
+            for handler in body.function.handlers:
+                yield self.finding(
+                    "swallowed-exception",
+                    body.file.path,
+                    handler.loc,
+                    f"{_except_text(handler)} in job '{body.name}' swallows the error: it "
+                    "neither re-raises, retries nor records it (looked for raise, retry, "
+                    "logging at info or above, an error tracker, a saved failure status), "
+                    "so the job is marked successful and the work is silently lost; log it "
+                    "with logger.exception(...) or let it fail into retries and the "
+                    "dead-letter queue",
+                )
+
 
 def _fixed_delay(call: RetryCall) -> str | None:
     if call.countdown is None:
@@ -243,3 +265,10 @@ def _rq_message(name: str) -> str:
         f"'{name}' uses RQ Retry without growing intervals: every retry waits the same "
         "time; pass interval=[10, 30, 120, ...] so waits grow"
     )
+
+
+def _except_text(handler: ExceptHandler) -> str:
+    if handler.catches == ("BaseException",) and handler.catches_all:
+        return "a bare 'except:'"
+    names = ", ".join(name.rsplit(".", 1)[-1] for name in handler.catches)
+    return f"'except ({names})'" if len(handler.catches) > 1 else f"'except {names}'"

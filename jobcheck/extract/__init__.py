@@ -12,6 +12,7 @@ import traceback
 from jobcheck.extract.celery import CeleryRecognizer
 from jobcheck.extract.django import DjangoRecognizer
 from jobcheck.extract.dramatiq import DramatiqRecognizer
+from jobcheck.extract.effects import EffectsRecognizer
 from jobcheck.extract.rq import RQRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.extract.web import WebRecognizer
@@ -20,7 +21,14 @@ from jobcheck.syntax.source import SourceError, decode, parse
 
 # Order matters: the web recognizer marks request handlers before the others look at
 # their bodies.
-RECOGNIZERS = (WebRecognizer, CeleryRecognizer, RQRecognizer, DramatiqRecognizer, DjangoRecognizer)
+RECOGNIZERS = (
+    WebRecognizer,
+    CeleryRecognizer,
+    RQRecognizer,
+    DramatiqRecognizer,
+    DjangoRecognizer,
+    EffectsRecognizer,
+)
 
 _SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
 

@@ -20,8 +20,37 @@ _RELEVANT = re.compile(
 )
 
 
+# SCL-16 looks at request handlers, which rarely mention a job system: a web module
+# matters when it also names something slow (a mail, HTTP, PDF/export or image library).
+_WEB = re.compile(
+    rb"\b(?:django|rest_framework|flask|quart|fastapi|starlette)\b"
+    rb"|@[\w.]+\.(?:route|get|post|put|patch|delete|api_route)\s*\(\s*[\"']/"
+)
+_SLOW_WORK = re.compile(
+    rb"\b(?:send_mail|send_mass_mail|mail_admins|mail_managers|EmailMessage"
+    rb"|EmailMultiAlternatives|email_user|smtplib|aiosmtplib|flask_mail|fastapi_mail|sendgrid"
+    rb"|templated_email|requests|httpx|urllib3?|urlopen|twilio|slack_sdk|slack|firebase_admin"
+    rb"|pywebpush|pyfcm|apns2|boto3|weasyprint|reportlab|xhtml2pdf|pdfkit|openpyxl"
+    rb"|xlsxwriter|ImageOps|cv2|get_thumbnail)\b"
+    rb"|\.(?:thumbnail|resize)\s*\("
+)
+
+# ... and when it has something that looks like a handler: a ``request`` parameter, a
+# view class, a route decorator or registration.
+_HANDLER = re.compile(
+    rb"\(\s*(?:self\s*,\s*)?request\b|View|api_view|\bRoute\s*\(|add_url_rule"
+    rb"|add_api_route|\.(?:route|get|post|put|patch|delete|api_route|websocket)\s*\(\s*[\"']/"
+)
+
+
 def may_matter(data: bytes) -> bool:
-    return _RELEVANT.search(data) is not None
+    if _RELEVANT.search(data) is not None:
+        return True
+    return (
+        _WEB.search(data) is not None
+        and _SLOW_WORK.search(data) is not None
+        and _HANDLER.search(data) is not None
+    )
 
 
 def sends_to(names: set[str]) -> re.Pattern[bytes] | None:
