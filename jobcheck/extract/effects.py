@@ -295,6 +295,10 @@ class EffectsRecognizer(Recognizer):
             frame.guards.append(("conflict", walker.order, handler))
         if not found.swallows or all(handlers.is_expected(n) for n in found.catches):
             return
+        if walker.handlers or walker.cleanup or handlers.is_cleanup(node):
+            # Best-effort cleanup on a path that already failed or finishes anyway
+            # (``try: path.unlink() except OSError: pass`` in a finally block).
+            return
         start = walker.loc(handler)
         frame.facts.handlers.append(
             ExceptHandler(

@@ -54,6 +54,24 @@ EXPECTED_BUILTINS = frozenset(
     }
 )
 EXPECTED_QUALIFIED = frozenset({"json.JSONDecodeError", "json.decoder.JSONDecodeError"})
+# Calls that release resources; a try around nothing else is best-effort cleanup.
+CLEANUP_CALLS = frozenset(
+    {
+        "unlink",
+        "remove",
+        "rmtree",
+        "rmdir",
+        "close",
+        "kill",
+        "terminate",
+        "release",
+        "disconnect",
+        "shutdown",
+        "cleanup",
+        "cancel",
+        "stop",
+    }
+)
 
 # Calls that put the job back on the queue or retry it.
 RETRY_CALLS = frozenset(
@@ -117,6 +135,25 @@ def caught_names(
     elements = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
     exprs = [el.value for el in elements] if elements is not None else [handler.type]
     return tuple(names.qualify(e) or "?" for e in exprs)
+
+
+def is_cleanup(node: cst.Try | cst.TryStar) -> bool:
+    """A try whose body only releases resources (``os.remove(tmp)``, ``conn.close()``):
+    a failure there loses no work."""
+    statements = node.body.body
+    if not statements:
+        return False
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            value = small.value if isinstance(small, cst.Expr) else None
+            if not isinstance(value, cst.Call):
+                return False
+            name = (dotted(value.func) or "").rsplit(".", 1)[-1]
+            if name not in CLEANUP_CALLS:
+                return False
+    return True
 
 
 def is_expected(name: str) -> bool:

@@ -133,6 +133,8 @@ class Walker:
         }
         self.conditions: list[tuple[cst.BaseExpression, bool]] = []
         """Tests of the enclosing ``if`` statements, with True when inside the ``else``."""
+        self.cleanup = 0
+        """How many ``finally`` blocks enclose the current node."""
 
     # -- public helpers for recognizers ---------------------------------------------
 
@@ -371,7 +373,9 @@ class Walker:
         if node.orelse is not None:
             self.visit(node.orelse)
         if node.finalbody is not None:
+            self.cleanup += 1
             self.visit(node.finalbody)
+            self.cleanup -= 1
 
     def _call(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.Call)

@@ -3,7 +3,13 @@
 import os
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "example-only")
-INSTALLED_APPS = ["django.contrib.auth", "django.contrib.contenttypes", "orders", "reports"]
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "orders",
+    "payments",
+    "reports",
+]
 
 DATABASES = {
     "default": {
