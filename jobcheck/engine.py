@@ -15,7 +15,7 @@ from jobcheck.checks import RULE_CLASSES
 from jobcheck.config import Options
 from jobcheck.discovery import SourceFile, discover, module_name
 from jobcheck.extract import extract_file
-from jobcheck.extract.prefilter import may_matter, sends_to
+from jobcheck.extract.prefilter import decorated_with, may_matter, sends_to
 from jobcheck.facts import FileFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.project import Project
@@ -135,11 +135,14 @@ def _second_pass(facts: list[FileFacts], rest: list[_Input]) -> list[_Input]:
         for site in f.enqueues
         if site.framework_hint == "rq" and site.target
     }
+    decorators = decorated_with({q for f in facts for q in f.job_decorators})
     chosen = []
     for item in rest:
         if item.module in wanted_modules or (
             pattern is not None and pattern.search(item.data)  # type: ignore[arg-type]
         ):
+            chosen.append(item)
+        elif any(d.match(item.data) for d in decorators):  # type: ignore[arg-type]
             chosen.append(item)
     return chosen
 

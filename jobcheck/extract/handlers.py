@@ -1,6 +1,12 @@
 """What an ``except`` clause does with the error: re-raise it, retry, record it, or
 swallow it.
 
+A handler *swallows* the error when its body does nothing with it: only ``pass``,
+``...``, ``continue``, ``break``, a bare ``return`` or ``return <constant>``,
+``print(...)``, ``traceback.print_exc()`` or ``logger.debug(...)``. A body that does
+anything else (assigns a fallback value, cleans up, calls a helper) is taken to handle
+the error on purpose, even when it records nothing: precision first.
+
 A handler *records* a failure when it leaves a trace someone can act on: a log call at
 info level or above, an error tracker (Sentry's ``capture_exception``, Rollbar, ...), a
 failed status or error text saved on a record, or the exception handed to another call.
@@ -8,14 +14,16 @@ failed status or error text saved on a record, or the exception handed to anothe
 not: a worker's stdout is not a place anyone looks for failures.
 
 Some exceptions are deliberately swallowed in correct jobs and are never reported
-(:data:`EXPECTED_EXCEPTIONS`): a record deleted since the job was enqueued
-(``DoesNotExist``, ``NoResultFound``, ``Http404``), a duplicate insert that proves an
-earlier run already did the work (``IntegrityError``), and lookup or parse fallbacks
-(``KeyError``, ``ValueError``, ...) and optional imports.
+(:func:`is_expected`): a record deleted since the job was enqueued (``DoesNotExist``,
+``NoResultFound``, ``NotFound``, ``Http404``), an operation that does not apply
+(``NotSupported``, ``NotImplementedError``), a duplicate insert that proves an earlier
+run already did the work (``IntegrityError``), lookup or parse fallbacks (``KeyError``,
+``ValueError``, ...) and optional imports.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -29,9 +37,11 @@ CATCH_ALL = frozenset(
 
 # Expected outcomes, matched on the class name wherever it is defined
 # (``Order.DoesNotExist``, ``sqlalchemy.exc.IntegrityError``, ``psycopg2.IntegrityError``).
-EXPECTED_ANYWHERE = frozenset(
-    {"DoesNotExist", "ObjectDoesNotExist", "NoResultFound", "Http404", "IntegrityError"}
-)
+EXPECTED_ANYWHERE = frozenset({"Http404", "IntegrityError"})
+# ... and by the words of the name: the thing is gone or the operation does not apply
+# (``ObjectDoesNotExist``, ``NoResultFound``, werkzeug's ``NotFound``, a data source that
+# raises ``NotSupported``).
+EXPECTED_NAME = re.compile(r"DoesNotExist|NotFound|NotSupported|Unsupported|NotImplemented")
 # Built-in exceptions that signal a lookup or parse fallback, matched only as built-ins.
 EXPECTED_BUILTINS = frozenset(
     {
@@ -54,6 +64,8 @@ EXPECTED_BUILTINS = frozenset(
     }
 )
 EXPECTED_QUALIFIED = frozenset({"json.JSONDecodeError", "json.decoder.JSONDecodeError"})
+# Calls that leave no trace anyone looks for: a worker's stdout, debug logs.
+INERT_CALLS = frozenset({"print", "print_exc", "print_exception", "debug"})
 # Calls that release resources; a try around nothing else is best-effort cleanup.
 CLEANUP_CALLS = frozenset(
     {
@@ -121,10 +133,12 @@ class HandlerShape:
     retries: bool
     records: bool
     exits: bool
+    inert: bool
+    """The body does nothing with the error (see the module docstring)."""
 
     @property
     def swallows(self) -> bool:
-        return not (self.reraises or self.retries or self.records)
+        return self.inert and not (self.reraises or self.retries or self.records)
 
 
 def caught_names(
@@ -134,7 +148,17 @@ def caught_names(
         return ("BaseException",)
     elements = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
     exprs = [el.value for el in elements] if elements is not None else [handler.type]
-    return tuple(names.qualify(e) or "?" for e in exprs)
+    return tuple(_caught_name(e, names) for e in exprs)
+
+
+def _caught_name(expr: cst.BaseExpression, names: Names) -> str:
+    """``requests.Timeout``, or ``?.DoesNotExist`` for ``get_user_model().DoesNotExist``."""
+    qualified = names.qualify(expr)
+    if qualified is not None:
+        return qualified
+    if isinstance(expr, cst.Attribute):
+        return f"?.{expr.attr.value}"
+    return "?"
 
 
 def is_cleanup(node: cst.Try | cst.TryStar) -> bool:
@@ -160,7 +184,8 @@ def is_expected(name: str) -> bool:
     """Whether swallowing ``name`` is a deliberate, correct choice (see module doc)."""
     if name in EXPECTED_QUALIFIED:
         return True
-    if name.split(".")[-1] in EXPECTED_ANYWHERE:
+    last = name.split(".")[-1]
+    if last in EXPECTED_ANYWHERE or EXPECTED_NAME.search(last):
         return True
     return name.removeprefix("builtins.") in EXPECTED_BUILTINS
 
@@ -198,6 +223,40 @@ def shape(
         retries=retries,
         records=records,
         exits=exits,
+        inert=_is_inert(handler.body),
+    )
+
+
+def _is_inert(body: cst.BaseSuite) -> bool:
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for statement in statements:
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return False
+        if not all(_is_inert_statement(small) for small in statement.body):
+            return False
+    return True
+
+
+def _is_inert_statement(small: cst.BaseSmallStatement) -> bool:
+    if isinstance(small, (cst.Pass, cst.Continue, cst.Break)):
+        return True
+    if isinstance(small, cst.Return):
+        return small.value is None or _is_constant(small.value)
+    if isinstance(small, cst.Expr):
+        value = small.value
+        if isinstance(value, cst.Call):
+            return (dotted(value.func) or "").rsplit(".", 1)[-1] in INERT_CALLS
+        return _is_constant(value)
+    return False
+
+
+def _is_constant(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Name):
+        return expr.value in ("None", "True", "False")
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Dict, cst.Set)):
+        return not expr.elements
+    return isinstance(
+        expr, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
     )
 
 

@@ -53,6 +53,24 @@ def may_matter(data: bytes) -> bool:
     )
 
 
+def decorated_with(aliases: set[str]) -> list[re.Pattern[bytes]]:
+    """Patterns for files that may use one of the project's job decorator wrappers
+    (``app.worker.job``): they mention the wrapper's module and ``@job``."""
+    patterns = []
+    for alias in sorted(aliases):
+        module, _, name = alias.rpartition(".")
+        tail = module.rsplit(".", 1)[-1]
+        if not tail or not name:
+            continue
+        patterns.append(
+            re.compile(
+                rb"(?s)(?=.*\b" + re.escape(tail.encode()) + rb"\b)(?=.*@"
+                + re.escape(name.encode()) + rb"\b)"
+            )
+        )
+    return patterns
+
+
 def sends_to(names: set[str]) -> re.Pattern[bytes] | None:
     """A pattern for ``name.send(`` / ``name.send_with_options(`` of the given actors,
     for the second pass that finds Dramatiq enqueue sites in files the first skipped."""

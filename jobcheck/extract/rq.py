@@ -10,6 +10,7 @@ from jobcheck.facts import FunctionFacts, QueueDecl, TaskDef
 from jobcheck.facts.values import CallV, Const, Value, string
 
 JOB_DECORATORS = frozenset({"rq.job", "rq.decorators.job", "django_rq.job", "django_rq.decorators.job"})
+PARTIAL = frozenset({"functools.partial"})
 QUEUE_CLASSES = frozenset({"rq.Queue", "rq.queue.Queue"})
 QUEUE_FACTORIES = frozenset({"django_rq.get_queue", "django_rq.queues.get_queue"})
 SCHEDULER_CLASSES = frozenset({"rq_scheduler.Scheduler", "rq_scheduler.scheduler.Scheduler"})
@@ -53,9 +54,16 @@ class RQRecognizer(Recognizer):
 
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         for decorator in facts.decorators:
-            if decorator.qualname in JOB_DECORATORS:
+            if self._is_job_decorator(decorator.qualname):
                 self._job(node, facts, decorator.call)
                 return
+
+    def _is_job_decorator(self, qualname: str | None) -> bool:
+        return qualname in JOB_DECORATORS or qualname in self.walker.facts.job_decorators
+
+    def classdef(self, node: cst.ClassDef, qualname: str, bases: tuple[str, ...]) -> None:
+        if self.walker.at_module_level and any(self._is_job_decorator(b) for b in bases):
+            self.walker.facts.job_decorators.append(qualname)
 
     def _job(self, node: cst.FunctionDef, facts: FunctionFacts, call: Value | None) -> None:
         walker = self.walker
@@ -67,8 +75,7 @@ class RQRecognizer(Recognizer):
         decorator_node = next(
             d.decorator
             for d in node.decorators
-            if walker.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-            in JOB_DECORATORS
+            if self._is_job_decorator(walker.qualify(_callee(d.decorator)))
         )
         walker.facts.tasks.append(
             TaskDef(
@@ -86,6 +93,7 @@ class RQRecognizer(Recognizer):
     def assign(
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
     ) -> None:
+        self._job_decorator_alias(targets, value)
         if not isinstance(value, cst.Call):
             return
         func = self.walker.qualify(value.func)
@@ -94,6 +102,24 @@ class RQRecognizer(Recognizer):
                 name = self.walker.qualify(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
                 if name:
                     self._queue_variables.add(name)
+
+    def _job_decorator_alias(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression
+    ) -> None:
+        """``job = partial(MyJobDecorator, connection=redis)`` or ``job = rq_job``."""
+        walker = self.walker
+        if not walker.at_module_level:
+            return
+        wrapped = value
+        if isinstance(value, cst.Call) and walker.qualify(value.func) in PARTIAL:
+            wrapped = value.args[0].value if value.args else value
+        if not isinstance(wrapped, (cst.Name, cst.Attribute)):
+            return
+        if not self._is_job_decorator(walker.qualify(wrapped)):
+            return
+        for target in targets:
+            if isinstance(target, cst.Name):
+                walker.facts.job_decorators.append(walker.names.local(target.value))
 
     def call(self, node: cst.Call, func: str | None) -> None:
         if func in QUEUE_CLASSES:
@@ -189,3 +215,7 @@ class RQRecognizer(Recognizer):
             )
         )
 
+
+
+def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.func if isinstance(expr, cst.Call) else expr

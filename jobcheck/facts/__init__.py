@@ -300,3 +300,6 @@ class FileFacts:
     suppressions: dict[int, frozenset[str] | None] = field(default_factory=dict)
     error: str | None = None
     parsed: bool = True
+    job_decorators: list[str] = field(default_factory=list)
+    """Names defined here that wrap RQ's ``@job`` decorator (``class MyJob(rq.decorators.job)``,
+    ``job = partial(MyJob, connection=redis)``): functions they decorate are RQ jobs."""

@@ -78,6 +78,7 @@ class Project:
             Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
         ]
         self.jobs.extend(self._class_based_tasks())
+        self.jobs.extend(self._aliased_rq_jobs())
         self._by_qualname = {job.task.qualname: job for job in self.jobs}
         self._by_tail: dict[str, list[Job]] = {}
         for job in self.jobs:
@@ -121,6 +122,39 @@ class Project:
                         kind="class",
                         bound=True,
                         function=f"{tc.qualname}.run",
+                    ),
+                    f,
+                )
+
+    def _aliased_rq_jobs(self) -> Iterator[Job]:
+        """Functions decorated with the project's own wrapper of RQ's ``@job``, defined in
+        another module (``from app.worker import job``; see ``FileFacts.job_decorators``)."""
+        aliases = {q for f in self.files for q in f.job_decorators}
+        if not aliases:
+            return
+        known = {job.task.qualname for job in self.jobs}
+        for f in self.files:
+            for function in f.functions.values():
+                if function.qualname in known:
+                    continue
+                decorator = next((d for d in function.decorators if d.qualname in aliases), None)
+                if decorator is None:
+                    continue
+                options: list[tuple[str, Value]] = []
+                if isinstance(decorator.call, CallV):
+                    if decorator.call.args:
+                        options.append(("queue", decorator.call.args[0]))
+                    options.extend(decorator.call.kwargs)
+                yield Job(
+                    TaskDef(
+                        framework="rq",
+                        qualname=function.qualname,
+                        name=function.name,
+                        registered_name=function.qualname,
+                        loc=decorator.loc,
+                        decorator="rq.job",
+                        options=tuple(options),
+                        function=function.qualname,
                     ),
                     f,
                 )
