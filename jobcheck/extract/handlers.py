@@ -16,7 +16,8 @@ not: a worker's stdout is not a place anyone looks for failures.
 Some exceptions are deliberately swallowed in correct jobs and are never reported
 (:func:`is_expected`): a record deleted since the job was enqueued (``DoesNotExist``,
 ``NoResultFound``, ``NotFound``, ``Http404``), an operation that does not apply
-(``NotSupported``, ``NotImplementedError``), a duplicate insert that proves an earlier
+(``NotSupported``, ``NotImplementedError``), a lock another run holds (``LockError``),
+a duplicate insert that proves an earlier
 run already did the work (``IntegrityError``), lookup or parse fallbacks (``KeyError``,
 ``ValueError``, ...) and optional imports.
 """
@@ -38,10 +39,11 @@ CATCH_ALL = frozenset(
 # Expected outcomes, matched on the class name wherever it is defined
 # (``Order.DoesNotExist``, ``sqlalchemy.exc.IntegrityError``, ``psycopg2.IntegrityError``).
 EXPECTED_ANYWHERE = frozenset({"Http404", "IntegrityError"})
-# ... and by the words of the name: the thing is gone or the operation does not apply
-# (``ObjectDoesNotExist``, ``NoResultFound``, werkzeug's ``NotFound``, a data source that
-# raises ``NotSupported``).
-EXPECTED_NAME = re.compile(r"DoesNotExist|NotFound|NotSupported|Unsupported|NotImplemented")
+# ... and by the words of the name: the thing is gone, the operation does not apply, or
+# another run holds the lock (``ObjectDoesNotExist``, ``NoResultFound``, werkzeug's
+# ``NotFound``, a data source that raises ``NotSupported``, redis' ``LockError``: skipping
+# is the single-runner guard working).
+EXPECTED_NAME = re.compile(r"DoesNotExist|NotFound|NotSupported|Unsupported|NotImplemented|Lock")
 # Built-in exceptions that signal a lookup or parse fallback, matched only as built-ins.
 EXPECTED_BUILTINS = frozenset(
     {

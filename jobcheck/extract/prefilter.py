@@ -21,18 +21,20 @@ _RELEVANT = re.compile(
 
 
 # SCL-16 looks at request handlers, which rarely mention a job system: a web module
-# matters when it also names something slow (a mail, HTTP, PDF/export or image library).
+# matters when it also imports something slow (a mail, HTTP, PDF/export or image
+# library) or names Django's mail functions.
 _WEB = re.compile(
     rb"\b(?:django|rest_framework|flask|quart|fastapi|starlette)\b"
     rb"|@[\w.]+\.(?:route|get|post|put|patch|delete|api_route)\s*\(\s*[\"']/"
 )
 _SLOW_WORK = re.compile(
-    rb"\b(?:send_mail|send_mass_mail|mail_admins|mail_managers|EmailMessage"
-    rb"|EmailMultiAlternatives|email_user|smtplib|aiosmtplib|flask_mail|fastapi_mail|sendgrid"
-    rb"|templated_email|requests|httpx|urllib3?|urlopen|twilio|slack_sdk|slack|firebase_admin"
-    rb"|pywebpush|pyfcm|apns2|boto3|weasyprint|reportlab|xhtml2pdf|pdfkit|openpyxl"
-    rb"|xlsxwriter|ImageOps|cv2|get_thumbnail)\b"
-    rb"|\.(?:thumbnail|resize)\s*\("
+    rb"(?m:^[ \t]*(?:from|import)[ \t]+(?:requests|httpx|urllib3|urllib\.request|smtplib"
+    rb"|aiosmtplib|flask_mail|fastapi_mail|sendgrid|templated_email|twilio|slack_sdk|slack"
+    rb"|firebase_admin|pywebpush|pyfcm|apns2|boto3|weasyprint|reportlab|xhtml2pdf|pdfkit"
+    rb"|openpyxl|xlsxwriter|PIL|cv2|sorl)\b)"
+    rb"|(?m:^[ \t]*from[ \t]+urllib[ \t]+import[^\n]*\brequest\b)"
+    rb"|\bdjango\.core\.mail\b|from[ \t]+django\.core[ \t]+import[^\n]*\bmail\b"
+    rb"|\bemail_user\b|\.(?:thumbnail|resize)\s*\("
 )
 
 # ... and when it has something that looks like a handler: a ``request`` parameter, a
