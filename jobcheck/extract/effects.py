@@ -107,6 +107,8 @@ F_EXPRESSIONS = frozenset({"django.db.models.F", "django.db.models.expressions.F
 UPDATE_METHODS = frozenset({"update", "aupdate"})
 SAVE_METHODS = frozenset({"save", "asave", "save_base"})
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Counters of runs, by design incremented on every run (``job.attempts += 1``).
+RUN_COUNTERS = re.compile(r"attempt|retr|tries|tried|fail|error|runs?(?:_|$)|execution")
 
 
 @dataclass
@@ -122,6 +124,9 @@ class _Binding:
     """For HTTP clients: whether calls without ``timeout=`` still have one."""
     methods: frozenset[str] = frozenset()
     service: str | None = None
+
+
+UNKNOWN = _Binding("unknown", "unknown")
 
 
 @dataclass
@@ -146,6 +151,9 @@ class EffectsRecognizer(Recognizer):
 
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         frame = _Frame(facts)
+        for param in facts.params:
+            # A parameter hides a module-level client of the same name.
+            frame.bindings[param.name] = UNKNOWN
         for decorator in node.decorators:
             name = (dotted(_callee(decorator.decorator)) or "").lower()
             if any(word in name for word in KEY_WORDS):
@@ -170,17 +178,16 @@ class EffectsRecognizer(Recognizer):
         binding = self._binding_of(value) if isinstance(value, (cst.Call, cst.Name)) else None
         frame = self._frame
         for target in targets:
-            if binding is not None:
-                self._bind(target, binding)
+            if binding is not None or frame is not None:
+                # Anything else assigned in a function hides an earlier binding.
+                self._bind(target, binding or UNKNOWN)
             if frame is not None:
                 self._counter_assignment(frame, target, value, node)
 
     def with_item(self, item: cst.WithItem) -> None:
         if item.asname is None:
             return
-        binding = self._binding_of(item.item)
-        if binding is not None:
-            self._bind(item.asname.name, binding)
+        self._bind(item.asname.name, self._binding_of(item.item) or UNKNOWN)
 
     def _bind(self, target: cst.BaseExpression, binding: _Binding) -> None:
         frame = self._frame
@@ -257,6 +264,8 @@ class EffectsRecognizer(Recognizer):
         if name is None or owner is None or name in frame.assigned:
             # ``order.total = 0`` first, then ``+=`` in a loop: a recomputation.
             return
+        if RUN_COUNTERS.search(target.attr.value.lower()):
+            return
         frame.counters.setdefault(owner, (node, self.walker.order, f"{name} += ..."))
 
     def _counter_assignment(
@@ -267,6 +276,8 @@ class EffectsRecognizer(Recognizer):
         node: cst.CSTNode,
     ) -> None:
         name = dotted(target) if isinstance(target, cst.Attribute) else None
+        if name is not None and RUN_COUNTERS.search(name.rsplit(".", 1)[-1].lower()):
+            return
         if _f_increment(value, self.walker):
             self._effect(frame, "counter", node, f"{name or 'field'} = F(...) +/- ...", False)
             return
@@ -490,7 +501,8 @@ class EffectsRecognizer(Recognizer):
             binding = self._binding_of(receiver)
             if binding is not None and binding.kind == "image":
                 return "image", f"PIL Image.{method}"
-            if method == "thumbnail" and "PIL" in roots and binding is None:
+            unknown = binding is None or binding.kind == "unknown"
+            if method == "thumbnail" and "PIL" in roots and unknown:
                 return "image", f"PIL Image.{method}"
         return None
 
@@ -507,7 +519,11 @@ class EffectsRecognizer(Recognizer):
         if method in SAVE_METHODS or (method == "commit" and "session" in (dotted(receiver) or "")):
             self._confirm_counters(frame, receiver, method)
             return
-        if method in UPDATE_METHODS and any(_f_increment(a.value, self.walker) for a in node.args):
+        if method in UPDATE_METHODS and any(
+            _f_increment(a.value, self.walker)
+            and not (a.keyword is not None and RUN_COUNTERS.search(a.keyword.value.lower()))
+            for a in node.args
+        ):
             self._effect(frame, "counter", node, f"{method}(... F(...) + ...)", False)
             return
         if method == "delete" and _is_record_delete(node, receiver):
@@ -760,7 +776,7 @@ def _guard_kind(call: cst.Call, receiver: cst.BaseExpression, method: str) -> st
     ):
         return "cache-add"
     name = (dotted(call.func) or "").lower()
-    if any(word in name for word in KEY_WORDS) or _mentions_key(call):
+    if any(word in name for word in KEY_WORDS) or _names_key(call):
         return "idempotency-key"
     return None
 
