@@ -48,6 +48,8 @@ REQUEST_ANNOTATIONS = frozenset({"HttpRequest", "WSGIRequest", "ASGIRequest", "R
 # Flask/Quart class-based views: their HTTP-method methods handle requests.
 FLASK_VIEW_BASES = frozenset({"MethodView", "View"})
 FLASK_VIEW_HOOKS = frozenset({"dispatch_request"})
+# Starlette class-based endpoints: ``class Home(HTTPEndpoint): async def get(self, request)``.
+STARLETTE_VIEW_BASES = frozenset({"HTTPEndpoint"})
 # Endpoint registrations: callable -> (positional index, keyword) of the endpoint.
 ROUTE_CLASSES = {
     "starlette.routing.Route": (1, "endpoint"),
@@ -109,11 +111,14 @@ class WebRecognizer(Recognizer):
                     # ``@bp.route("/x")`` with the blueprint imported from elsewhere.
                     return "flask" if method == "route" else "fastapi"
         if facts.class_qualname is not None:
-            return self._method_framework(facts, roots)
-        if facts.params and facts.params[0].name == "request" and "django" in _roots(roots):
-            annotation = facts.params[0].annotation
-            if annotation is None or annotation.split(".")[-1] in REQUEST_ANNOTATIONS:
-                return "django"
+            found = self._method_framework(facts, roots)
+            if found is not None:
+                return found
+        if "django" in _roots(roots) and _takes_request(facts):
+            # Django code handed the request runs inside it: function views, admin
+            # actions (modeladmin, request, queryset), ModelAdmin.save_model(self,
+            # request, ...), middleware, permission classes.
+            return "django"
         return None
 
     @staticmethod
@@ -132,7 +137,26 @@ class WebRecognizer(Recognizer):
             and any(b.split(".")[-1] in FLASK_VIEW_BASES for b in bases)
         ):
             return "flask"
+        if (
+            handles
+            and roots & {"starlette", "fastapi"}
+            and any(b.split(".")[-1] in STARLETTE_VIEW_BASES for b in bases)
+        ):
+            return "fastapi"
         return None
+
+
+def _takes_request(facts: FunctionFacts) -> bool:
+    """A parameter named ``request`` among the first two (after ``self``/``cls``),
+    not annotated as something other than an HTTP request."""
+    params = list(facts.params)
+    if params and params[0].name in ("self", "cls"):
+        params = params[1:]
+    for param in params[:2]:
+        if param.name == "request":
+            annotation = param.annotation
+            return annotation is None or annotation.split(".")[-1] in REQUEST_ANNOTATIONS
+    return False
 
 
 def _roots(imported: set[str]) -> set[str]:
