@@ -37,26 +37,22 @@ class IdempotentJobs(RuleChecks):
 def _message(job: str, effect: SideEffect) -> str:
     if effect.kind == "charge":
         if "braintree" in effect.func:
-            remedy = "Braintree has no idempotency keys, so record the charge and check it first"
+            remedy = "Braintree has no idempotency keys: record the charge and check it first"
         else:
-            remedy = (
-                "pass idempotency_key= derived from the job's business ID "
-                '(e.g. f"charge-{order.id}"), or guard the call'
-            )
+            remedy = 'pass idempotency_key= derived from the business ID (f"charge-{order.id}")'
         return (
-            f"job '{job}' charges with {effect.func} without an idempotency key and with no "
-            f"guard before it: a retried or redelivered job charges again; {remedy}. "
-            f"Heuristic: looked for {GUARDS_LOOKED_FOR}"
+            f"job '{job}' charges with {effect.func} without an idempotency key or a guard "
+            f"before it: a retried or redelivered job charges again; {remedy} "
+            f"(looked for: {GUARDS_LOOKED_FOR})"
         )
     if effect.kind == "counter":
         return (
             f"job '{job}' increments a counter ({effect.func}) with no guard before it: a "
-            "retried or redelivered job counts twice; recompute the value, or record that "
-            f"this job's increment was applied and check it first. Heuristic: looked for "
-            f"{GUARDS_LOOKED_FOR}"
+            "retried or redelivered job counts twice; recompute the value, or record the "
+            f"increment and check it first (looked for: {GUARDS_LOOKED_FOR})"
         )
     return (
         f"job '{job}' sends a message ({effect.func}) with no guard before it: a retried or "
-        "redelivered job sends it again; record the send (e.g. a sent_at field) and check it "
-        f"before sending. Heuristic: looked for {GUARDS_LOOKED_FOR}"
+        "redelivered job sends it again; record the send (a sent_at field) and check it "
+        f"first (looked for: {GUARDS_LOOKED_FOR})"
     )

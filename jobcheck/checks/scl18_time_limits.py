@@ -270,9 +270,9 @@ class JobTimeLimits(RuleChecks):
                     body.file.path,
                     call.loc,
                     f"{call.func}(...) in job '{body.name}' has no timeout "
-                    f"({_no_timeout_reason(call.func)}): a server that stops answering holds "
-                    "the worker, and a time limit enforced by a signal or a thread cannot "
-                    "always interrupt a blocked socket; pass timeout=(connect, read) seconds",
+                    f"({_no_timeout_reason(call.func)}): a silent server holds the worker, "
+                    "and a time limit enforced by a signal or a thread cannot always "
+                    "interrupt a blocked socket; pass timeout=(connect, read) seconds",
                 )
 
 

@@ -212,10 +212,9 @@ class DeadLetterQueue(RuleChecks):
                     "swallowed-exception",
                     body.file.path,
                     handler.loc,
-                    f"{_except_text(handler)} in job '{body.name}' swallows the error: it "
-                    "neither re-raises, retries nor records it (looked for raise, retry, "
-                    "logging at info or above, an error tracker, a saved failure status), "
-                    "so the job is marked successful and the work is silently lost; log it "
+                    f"{_except_text(handler)} in job '{body.name}' swallows the error (no "
+                    "raise, retry, log at info or above, error tracker or saved failure): "
+                    "the job is marked successful and the work is silently lost; log it "
                     "with logger.exception(...) or let it fail into retries and the "
                     "dead-letter queue",
                 )

@@ -13,12 +13,10 @@ from dataclasses import dataclass
 from jobcheck.facts import FileFacts, FunctionFacts, SideEffect
 from jobcheck.project.model import Job, Project
 
-# What ``unguarded_side_effects`` looked for, for messages.
+# What ``unguarded_side_effects`` looks for, for messages (details in docs/rules/SCL-17.md).
 GUARDS_LOOKED_FOR = (
-    "an early return on a state check (if invoice.sent: return), get_or_create/"
-    "update_or_create, select_for_update, a unique insert with conflict handling "
-    "(ignore_conflicts, ON CONFLICT, except IntegrityError), an idempotency/dedupe key "
-    "or cache.add"
+    "an early return on a state check, get_or_create, select_for_update, a "
+    "conflict-handling insert, an idempotency/dedupe key, cache.add"
 )
 
 
