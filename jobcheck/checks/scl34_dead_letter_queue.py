@@ -269,5 +269,5 @@ def _rq_message(name: str) -> str:
 def _except_text(handler: ExceptHandler) -> str:
     if handler.catches == ("BaseException",) and handler.catches_all:
         return "a bare 'except:'"
-    names = ", ".join(name.rsplit(".", 1)[-1] for name in handler.catches)
+    names = ", ".join(name if "(" in name else name.rsplit(".", 1)[-1] for name in handler.catches)
     return f"'except ({names})'" if len(handler.catches) > 1 else f"'except {names}'"

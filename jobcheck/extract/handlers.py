@@ -160,7 +160,8 @@ def _caught_name(expr: cst.BaseExpression, names: Names) -> str:
         return qualified
     if isinstance(expr, cst.Attribute):
         return f"?.{expr.attr.value}"
-    return "?"
+    text = " ".join(cst.Module([]).code_for_node(expr).split())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def is_cleanup(node: cst.Try | cst.TryStar) -> bool:
