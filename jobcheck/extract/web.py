@@ -45,8 +45,9 @@ ROUTE_LIBRARIES = {
 # Annotations a Django view's ``request`` parameter may carry; any other annotation
 # (``request: RefundRequest``) means the function is not a view.
 REQUEST_ANNOTATIONS = frozenset({"HttpRequest", "WSGIRequest", "ASGIRequest", "Request"})
-# Flask/Quart class-based views: their HTTP-method methods handle requests.
-FLASK_VIEW_BASES = frozenset({"MethodView", "View"})
+# Flask/Quart class-based views (MethodView, flask-restful/restx Resource, and project
+# bases named like them): their HTTP-method methods handle requests.
+FLASK_VIEW_BASES = ("View", "Resource")
 FLASK_VIEW_HOOKS = frozenset({"dispatch_request"})
 # Starlette class-based endpoints: ``class Home(HTTPEndpoint): async def get(self, request)``.
 STARLETTE_VIEW_BASES = frozenset({"HTTPEndpoint"})
@@ -133,8 +134,8 @@ class WebRecognizer(Recognizer):
             return "django"
         if (
             (handles or facts.name in FLASK_VIEW_HOOKS)
-            and roots & {"flask", "quart"}
-            and any(b.split(".")[-1] in FLASK_VIEW_BASES for b in bases)
+            and roots & {"flask", "quart", "flask_restful", "flask_restx"}
+            and any(b.split(".")[-1].endswith(FLASK_VIEW_BASES) for b in bases)
         ):
             return "flask"
         if (
