@@ -7,6 +7,8 @@ from jobcheck.checks.base import RuleChecks
 from jobcheck.checks.evt24_dead_letter_runbook import DeadLetterRunbook
 from jobcheck.checks.job01_enqueue_after_commit import EnqueueAfterCommit
 from jobcheck.checks.job02_schedule_targets import ScheduleTargets
+from jobcheck.checks.scl16_slow_work import SlowWorkOffRequests
+from jobcheck.checks.scl17_idempotent_jobs import IdempotentJobs
 from jobcheck.checks.scl18_time_limits import JobTimeLimits
 from jobcheck.checks.scl19_bounded_backlog import BoundedBacklog
 from jobcheck.checks.scl19_schedule_expiry import ScheduleExpiry
@@ -28,6 +30,8 @@ RULE_CLASSES: tuple[type[RuleChecks], ...] = (
     BoundedBacklog,
     UrgentQueue,
     DeadLetterRunbook,
+    SlowWorkOffRequests,
+    IdempotentJobs,
 )
 
 

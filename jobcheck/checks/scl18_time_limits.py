@@ -20,6 +20,7 @@ from jobcheck.facts.values import (
     truthy,
 )
 from jobcheck.findings import Finding
+from jobcheck.project.bodies import job_bodies
 from jobcheck.project.model import Job, Resolved
 
 # kombu/transport/redis.py: ``Channel.visibility_timeout = 3600  # 1 hour``.
@@ -270,6 +271,22 @@ class JobTimeLimits(RuleChecks):
                 "below the hard one",
             )
 
+    @check("http-call-without-timeout")
+    def http_call_without_timeout(self) -> Iterator[Finding]:
+        for body in job_bodies(self.project):
+            for call in body.function.http_calls:
+                if call.has_timeout:
+                    continue
+                yield self.finding(
+                    "http-call-without-timeout",
+                    body.file.path,
+                    call.loc,
+                    f"{call.func}(...) in job '{body.name}' has no timeout "
+                    f"({_no_timeout_reason(call.func)}): a silent server holds the worker, "
+                    "and a time limit enforced by a signal or a thread cannot always "
+                    "interrupt a blocked socket; pass timeout=(connect, read) seconds",
+                )
+
 
 _SPECIFICITY = {"task": 0, "base": 1, "annotations": 2, "settings": 3}
 
@@ -292,3 +309,17 @@ def _rq_is_infinite(value: object) -> bool:
     if isinstance(value, CallV):
         return False
     return number(value) == RQ_INFINITE  # type: ignore[arg-type]
+
+
+# Why a call without ``timeout=`` has none, by library (the defaults, read from each
+# library's source, are cited in jobcheck/extract/libraries.py).
+_NO_TIMEOUT_REASON = {
+    "requests": "requests waits forever unless given a timeout",
+    "httpx": "timeout=None turns off httpx's 5 s default",
+    "urllib": "urlopen uses the socket default, which is no timeout",
+    "urllib3": "urllib3 pools use the socket default, which is no timeout",
+}
+
+
+def _no_timeout_reason(func: str) -> str:
+    return _NO_TIMEOUT_REASON.get(func.split(".")[0], "the call has no timeout")

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import FailureHandler, FileFacts, RetryCall
+from jobcheck.facts import ExceptHandler, FailureHandler, FileFacts, RetryCall
 from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, is_none, number, truthy
 from jobcheck.findings import Finding
+from jobcheck.project.bodies import job_bodies
 from jobcheck.project.model import Job
 from jobcheck.project.routing import is_test_code
 
@@ -220,6 +221,25 @@ class DeadLetterQueue(RuleChecks):
                     )
 
     # -- no-dead-letter -----------------------------------------------------------------
+    # -- swallowed-exception -----------------------------------------------------------
+
+    @check("swallowed-exception")
+    def swallowed_exception(self) -> Iterator[Finding]:
+        # Handlers that re-raise, retry or record the failure are not recorded, nor are
+        # those catching only expected outcomes (a deleted record, a duplicate insert,
+        # lookup/parse fallbacks): see jobcheck/extract/handlers.py.
+        for body in job_bodies(self.project):
+            for handler in body.function.handlers:
+                yield self.finding(
+                    "swallowed-exception",
+                    body.file.path,
+                    handler.loc,
+                    f"{_except_text(handler)} in job '{body.name}' swallows the error (no "
+                    "raise, retry, log at info or above, error tracker or saved failure): "
+                    "the job is marked successful and the work is silently lost; log it "
+                    "with logger.exception(...) or let it fail into retries and the "
+                    "dead-letter queue",
+                )
 
     @check("no-dead-letter")
     def no_dead_letter(self) -> Iterator[Finding]:
@@ -304,3 +324,10 @@ def _rq_message(name: str) -> str:
         f"'{name}' uses RQ Retry without growing intervals: every retry waits the same "
         "time; pass interval=[10, 30, 120, ...] so waits grow"
     )
+
+
+def _except_text(handler: ExceptHandler) -> str:
+    if handler.catches == ("BaseException",) and handler.catches_all:
+        return "a bare 'except:'"
+    names = ", ".join(name if "(" in name else name.rsplit(".", 1)[-1] for name in handler.catches)
+    return f"'except ({names})'" if len(handler.catches) > 1 else f"'except {names}'"

@@ -14,6 +14,7 @@ import libcst as cst
 from jobcheck.extract.celery import CeleryRecognizer
 from jobcheck.extract.django import DjangoRecognizer
 from jobcheck.extract.dramatiq import DramatiqRecognizer
+from jobcheck.extract.effects import EffectsRecognizer
 from jobcheck.extract.locks import LockRecognizer
 from jobcheck.extract.routing import RoutingRecognizer
 from jobcheck.extract.rq import RQRecognizer
@@ -35,6 +36,7 @@ RECOGNIZERS = (
     RQRecognizer,
     DramatiqRecognizer,
     DjangoRecognizer,
+    EffectsRecognizer,
     ScheduleRecognizer,
     LockRecognizer,
     StartupRecognizer,

@@ -324,6 +324,10 @@ class RoutingRecognizer(Recognizer):
         if site is not None:
             self._route_site(node, site)
             self._loop_site(node, site)
+        else:
+            # A .set(queue=...) on something that turned out not to be a job: no node
+            # identity may outlive its statement (the language server compares states).
+            self._pending_set.pop(id(node), None)
 
     def _note_set(self, node: cst.Call) -> None:
         """``task.s(...).set(queue="q")``: the signature built by the inner call goes to q."""

@@ -60,6 +60,8 @@ class RQRecognizer(Recognizer):
         self._queue_variables: set[str] = set()
 
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
+        # A project's own wrappers of @job (``job = partial(MyJob, ...)``) are resolved
+        # project-wide: Project._custom_decorator_jobs.
         for decorator in facts.decorators:
             if decorator.qualname in JOB_DECORATORS:
                 self._job(node, facts, decorator.call)

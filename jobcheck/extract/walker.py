@@ -84,6 +84,26 @@ class Recognizer:
     def finish(self) -> None:
         """The walk is over."""
 
+    def function_end(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
+        """A function's body has been walked; its facts are not settled yet."""
+
+    def if_statement(self, node: cst.If) -> None:
+        """An ``if`` statement, before its test and branches are walked."""
+
+    def expression_statement(self, node: cst.Expr) -> None:
+        """An expression used as a statement (its value is discarded)."""
+
+    def aug_assign(self, node: cst.AugAssign) -> None:
+        """An augmented assignment (``x.n += 1``)."""
+
+    def except_handler(
+        self, node: cst.Try | cst.TryStar, handler: cst.ExceptHandler | cst.ExceptStarHandler
+    ) -> None:
+        """An ``except`` clause of ``node``, before its body is walked."""
+
+    def with_item(self, item: cst.WithItem) -> None:
+        """One item of a ``with`` statement (``with X() as y``), after ``X()`` is walked."""
+
 
 class Walker:
     def __init__(
@@ -131,7 +151,14 @@ class Walker:
             cst.AnnAssign: self._assign,
             cst.Import: self._import,
             cst.ImportFrom: self._import,
+            cst.If: self._if,
+            cst.Expr: self._expr,
+            cst.AugAssign: self._aug_assign,
         }
+        self.conditions: list[tuple[cst.BaseExpression, bool]] = []
+        """Tests of the enclosing ``if`` statements, with True when inside the ``else``."""
+        self.cleanup = 0
+        """How many ``finally`` blocks enclose the current node."""
 
     # -- public helpers for recognizers ---------------------------------------------
 
@@ -260,15 +287,17 @@ class Walker:
             scope.variables["self"] = payload.Kind(
                 "annotated", f"self, an instance of {class_scope.qualname}", class_scope.qualname
             )
-        saved = (self.atomic_blocks, self.loops, self.handlers, self.deferred)
+        saved = (self.atomic_blocks, self.loops, self.handlers, self.deferred, self.conditions)
         saved_loop_nodes, self.loop_nodes = self.loop_nodes, []
-        self.atomic_blocks, self.loops, self.handlers = 0, [], []
+        self.atomic_blocks, self.loops, self.handlers, self.conditions = 0, [], [], []
         self.functions.append(scope)
         self._prefixes.append(qualname)
         self.visit(node.body)
         self._prefixes.pop()
+        for recognizer in self.recognizers:
+            recognizer.function_end(node, facts)
         self.functions.pop()
-        self.atomic_blocks, self.loops, self.handlers, self.deferred = saved
+        self.atomic_blocks, self.loops, self.handlers, self.deferred, self.conditions = saved
         self.loop_nodes = saved_loop_nodes
         self._settle(node, facts)
 
@@ -338,6 +367,8 @@ class Walker:
             if self.qualify(func) in ATOMIC and not _on_read_replica(expr, self):
                 atomic = True
             self.visit(item.item)
+            for recognizer in self.recognizers:
+                recognizer.with_item(item)
         if atomic:
             self.atomic_blocks += 1
         self.visit(node.body)
@@ -384,6 +415,8 @@ class Walker:
         self.visit(node.body)
         for handler in node.handlers:
             caught = _caught_names(handler, self.names)
+            for recognizer in self.recognizers:
+                recognizer.except_handler(node, handler)
             self.handlers.append(caught)
             self._anchors.append(handler)
             self.visit(handler.body)
@@ -392,7 +425,9 @@ class Walker:
         if node.orelse is not None:
             self.visit(node.orelse)
         if node.finalbody is not None:
+            self.cleanup += 1
             self.visit(node.finalbody)
+            self.cleanup -= 1
 
     def _call(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.Call)
@@ -453,6 +488,35 @@ class Walker:
                 self.constants[target.value] = evaluated
                 if is_alias:
                     self.facts.aliases[self.names.local(target.value)] = evaluated
+
+    def _if(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.If)
+        # A branch point takes a place in the walk order, so facts can tell what comes
+        # after an early ``if ...: return``.
+        self.order += 1
+        for recognizer in self.recognizers:
+            recognizer.if_statement(node)
+        self.visit(node.test)
+        self.conditions.append((node.test, False))
+        self.visit(node.body)
+        self.conditions.pop()
+        if node.orelse is not None:
+            self.conditions.append((node.test, True))
+            self.visit(node.orelse)
+            self.conditions.pop()
+
+    def _expr(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.Expr)
+        for recognizer in self.recognizers:
+            recognizer.expression_statement(node)
+        self.visit_children(node)
+
+    def _aug_assign(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.AugAssign)
+        self.order += 1
+        for recognizer in self.recognizers:
+            recognizer.aug_assign(node)
+        self.visit_children(node)
 
     def _request_names(self) -> frozenset[str]:
         scope = self.function

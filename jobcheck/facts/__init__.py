@@ -82,6 +82,8 @@ class SideEffect:
     func: str
     order: int
     has_key: bool
+    guard: str | None = None
+    """A guard the call sits under (an ``if`` on the record's state), when there is one."""
 
 
 @dataclass(frozen=True, slots=True)

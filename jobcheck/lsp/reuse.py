@@ -184,7 +184,7 @@ class ReusingWalker(Walker):
             {k: v for k, v in vars(r).items() if k != "walker"} for r in self.recognizers
         ]
         state = (walker, vars(self.names), recognizers)
-        return _dumps(_canonical(state)), _dumps(state)
+        return _key(state), _dumps(state)
 
     def _restore(self, state: tuple[bytes, bytes]) -> None:
         walker, names, recognizers = pickle.loads(state[1])
@@ -390,6 +390,18 @@ def _dumps(value: Any) -> bytes:
     except (pickle.PicklingError, TypeError, AttributeError) as error:
         raise _NotReusable(str(error)) from None
     return stream.getvalue()
+
+
+def _key(state: tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]) -> bytes:
+    """A comparison key for a state: each attribute pickled on its own, so that two
+    attributes sharing one object (or not) does not change the key."""
+    walker, names, recognizers = state
+    parts = [
+        _dumps((name, _canonical(value)))
+        for part in (walker, names, *recognizers)
+        for name, value in sorted(part.items())
+    ]
+    return b"".join(len(p).to_bytes(4, "big") + p for p in parts)
 
 
 def _canonical(value: Any) -> Any:

@@ -10,7 +10,8 @@ from shop.celery import app
 from .models import Order
 
 
-# Mistake: no time limit (SCL-18) and a model instance as parameter (SCL-21).
+# Mistakes: no time limit (SCL-18), a model instance as parameter (SCL-21), and an
+# email a retried job sends again (SCL-17).
 @shared_task
 def send_receipt(order: Order):
     send_mail("Your receipt", f"Total: {order.total}", "shop@example.com", [order.customer.email])

@@ -5,7 +5,13 @@ import os
 from shop.schedules import CELERY_BEAT_SCHEDULE  # noqa: F401  (beat entries live there)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "example-only")
-INSTALLED_APPS = ["django.contrib.auth", "django.contrib.contenttypes", "orders", "reports"]
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "orders",
+    "payments",
+    "reports",
+]
 
 DATABASES = {
     "default": {

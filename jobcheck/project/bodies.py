@@ -1,0 +1,60 @@
+"""Job bodies: the functions that run as jobs, and what in them is unsafe to repeat.
+
+A job body is the function a worker runs: a Celery task function (or a ``Task``
+subclass's ``run``), an RQ ``@job`` function, a Dramatiq actor (or ``GenericActor.perform``),
+and a plain function an RQ queue enqueues by reference (``queue.enqueue(func, ...)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from jobcheck.facts import FileFacts, FunctionFacts, SideEffect
+from jobcheck.project.model import Job, Project
+
+# What ``unguarded_side_effects`` looks for, for messages (details in docs/rules/SCL-17.md).
+GUARDS_LOOKED_FOR = (
+    "an early return on a state check, get_or_create, select_for_update, a "
+    "conflict-handling insert, an idempotency/dedupe key, cache.add"
+)
+
+
+@dataclass(frozen=True)
+class JobBody:
+    file: FileFacts
+    function: FunctionFacts
+    name: str
+    job: Job | None
+    """None for a plain function that an RQ queue enqueues by reference."""
+
+
+def job_bodies(project: Project) -> list[JobBody]:
+    """Every function that runs as a job, once each, in a stable order."""
+    found: dict[str, JobBody] = {}
+    for job in project.jobs:
+        entry = project.functions.get(job.task.function or "")
+        if entry is not None and entry[1].qualname not in found:
+            found[entry[1].qualname] = JobBody(entry[0], entry[1], job.task.name, job)
+    for _, site, job in project.enqueues():
+        framework = job.framework if job is not None else site.framework_hint
+        if job is not None or framework != "rq" or not site.target:
+            continue
+        entry = project.functions.get(site.target)
+        if entry is not None and entry[1].qualname not in found:
+            found[entry[1].qualname] = JobBody(entry[0], entry[1], entry[1].name, None)
+    return sorted(found.values(), key=lambda body: (body.file.path, body.function.loc.line))
+
+
+def unguarded_side_effects(function: FunctionFacts, kinds: Collection[str]) -> list[SideEffect]:
+    """Side effects of the given kinds ("charge", "send", "counter", "delete") that run
+    with nothing making a second run harmless: no idempotency key on the call, no
+    state check around it, and no guard earlier in the function."""
+    unguarded = []
+    for effect in function.side_effects:
+        if effect.kind not in kinds or effect.has_key or effect.guard is not None:
+            continue
+        if any(guard.order < effect.order for guard in function.guards):
+            continue
+        unguarded.append(effect)
+    return unguarded
