@@ -44,7 +44,7 @@ def run_case(
     case: Path, prefilter: bool = True, jobs: int = 1, options: Options | None = None
 ) -> Report:
     options = options or case_options(case)
-    selection = Selection.resolve(load_catalog(), ["ALL"], [])
+    selection = Selection.resolve(load_catalog(), options.select, options.ignore)
     return check_paths([str(case)], options, selection, RunSettings(jobs=jobs, prefilter=prefilter))
 
 

@@ -12,11 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
+from jobcheck.checks.schedule_support import describe, job_label
 from jobcheck.facts import SideEffect
 from jobcheck.findings import Finding
 from jobcheck.project.bodies import GUARDS_LOOKED_FOR, job_bodies, unguarded_side_effects
 
 NON_IDEMPOTENT_KINDS = ("charge", "counter", "send")
+# What the playbook names for scheduled jobs: "Jobs that charge, send or delete must also
+# be safe to run twice" (SCL-38).
+SCHEDULED_KINDS = ("charge", "send", "delete")
 
 
 class IdempotentJobs(RuleChecks):
@@ -24,14 +28,56 @@ class IdempotentJobs(RuleChecks):
 
     @check("non-idempotent-side-effect")
     def non_idempotent_side_effect(self) -> Iterator[Finding]:
+        scheduled = self._scheduled_functions()
         for body in job_bodies(self.project):
             for effect in unguarded_side_effects(body.function, NON_IDEMPOTENT_KINDS):
+                if body.function.qualname in scheduled and effect.kind in SCHEDULED_KINDS:
+                    continue  # reported by scheduled-job-not-idempotent
                 yield self.finding(
                     "non-idempotent-side-effect",
                     body.file.path,
                     effect.loc,
                     _message(body.name, effect),
                 )
+
+    @check("scheduled-job-not-idempotent")
+    def scheduled_job_not_idempotent(self) -> Iterator[Finding]:
+        """A scheduled job that charges, sends or deletes with no guard. Schedulers fire
+        twice (an overlapping run, two scheduler instances, a missed tick caught up), so
+        these effects need a guard even when a single delivery would be fine."""
+        for qualname, (entry_label, schedule) in self._scheduled_functions().items():
+            entry = self.project.functions.get(qualname)
+            if entry is None:
+                continue
+            f, function = entry
+            for effect in unguarded_side_effects(function, SCHEDULED_KINDS):
+                yield self.finding(
+                    "scheduled-job-not-idempotent",
+                    f.path,
+                    effect.loc,
+                    f"scheduled job '{entry_label}' ({schedule}) {_verb(effect)} with no guard "
+                    "before it: a second scheduler, an overlapping run or a caught-up tick "
+                    "repeats it; key the run on its period (a processed-runs row or a "
+                    "sent_at/deleted-before watermark) and skip what is done "
+                    f"(looked for: {GUARDS_LOOKED_FOR})",
+                )
+
+    def _scheduled_functions(self) -> dict[str, tuple[str, str]]:
+        """Functions that schedules run -> (how messages name the job, its schedule)."""
+        found: dict[str, tuple[str, str]] = {}
+        for _, entry, job in self.project.scheduled_jobs():
+            function = self.project.scheduled_function(entry, job)
+            if function and function not in found:
+                found[function] = (job_label(entry), describe(entry))
+        return found
+
+
+def _verb(effect: SideEffect) -> str:
+    if effect.kind == "charge":
+        return f"charges ({effect.func})"
+    if effect.kind == "delete":
+        return f"deletes ({effect.func})"
+    return f"sends a message ({effect.func})"
 
 
 def _message(job: str, effect: SideEffect) -> str:

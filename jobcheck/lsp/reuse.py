@@ -380,6 +380,10 @@ class _Pickler(pickle.Pickler):
     def persistent_id(self, obj: Any) -> None:
         if isinstance(obj, cst.CSTNode):
             raise _NotReusable("state holds a syntax node")
+        if type(obj) is Loc:
+            # A location kept in state (for facts a recognizer emits later, at the end
+            # of the walk) would not move with the lines inserted above its statement.
+            raise _NotReusable("state holds a location")
         return None
 
 

@@ -20,6 +20,11 @@ GUARDS_LOOKED_FOR = (
 )
 
 
+# Guards that keep two runs from overlapping but not a second run from repeating the
+# effect (a Redis lock released at the end, an advisory lock): not idempotency guards.
+EXCLUSION_ONLY = frozenset({"lock", "advisory-lock"})
+
+
 @dataclass(frozen=True)
 class JobBody:
     file: FileFacts
@@ -54,7 +59,10 @@ def unguarded_side_effects(function: FunctionFacts, kinds: Collection[str]) -> l
     for effect in function.side_effects:
         if effect.kind not in kinds or effect.has_key or effect.guard is not None:
             continue
-        if any(guard.order < effect.order for guard in function.guards):
+        if any(
+            guard.order < effect.order and guard.kind not in EXCLUSION_ONLY
+            for guard in function.guards
+        ):
             continue
         unguarded.append(effect)
     return unguarded
