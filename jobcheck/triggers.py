@@ -9,7 +9,7 @@ declare triggers without pulling libcst into a run that reads every fact from th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 
@@ -26,6 +26,9 @@ class Trigger:
     literal: bytes = b""
     confirm: bytes | None = None
     module: str | None = None
+    predicate: Callable[[bytes], bool] | None = None
+    """A confirmation too costly as one regular expression (a conjunction): called
+    instead of ``confirm`` on files that contain the literal."""
 
 
 @dataclass(frozen=True)
@@ -43,14 +46,16 @@ class Prefilter:
 
     def __init__(self, triggers: Iterable[Trigger]) -> None:
         self.triggers = tuple(triggers)
-        # literal -> [(reason, confirming regex or None)], literals in declaration order
-        self._by_literal: dict[bytes, list[tuple[str, re.Pattern[bytes] | None]]] = {}
+        # literal -> [(reason, confirmation or None)], literals in declaration order
+        self._by_literal: dict[bytes, list[tuple[str, Callable[[bytes], object] | None]]] = {}
         self._modules: list[tuple[str, re.Pattern[str]]] = []
         for trigger in self.triggers:
             if trigger.module is not None:
                 self._modules.append((trigger.reason, re.compile(trigger.module)))
             if trigger.literal:
-                confirm = re.compile(trigger.confirm) if trigger.confirm else None
+                confirm = trigger.predicate or (
+                    re.compile(trigger.confirm).search if trigger.confirm else None
+                )
                 self._by_literal.setdefault(trigger.literal, []).append((trigger.reason, confirm))
 
     def reason(self, data: bytes, module: str = "") -> str | None:
@@ -62,7 +67,7 @@ class Prefilter:
             if literal not in data:
                 continue
             for reason, confirm in checks:
-                if confirm is None or confirm.search(data) is not None:
+                if confirm is None or confirm(data):
                     return reason
         return None
 

@@ -139,35 +139,46 @@ class _Frame:
     assigned: set[str] = field(default_factory=set)
 
 
-_WEB_SLOW_HANDLER = (
-    rb"(?s)\A"
-    rb"(?=.*?(?:\b(?:django|rest_framework|flask|quart|fastapi|starlette)\b"
-    rb"|@[\w.]+\.(?:route|get|post|put|patch|delete|api_route)\s*\(\s*[\"']/))"
-    rb"(?=.*?(?:(?m:^[ \t]*(?:from|import)[ \t]+(?:requests|httpx|urllib3|urllib\.request|smtplib"
+# What makes a web module worth parsing for SCL-16 (see EffectsRecognizer.PREFILTER):
+# something slow (a mail, HTTP, PDF/export or image library), a web framework, and
+# something that looks like a handler. Three cheap searches, rarest first.
+_SLOW_IMPORT = re.compile(
+    rb"(?m)^[ \t]*(?:from|import)[ \t]+(?:requests|httpx|urllib3|urllib\.request|smtplib"
     rb"|aiosmtplib|flask_mail|fastapi_mail|sendgrid|templated_email|twilio|slack_sdk|slack"
     rb"|firebase_admin|pywebpush|pyfcm|apns2|boto3|weasyprint|reportlab|xhtml2pdf|pdfkit"
-    rb"|openpyxl|xlsxwriter|PIL|cv2|sorl)\b)"
-    rb"|(?m:^[ \t]*from[ \t]+urllib[ \t]+import[^\n]*\brequest\b)"
-    rb"|\bdjango\.core\.mail\b|from[ \t]+django\.core[ \t]+import[^\n]*\bmail\b"
-    rb"|\bemail_user\b|\.(?:thumbnail|resize)\s*\())"
-    rb"(?=.*?(?:\(\s*(?:self\s*,\s*)?request\b|View|api_view|\bRoute\s*\(|add_url_rule"
-    rb"|add_api_route|\.(?:route|get|post|put|patch|delete|api_route|websocket)\s*\(\s*[\"']/))"
+    rb"|openpyxl|xlsxwriter|PIL|cv2|sorl|django\.core\.mail)\b"
+    rb"|^[ \t]*from[ \t]+(?:urllib|django\.core)[ \t]+import[^\n]*\b(?:request|mail)\b"
 )
+_SLOW_CALLS = (b"email_user", b".thumbnail(", b".resize(")
+_WEB = re.compile(
+    rb"\b(?:django|rest_framework|flask|quart|fastapi|starlette)\b"
+    rb"|@[\w.]+\.(?:route|get|post|put|patch|delete|api_route)\s*\(\s*[\"']/"
+)
+_HANDLER = re.compile(
+    rb"\(\s*(?:self\s*,\s*)?request\b|View|api_view|\bRoute\s*\(|add_url_rule"
+    rb"|add_api_route|\.(?:route|get|post|put|patch|delete|api_route|websocket)\s*\(\s*[\"']/"
+)
+
+
+def _web_module_with_slow_work(data: bytes) -> bool:
+    slow = _SLOW_IMPORT.search(data) is not None or any(c in data for c in _SLOW_CALLS)
+    return slow and _WEB.search(data) is not None and _HANDLER.search(data) is not None
 
 
 class EffectsRecognizer(Recognizer):
     # SCL-16 looks at request handlers, which rarely mention a job system: a web module
     # matters when it also imports something slow (a mail, HTTP, PDF/export or image
     # library) or names Django's mail functions, and has something that looks like a
-    # handler (a ``request`` parameter, a view class, a route).
-    PREFILTER = (
-        *(
-            Trigger(f"web module with slow work ({name})", name.encode(), _WEB_SLOW_HANDLER)
-            for name in ("django", "rest_framework", "flask", "quart", "fastapi", "starlette")
-        ),
-        # A blueprint or router module that never names its framework.
-        Trigger("route decorator", b'("/', _WEB_SLOW_HANDLER),
-        Trigger("route decorator", b"('/", _WEB_SLOW_HANDLER),
+    # handler (a ``request`` parameter, a view class, a route). The literal is the
+    # handler's mark; the confirmation checks all three.
+    PREFILTER = tuple(
+        Trigger(
+            f"web module with slow work ({literal.decode()})",
+            literal,
+            predicate=_web_module_with_slow_work,
+        )
+        # Every handler shape the confirmation accepts contains one of these.
+        for literal in (b"request", b"View", b'("/', b"('/", b"Route(", b"add_url_rule")
     )
 
     def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]

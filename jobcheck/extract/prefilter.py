@@ -29,7 +29,8 @@ __all__ = ["Decision", "Prefilter", "Trigger", "compiled", "may_matter", "names_
 # Triggers every job system shares, beside those of the recognizers and checks.
 CORE_TRIGGERS = (
     # ``--show-unused-suppressions`` reports them in every file analysed.
-    Trigger("suppression comment", b"ignore", rb"(?i)#\s*jobcheck:\s*ignore"),
+    Trigger("suppression comment", b"jobcheck", rb"#\s*jobcheck:\s*ignore"),
+    Trigger("suppression comment", b"JOBCHECK", rb"(?i)#\s*jobcheck:\s*ignore"),
 )
 
 

@@ -171,9 +171,9 @@ class RoutingRecognizer(Recognizer):
     # Queue configuration: django_rq settings, RabbitMQ queue arguments.
     PREFILTER = (
         Trigger("RQ_QUEUES", b"RQ_QUEUES"),
-        Trigger(
-            "queue arguments", b"x-", rb"\bx-(?:dead-letter-exchange|max-length|message-ttl)\b"
-        ),
+        Trigger("dead-letter exchange", b"x-dead-letter-exchange"),
+        Trigger("queue length bound", b"x-max-length"),
+        Trigger("queue age bound", b"x-message-ttl"),
     )
 
     def __init__(self, walker: Walker) -> None:

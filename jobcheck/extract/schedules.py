@@ -81,12 +81,10 @@ class ScheduleRecognizer(Recognizer):
         Trigger("add_periodic_task", b"add_periodic_task"),
         Trigger("crontab", b"crontab", rb"\bcrontab\b"),
         Trigger("APScheduler", b"apscheduler"),
-        Trigger("APScheduler job", b"_job(", rb"\.(?:scheduled_job|add_job)\("),
-        Trigger(
-            "schedule library",
-            b"schedule",
-            rb"(?m:^[ \t]*(?:import schedule\b|from schedule import))",
-        ),
+        Trigger("APScheduler job", b".scheduled_job("),
+        Trigger("APScheduler job", b".add_job("),
+        Trigger("schedule library", b"import schedule", rb"(?m:^[ \t]*import schedule\b)"),
+        Trigger("schedule library", b"from schedule import"),
     )
 
     def __init__(self, walker: Walker) -> None:

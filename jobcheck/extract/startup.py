@@ -45,16 +45,26 @@ def is_scheduler_class(qualname: str | None) -> bool:
 class StartupRecognizer(Recognizer):
     # Web-app start-up code, where an in-process scheduler must not be started (SCL-38).
     PREFILTER = (
-        Trigger(
-            "start-up hook",
-            b"def ",
-            rb"def (?:ready|create_app|lifespan|post_fork|post_worker_init|when_ready"
-            rb"|on_starting)\s*\(",
+        *(
+            Trigger("start-up hook", f"def {name}(".encode())
+            for name in (
+                "ready",
+                "create_app",
+                "lifespan",
+                "post_fork",
+                "post_worker_init",
+                "when_ready",
+                "on_starting",
+            )
         ),
         Trigger("startup event", b".on_event("),
-        Trigger("WSGI/ASGI entry point", b"_application", rb"get_[aw]sgi_application"),
+        Trigger("WSGI entry point", b"get_wsgi_application"),
+        Trigger("ASGI entry point", b"get_asgi_application"),
         Trigger("app factory call", b"create_app("),
-        Trigger("web app", b"(", rb"\b(?:Flask|FastAPI|Quart)\("),
+        *(
+            Trigger("web app", f"{name}(".encode(), rf"\b{name}\(".encode())
+            for name in ("Flask", "FastAPI", "Quart")
+        ),
     )
 
     def __init__(self, walker: Walker) -> None:
