@@ -11,11 +11,11 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from jobcheck import __version__, baseline
+from jobcheck import __version__
 from jobcheck.catalog import Catalog, UnknownRuleError, data_dir, load_catalog
 from jobcheck.checks import implemented_checks
 from jobcheck.config import ConfigError, Options, find_config, load
@@ -23,10 +23,12 @@ from jobcheck.discovery import DiscoveryError
 from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.findings import Report
 from jobcheck.output import FORMATS, Writer
-from jobcheck.output import statistics as statistics_module
 from jobcheck.phases import report as report_timings
 from jobcheck.progress import progress_bar
 from jobcheck.scope import Scope, ScopeError, changed_files, for_paths
+
+if TYPE_CHECKING:
+    from jobcheck import baseline
 
 # rich is imported where it is used: a run that reads every fact from the cache and
 # prints plain text is over before rich would have finished importing.
@@ -226,6 +228,8 @@ def _scope(
 
 
 def _statistics_writer(output_format: str) -> Writer:
+    from jobcheck.output import statistics as statistics_module
+
     def write(report: Report, stream: TextIO, color: bool) -> None:
         statistics_module.write(report, stream, as_json=output_format == "json")
 
@@ -233,6 +237,8 @@ def _statistics_writer(output_format: str) -> Writer:
 
 
 def _write_baseline(path: Path, report: Report) -> None:
+    from jobcheck import baseline
+
     try:
         count = baseline.write(path, report.findings)
     except baseline.BaselineError as error:
@@ -248,6 +254,8 @@ def _write_baseline(path: Path, report: Report) -> None:
 
 
 def _load_baseline(path: Path) -> baseline.Baseline:
+    from jobcheck import baseline
+
     try:
         return baseline.load(path)
     except baseline.BaselineError as error:

@@ -93,7 +93,7 @@ def check_paths(
     project = Project(
         analysis.facts,
         source_of=lambda p: overrides.get(p) or _read_text(p),
-        docs=read_docs(paths, options) if selection.slugs_of("EVT-24") else None,
+        docs=read_docs(paths, options, cache) if selection.slugs_of("EVT-24") else None,
         settings_modules=options.django_settings,
         celery_app=options.celery_app,
         loader=analysis.loader,
@@ -328,21 +328,39 @@ def _per_file_ignored(
     return False
 
 
-def read_docs(paths: Sequence[str], options: Options) -> list[DocFile] | None:
+def read_docs(
+    paths: Sequence[str], options: Options, cache: FactsCache | None = None
+) -> list[DocFile] | None:
     """Facts of the Markdown/reST files under the runbook folders of each folder checked
     (and of the config file's folder); None when only single files are checked, as the
-    project's docs are then out of sight."""
+    project's docs are then out of sight. With a cache, unchanged documents (same stat
+    signature) are not read again."""
     roots = [Path(p) for p in paths if Path(p).is_dir()]
     if options.config_path:
         roots.append(Path(options.root))
     if not roots:
         return None
-    docs = []
+    stored: dict = cache.extras.get("docs", {}) if cache is not None else {}  # type: ignore[assignment]
+    fresh: dict[str, tuple[tuple[int, int], DocFile]] = {}
     exclude = (*options.exclude, *options.extend_exclude)
-    for source in find_docs(roots, options.runbook_dirs, exclude, options.respect_gitignore):
-        with contextlib.suppress(OSError):
-            docs.append(doc_facts(source.display, source.path.read_bytes()))
-    return docs
+    walk = cache.walk if cache is not None else None
+    for source in find_docs(roots, options.runbook_dirs, exclude, options.respect_gitignore, walk):
+        try:
+            stat = os.stat(source.path)
+            signature = (stat.st_mtime_ns, stat.st_size)
+            known = stored.get(source.display)
+            if known is not None and known[0] == signature:
+                fresh[source.display] = known
+            else:
+                fresh[source.display] = (
+                    signature,
+                    doc_facts(source.display, source.path.read_bytes()),
+                )
+        except OSError:
+            continue
+    if cache is not None and fresh != stored:
+        cache.put_extra("docs", fresh)
+    return [doc for _, doc in fresh.values()]
 
 
 def _read(source: SourceFile, overrides: dict[str, bytes]) -> _Input:

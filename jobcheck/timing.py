@@ -10,11 +10,11 @@ minutes, hours and days with croniter (a real cron parser, never string matching
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-from croniter import croniter
 
 from jobcheck.facts import Timing
 from jobcheck.facts.values import CallV, Const, SeqV, Value, number
@@ -228,14 +228,27 @@ class Firing:
         return len(self.minutes) if self.minutes is not None else None
 
 
+def expanded(timing: Timing) -> Timing:
+    """``timing`` with its cron fields expanded and its shortest gap computed (done at
+    extraction, in worker processes, and cached with the file's facts)."""
+    if timing.kind != "cron" or timing.fields is None or timing.expanded is not None:
+        return timing
+    sets = tuple(_expand_field(index, field) for index, field in enumerate(timing.fields))
+    return dataclasses.replace(timing, expanded=sets, gap=_cron_gap(timing))
+
+
+@functools.lru_cache(maxsize=1024)
 def firing(timing: Timing) -> Firing | None:
     """Expand a cron timing's fields with croniter; None for other timings."""
     if timing.kind != "cron" or timing.fields is None:
         return None
+    if timing.expanded is not None:
+        return Firing(*timing.expanded)
     sets = [_expand_field(index, field) for index, field in enumerate(timing.fields)]
     return Firing(*sets)
 
 
+@functools.lru_cache(maxsize=1024)
 def _expand_field(index: int, field: str | None) -> frozenset[int] | None:
     if field is None:
         return None
@@ -244,6 +257,8 @@ def _expand_field(index: int, field: str | None) -> frozenset[int] | None:
         return frozenset(range(low, high + 1))
     probe = ["0", "0", "*", "*", "*"]
     probe[index] = field
+    from croniter import croniter  # lazily: a run with no schedules never needs it
+
     try:
         expanded = croniter.expand(" ".join(probe))[0][index]
     except Exception:  # croniter raises several error types for what it cannot read
@@ -297,14 +312,23 @@ def first_shared_moment(a: Firing, b: Firing) -> str:
     return f"{min(hours):02d}:{minute:02d}"
 
 
+@functools.lru_cache(maxsize=1024)
 def shortest_gap(timing: Timing) -> float | None:
     """Seconds between the two closest runs: the interval, or for a cron timing the
     smallest gap croniter finds over its next runs; None when unknown."""
     if timing.kind == "interval":
         return timing.seconds
+    if timing.expanded is not None:
+        return timing.gap
+    return _cron_gap(timing)
+
+
+def _cron_gap(timing: Timing) -> float | None:
     if timing.kind != "cron" or timing.fields is None or None in timing.fields:
         return None
     try:
+        from croniter import croniter
+
         runs = croniter(" ".join(timing.fields), _GAP_BASE)  # type: ignore[arg-type]
         times = [runs.get_next(float) for _ in range(_GAP_SAMPLES)]
     except Exception:  # croniter raises several error types for what it cannot read

@@ -7,6 +7,7 @@ Docs: docs/rules/SCL-18.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
@@ -86,13 +87,18 @@ class JobTimeLimits(RuleChecks):
     def _limited_per_call(self, job: Job) -> bool:
         """Some projects set limits per call (``apply_async(time_limit=...)``, or
         ``signature(..., options=options)`` with limits computed at run time)."""
+        return job.task.qualname in self._jobs_limited_per_call
+
+    @functools.cached_property
+    def _jobs_limited_per_call(self) -> frozenset[str]:
+        found = set()
         for _, site, target in self.project.enqueues():
-            if target is None or target.task.qualname != job.task.qualname:
+            if target is None:
                 continue
             keys = {key for key, _ in site.options}
             if keys & {"time_limit", "soft_time_limit", "options", SPLAT}:
-                return True
-        return False
+                found.add(target.task.qualname)
+        return frozenset(found)
 
     def _dramatiq_broken(self, job: Job) -> Iterator[Finding]:
         # dramatiq/middleware/time_limit.py: the TimeLimit middleware defaults to

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from jobcheck.discovery import SourceFile, discover
+from jobcheck.discovery import SourceFile, WalkCache, discover
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst")
 # Files that record history or policy, not procedures.
@@ -32,6 +32,7 @@ def find_docs(
     runbook_dirs: Iterable[str],
     exclude: Iterable[str] = (),
     respect_gitignore: bool = True,
+    walk: WalkCache | None = None,
 ) -> list[SourceFile]:
     """Every document under ``runbook_dirs`` of each root, each once, in a stable order."""
     found: dict[Path, SourceFile] = {}
@@ -51,6 +52,7 @@ def find_docs(
                 exclude=tuple(exclude),
                 respect_gitignore=respect_gitignore,
                 suffixes=DOC_SUFFIXES,
+                cache=walk,
             ):
                 if is_procedure_name(source.path.name):
                     found.setdefault(source.path.resolve(), source)

@@ -8,6 +8,7 @@ string or by reference), when it fires (:mod:`jobcheck.timing`) and its options.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import libcst as cst
@@ -570,6 +571,10 @@ class ScheduleRecognizer(Recognizer):
         facts.defined_functions = frozenset(self._defined)
         if self._schedules_from_kwargs:
             facts.schedules.extend(self._job_definitions)
+        facts.schedules[:] = [
+            dataclasses.replace(entry, timing=timing.expanded(entry.timing))
+            for entry in facts.schedules
+        ]
 
 
 # -- helpers ------------------------------------------------------------------------

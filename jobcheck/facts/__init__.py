@@ -343,6 +343,11 @@ class Timing:
     anchored: bool = False
     """For "interval": the first run is pinned to a fixed time (APScheduler
     ``start_date``), so restarts do not move the clock."""
+    expanded: tuple[frozenset[int] | None, ...] | None = None
+    """For "cron": each field expanded by croniter at extraction (``jobcheck.timing.
+    expanded``), so that checks on cached facts never need croniter."""
+    gap: float | None = None
+    """For "cron": seconds between the two closest runs, computed at extraction."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,21 +1,41 @@
-"""Output formats. Each renderer turns a :class:`Report` into text for a stream."""
+"""Output formats. Each renderer turns a :class:`Report` into text for a stream.
+
+Format modules are imported when used: a run prints one format, and some (JUnit's XML,
+SARIF) cost more to import than a warm run takes.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import TextIO
 
 from jobcheck.findings import Report
-from jobcheck.output import concise, github, gitlab, json_format, junit, sarif, text
 
 Writer = Callable[[Report, TextIO, bool], None]
 
-FORMATS: dict[str, Writer] = {
-    "text": text.write,
-    "json": json_format.write,
-    "concise": concise.write,
-    "sarif": sarif.write,
-    "github": github.write,
-    "gitlab": gitlab.write,
-    "junit": junit.write,
+# format name -> module under jobcheck/output/ with a ``write(report, stream, color)``
+_MODULES = {
+    "text": "text",
+    "json": "json_format",
+    "concise": "concise",
+    "sarif": "sarif",
+    "github": "github",
+    "gitlab": "gitlab",
+    "junit": "junit",
 }
+
+
+class _Formats(Mapping[str, Writer]):
+    def __getitem__(self, name: str) -> Writer:
+        module = importlib.import_module(f"jobcheck.output.{_MODULES[name]}")
+        return module.write  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+
+FORMATS: Mapping[str, Writer] = _Formats()

@@ -322,9 +322,17 @@ class Project:
         return module in self._config_modules or "celery" in module.rsplit(".", 1)[-1]
 
     def settings(self, key: str) -> list[tuple[FileFacts, Setting]]:
-        return [
-            (f, s) for f in self.files for s in f.settings if s.key == key and self._honoured(f, s)
-        ]
+        return self._settings_by_key.get(key, [])
+
+    @functools.cached_property
+    def _settings_by_key(self) -> dict[str, list[tuple[FileFacts, Setting]]]:
+        """Honoured settings by key, built once (checks ask thousands of times)."""
+        found: dict[str, list[tuple[FileFacts, Setting]]] = {}
+        for f in self.files:
+            for setting in f.settings:
+                if self._honoured(f, setting):
+                    found.setdefault(setting.key, []).append((f, setting))
+        return found
 
     def setting(self, key: str) -> tuple[FileFacts, Setting] | None:
         found = self.settings(key)

@@ -7,6 +7,7 @@ boundaries, so "report" matches ``build_report`` and ``weekly_reports`` but not
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -14,12 +15,18 @@ _PARTS = re.compile(r"[^A-Za-z0-9]+")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+[a-z]*")
 
 
-def identifier_words(name: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _identifier_words(name: str) -> tuple[str, ...]:
     """Lower-cased words of a snake_case, camelCase, kebab-case or dotted name."""
     words: list[str] = []
     for part in _PARTS.split(name):
         words.extend(w.lower() for w in _WORDS.findall(part))
-    return words
+    return tuple(words)
+
+
+def identifier_words(name: str) -> list[str]:
+    """The lower-case words of an identifier (snake_case, camelCase, dotted)."""
+    return list(_identifier_words(name))
 
 
 def matching_word(name: str, phrases: Iterable[str]) -> str | None:
