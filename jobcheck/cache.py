@@ -28,11 +28,13 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jobcheck import __version__
 from jobcheck.discovery import WalkCache
-from jobcheck.facts import FileFacts
+
+if TYPE_CHECKING:
+    from jobcheck.facts import FileFacts
 
 CACHE_DIR_NAME = ".jobcheck_cache"
 _FORMAT = 1
@@ -102,7 +104,7 @@ class FactsCache:
         key = cache_key(extra_key)
         stored: dict = {}
         try:
-            with open(directory / _file_name(key), "rb") as stream, _gc_paused():
+            with open(directory / _file_name(key), "rb") as stream, gc_paused():
                 loaded = pickle.load(stream)
             if isinstance(loaded, dict) and loaded.get("format") == _FORMAT:
                 stored = loaded
@@ -151,30 +153,13 @@ class FactsCache:
         if not self.dirty and not self.walk.changed:
             return True
         self.walk.changed = False
-        try:
-            _prepare(self.directory)
-            data = _dumps(
-                {
-                    "format": _FORMAT,
-                    "entries": self.entries,
-                    "walk": self.walk,
-                    "extras": self.extras,
-                }
-            )
-            handle, temporary = tempfile.mkstemp(
-                dir=self.directory, prefix=".tmp-", suffix=".pickle"
-            )
-            try:
-                with os.fdopen(handle, "wb") as stream:
-                    stream.write(data)
-                _default_mode(temporary)
-                os.replace(temporary, self.directory / _file_name(self.key))
-            except BaseException:
-                _unlink(Path(temporary))
-                raise
-            _prune(self.directory, keep=_file_name(self.key))
-        except OSError:
+        data = dumps(
+            {"format": _FORMAT, "entries": self.entries, "walk": self.walk, "extras": self.extras}
+        )
+        if not write_atomically(self.directory, _file_name(self.key), data):
             return False
+        with contextlib.suppress(OSError):
+            _prune(self.directory, keep=_file_name(self.key))
         self.dirty = False
         return True
 
@@ -209,14 +194,15 @@ def _init_fields(kind: type) -> tuple[str, ...]:
     return names
 
 
-def _dumps(value: object) -> bytes:
+def dumps(value: object) -> bytes:
+    """Pickle ``value`` the way the caches store it (see :class:`_Pickler`)."""
     buffer = io.BytesIO()
     _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
     return buffer.getvalue()
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Load without the cyclic garbage collector: unpickling a project's facts makes
     hundreds of thousands of objects (none in a cycle), and the collections their
     allocation triggers would walk them again and again. Afterwards they are moved out
@@ -264,7 +250,7 @@ def cache_key(extra: tuple[object, ...] = ()) -> str:
         __version__,
         sys.version_info[:3],
         sys.implementation.name,
-        _library_version("libcst"),
+        library_version("libcst"),
         code_fingerprint(),
         extra,
     )
@@ -285,7 +271,7 @@ def code_fingerprint() -> str:
     return hashlib.blake2b(repr(signature).encode(), digest_size=10).hexdigest()
 
 
-def _library_version(name: str) -> tuple:
+def library_version(name: str) -> tuple:
     """A signature of an installed library (its folder and version file), cheaper than
     ``importlib.metadata``, which scans every installed distribution."""
     import importlib.util
@@ -295,7 +281,7 @@ def _library_version(name: str) -> tuple:
         return ()
     folder = spec.submodule_search_locations[0]
     signature: list[object] = [folder]
-    for entry in (folder, os.path.join(folder, "_version.py")):
+    for entry in (folder, *(os.path.join(folder, n) for n in ("_version.py", "__pkginfo__.py"))):
         try:
             stat = os.stat(entry)
         except OSError:
@@ -325,6 +311,25 @@ def default_directory(config_root: str | None, targets: list[str]) -> Path:
 
 def _file_name(key: str) -> str:
     return f"facts-{key}.pickle"
+
+
+def write_atomically(directory: Path, name: str, data: bytes) -> bool:
+    """Write ``data`` to ``directory/name`` through a temporary file and ``os.replace``
+    (creating the cache folder with its tag); False when the folder cannot be written."""
+    try:
+        _prepare(directory)
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            _default_mode(temporary)
+            os.replace(temporary, directory / name)
+        except BaseException:
+            _unlink(Path(temporary))
+            raise
+    except OSError:
+        return False
+    return True
 
 
 def _prepare(directory: Path) -> None:

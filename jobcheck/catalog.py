@@ -19,7 +19,6 @@ from pathlib import Path
 import yaml
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-SEVERITIES = ("error", "warning", "info")
 
 
 @dataclass(frozen=True)

@@ -9,29 +9,31 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import click
 
 from jobcheck import __version__
-from jobcheck.catalog import Catalog, UnknownRuleError, data_dir, load_catalog
-from jobcheck.checks import implemented_checks
 from jobcheck.config import ConfigError, Options, find_config, load
 from jobcheck.discovery import DiscoveryError
-from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.findings import Report
 from jobcheck.output import FORMATS, Writer
+from jobcheck.phases import phase
 from jobcheck.phases import report as report_timings
 from jobcheck.progress import progress_bar
 from jobcheck.scope import Scope, ScopeError, changed_files, for_paths
 
 if TYPE_CHECKING:
     from jobcheck import baseline
+    from jobcheck.catalog import Catalog
+    from jobcheck.engine import Selection
+    from jobcheck.run_cache import RunCache
 
-# rich is imported where it is used: a run that reads every fact from the cache and
-# prints plain text is over before rich would have finished importing.
+# The catalog, the checks and the engine are imported where they are used, and rich
+# too: a run that replays a stored report (jobcheck/run_cache.py) is over before they
+# would have finished importing.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -166,30 +168,14 @@ def check_command(
     options = _options(config_file, targets)
     if exclude:
         options = replace(options, extend_exclude=(*options.extend_exclude, *exclude))
-    catalog = load_catalog()
-    _check_config_codes(options, catalog)
-    try:
-        selection = Selection.resolve(
-            catalog,
-            _split(select) or options.select,
-            (*options.ignore, *_split(ignore)),
-        )
-    except UnknownRuleError as error:
-        raise JobcheckError(str(error)) from None
-    settings = RunSettings(jobs=jobs, prefilter=not no_prefilter)
-    if not no_cache:
-        settings.cache_dir = _cache_dir(cache_dir, options, targets)
+    select_codes = _split(select) or options.select
+    ignore_codes = (*options.ignore, *_split(ignore))
+    cache = None if no_cache else _cache_dir(cache_dir, options, targets)
     known = _load_baseline(Path(baseline_file)) if baseline_file else None
     scope = _scope(targets, options, no_project, diff_revision)
     machine_readable = output_format != "text" or statistics or write_baseline_file
-    with progress_bar(enabled=not machine_readable and not output) as bar:
-        settings.progress = bar
-        try:
-            report = Report()
-            if scope.targets:
-                report = check_paths(scope.targets, options, selection, settings)
-        except DiscoveryError as error:
-            raise JobcheckError(str(error)) from None
+    run = _Run(options, select_codes, ignore_codes, jobs, not no_prefilter, cache)
+    report = run.report(scope.targets, show_progress=not machine_readable and not output)
     report_timings()
     report = scope.restrict(report)
     if not show_unused_suppressions:
@@ -211,6 +197,69 @@ def check_command(
         writer(report, sys.stdout, use_color and output_format == "text")
     if report.failed and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What to check and how: produces the report of a set of paths, replayed from the
+    results cache when nothing it reads has changed."""
+
+    options: Options
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    jobs: int
+    prefilter: bool
+    cache_dir: Path | None
+
+    def report(self, targets: tuple[str, ...], show_progress: bool) -> Report:
+        if not targets:
+            return Report()
+        stored = self._run_cache(targets)
+        if stored is not None:
+            with phase("replay"):
+                report = stored.replay(targets, self.options)
+            if report is not None:
+                return report
+        report = self._check(targets, show_progress)
+        if stored is not None:
+            from jobcheck.project import inference
+
+            stored.store(report, inference.current_memo().files)
+        return report
+
+    def _run_cache(self, targets: tuple[str, ...]) -> RunCache | None:
+        if self.cache_dir is None:
+            return None
+        from jobcheck.run_cache import RunCache
+
+        key = (repr(self.options), self.select, self.ignore, targets, self.prefilter, os.getcwd())
+        return RunCache.open(self.cache_dir, key)
+
+    def _check(self, targets: tuple[str, ...], show_progress: bool) -> Report:
+        from jobcheck.engine import RunSettings, check_paths
+
+        selection = _selection(self.options, self.select, self.ignore)
+        settings = RunSettings(jobs=self.jobs, prefilter=self.prefilter, cache_dir=self.cache_dir)
+        with progress_bar(enabled=show_progress) as bar:
+            settings.progress = bar
+            try:
+                return check_paths(targets, self.options, selection, settings)
+            except DiscoveryError as error:
+                raise JobcheckError(str(error)) from None
+
+
+def _selection(options: Options, select: tuple[str, ...], ignore: tuple[str, ...]) -> Selection:
+    """The enabled checks; every code in the configuration and on the command line must
+    name a rule, an alias or a check (else a one-line error naming it)."""
+    from jobcheck.catalog import UnknownRuleError, load_catalog
+    from jobcheck.engine import Selection
+
+    catalog = load_catalog()
+    _check_config_codes(options, catalog)
+    try:
+        return Selection.resolve(catalog, select, ignore)
+    except UnknownRuleError as error:
+        raise JobcheckError(str(error)) from None
 
 
 def _scope(
@@ -295,6 +344,8 @@ def _options(config_file: str | None, targets: tuple[str, ...]) -> Options:
 
 def _check_config_codes(options: Options, catalog: Catalog) -> None:
     """Rule ids, aliases and slugs in the config file must exist: name the key if not."""
+    from jobcheck.catalog import UnknownRuleError
+
     source = options.config_path or "config"
     keyed: list[tuple[str, str]] = [("select", code) for code in options.select]
     keyed += [("ignore", code) for code in options.ignore]
@@ -322,6 +373,9 @@ def rules_command(output_format: str) -> None:
     """List every rule and check, implemented or planned."""
     from rich.console import Console
     from rich.table import Table
+
+    from jobcheck.catalog import load_catalog
+    from jobcheck.checks import implemented_checks
 
     catalog = load_catalog()
     implemented = implemented_checks()
@@ -374,6 +428,8 @@ def explain_command(ident: str) -> None:
     from rich.console import Console
     from rich.markdown import Markdown
 
+    from jobcheck.catalog import UnknownRuleError, data_dir, load_catalog
+
     catalog = load_catalog()
     try:
         pairs = catalog.resolve(ident)
@@ -414,7 +470,7 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
     retries, backoff, dead letter, schedule and lock."""
     from rich.console import Console
 
-    from jobcheck.engine import collect_facts
+    from jobcheck.engine import RunSettings, collect_facts
     from jobcheck.project import Project
     from jobcheck.review import cards, contracts
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from jobcheck.catalog import SEVERITIES
+from jobcheck.findings import SEVERITIES
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from jobcheck.facts import Loc
+from jobcheck.location import Loc
+
+SEVERITIES = ("error", "warning", "info")
 
 
 @dataclass(frozen=True)

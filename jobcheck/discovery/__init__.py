@@ -392,15 +392,25 @@ def module_name(path: Path | str, symlink: bool | None = None) -> tuple[str, boo
     text = os.fspath(path)
     if symlink if symlink is not None else os.path.islink(text):
         folder, name = os.path.split(os.path.realpath(text))
+        prefix = _prefix_of(folder)
     else:
         parent, name = os.path.split(text)
-        folder = _real_folder(parent or ".")
-    is_package = name == "__init__.py"
-    stem = name.rsplit(".", 1)[0] if "." in name else name
-    parts = list(_package_parts(folder))
-    if not is_package:
-        parts.append(stem)
-    return ".".join(parts), is_package
+        prefix = _PREFIXES.get(parent)
+        if prefix is None:
+            prefix = _PREFIXES[parent] = _prefix_of(_real_folder(parent or "."))
+    if name == "__init__.py":
+        return prefix[:-1], True
+    return prefix + (name.rsplit(".", 1)[0] if "." in name else name), False
+
+
+# Module-name prefixes ("pkg.sub." or "") by folder as the caller spells it: one
+# computation per folder, not per file.
+_PREFIXES: dict[str, str] = {}
+
+
+def _prefix_of(folder: str) -> str:
+    parts = _package_parts(folder)
+    return ".".join(parts) + "." if parts else ""
 
 
 _REAL_FOLDERS: dict[str, str] = {}
@@ -441,6 +451,7 @@ def clear_caches() -> None:
     """Forget folder facts learnt in this process (an editor session reuses it)."""
     _PACKAGE_CACHE.clear()
     _REAL_FOLDERS.clear()
+    _PREFIXES.clear()
 
 
 def _namespace_in_package(folder: str) -> bool:

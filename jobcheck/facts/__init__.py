@@ -10,17 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from jobcheck.facts.values import Value
-
-
-@dataclass(frozen=True, slots=True)
-class Loc:
-    """A source range: 1-based lines and columns, end exclusive."""
-
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-
+from jobcheck.location import Loc as Loc  # re-exported: facts carry locations
 
 NOWHERE = Loc(1, 1, 1, 1)
 

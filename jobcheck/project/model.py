@@ -341,7 +341,15 @@ class Project:
     # -- effective task options ----------------------------------------------------
 
     def option(self, job: Job, key: str) -> Resolved:
-        """The effective value of a Celery task option, wherever it is set."""
+        """The effective value of a Celery task option, wherever it is set (memoized:
+        several checks ask for the same options of every job)."""
+        memo = self.__dict__.setdefault("_option_memo", {})
+        known = memo.get((id(job), key))
+        if known is None or known[0] is not job:
+            known = memo[(id(job), key)] = (job, self._option(job, key))
+        return known[1]
+
+    def _option(self, job: Job, key: str) -> Resolved:
         task = job.task
         if task.has_option(key):
             return Resolved(task.option(key), "task", job.file.path, task.option_loc(key))

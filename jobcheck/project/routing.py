@@ -131,6 +131,7 @@ class Routing:
             (f.path, le.order): le for f in project.files for le in f.loop_enqueues
         }
         self._job_routes: dict[str, Route] = {}
+        self._queues: dict[tuple[str, str], QueueUse] | None = None
         self.celery_default = self._celery_default()
 
     # -- the Celery app -----------------------------------------------------------------
@@ -415,7 +416,13 @@ class Routing:
     # -- the queue inventory ------------------------------------------------------------
 
     def queues(self) -> dict[tuple[str, str], QueueUse]:
-        """Every queue the project declares, names or sends to, with its bounds."""
+        """Every queue the project declares, names or sends to, with its bounds
+        (computed once: three checks and the review read it)."""
+        if self._queues is None:
+            self._queues = self._inventory()
+        return self._queues
+
+    def _inventory(self) -> dict[tuple[str, str], QueueUse]:
         inventory = _Inventory()
         self._collect_declarations(inventory)
         self._collect_jobs(inventory)

@@ -32,22 +32,30 @@ def identifier_words(name: str) -> list[str]:
 def matching_word(name: str, phrases: Iterable[str]) -> str | None:
     """The first of ``phrases`` that ``name`` contains as whole words (a plural "s" or
     "es" allowed), ignoring how either spells the boundaries between words."""
-    words = identifier_words(name)
-    for phrase in phrases:
-        target = "".join(identifier_words(phrase))
-        if target and _contains(words, target):
-            return phrase
-    return None
-
-
-def _contains(words: list[str], target: str) -> bool:
-    accepted = (target, f"{target}s", f"{target}es")
+    ordered = tuple(phrases)
+    spellings, longest = _spellings(ordered)
+    words = _identifier_words(name)
+    best: int | None = None
     for start in range(len(words)):
         joined = ""
         for word in words[start:]:
             joined += word
-            if joined in accepted:
-                return True
-            if len(joined) > len(target) + 2:
+            if len(joined) > longest:
                 break
-    return False
+            index = spellings.get(joined)
+            if index is not None and (best is None or index < best):
+                best = index
+    return ordered[best] if best is not None else None
+
+
+@functools.lru_cache(maxsize=64)
+def _spellings(phrases: tuple[str, ...]) -> tuple[dict[str, int], int]:
+    """Each accepted spelling of the phrases (words run together, plural forms) with
+    the position of its phrase, and the longest spelling's length."""
+    spellings: dict[str, int] = {}
+    for index, phrase in enumerate(phrases):
+        target = "".join(_identifier_words(phrase))
+        if target:
+            for spelling in (target, f"{target}s", f"{target}es"):
+                spellings.setdefault(spelling, index)
+    return spellings, max(map(len, spellings), default=0)

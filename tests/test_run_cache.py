@@ -1,0 +1,243 @@
+"""A run that changed nothing replays the stored report (``jobcheck/run_cache.py``);
+any change to what the run reads (a source, a document, a file astroid read, the
+options) runs the checks again, and a replayed report is the one a fresh run gives."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import jobcheck.cli
+import jobcheck.engine
+from jobcheck.config import Options
+from jobcheck.findings import Report
+from jobcheck.run_cache import RunCache
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).parent.parent
+
+SETTINGS = """\
+from celery import Celery
+
+app = Celery("proj")
+app.conf.task_time_limit = 60
+app.conf.broker_url = "amqp://"
+"""
+TASKS = """\
+from proj.app import app
+
+
+@app.task
+def work(order_id):
+    return order_id
+"""
+
+
+def _age(folder: Path, seconds: int = 3600) -> None:
+    """Make every file and folder look modified ``seconds`` ago: a run stores nothing
+    when a file it read may still change within its timestamp's granularity."""
+    for path in [folder, *folder.rglob("*")]:
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - seconds * 10**9))
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "proj").mkdir(parents=True)
+    (root / "proj" / "__init__.py").write_text("")
+    (root / "proj" / "app.py").write_text(SETTINGS)
+    (root / "proj" / "tasks.py").write_text(TASKS)
+    _age(root)
+    return root
+
+
+class Checks:
+    """Counts the runs that computed their report instead of replaying one."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.computed = 0
+        original = jobcheck.engine.check_paths
+
+        def counted(*args: object, **kwargs: object) -> Report:
+            self.computed += 1
+            return original(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(jobcheck.engine, "check_paths", counted)
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> Checks:
+    return Checks(monkeypatch)
+
+
+def _check(root: Path, cache: Path, *extra: str) -> str:
+    result = CliRunner().invoke(
+        jobcheck.cli.cli,
+        [
+            "check",
+            str(root),
+            "--cache-dir",
+            str(cache),
+            "--jobs",
+            "1",
+            "--format",
+            "concise",
+            *extra,
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def _fresh(root: Path, *extra: str) -> str:
+    result = CliRunner().invoke(
+        jobcheck.cli.cli,
+        ["check", str(root), "--no-cache", "--jobs", "1", "--format", "concise", *extra],
+        catch_exceptions=False,
+    )
+    return result.stdout
+
+
+def test_unchanged_project_replays_the_report(tmp_path: Path, checks: Checks) -> None:
+    root = _project(tmp_path)
+    cache = tmp_path / "cache"
+    first = _check(root, cache)
+    assert checks.computed == 1
+    assert _check(root, cache) == first == _fresh(root)
+    assert checks.computed == 1 + 1  # the fresh run; the second cached run replayed
+    assert (cache / "runs.pickle").is_file()
+
+
+def test_edit_to_settings_is_seen_in_other_files(tmp_path: Path, checks: Checks) -> None:
+    root = _project(tmp_path)
+    cache = tmp_path / "cache"
+    assert "missing-time-limit" not in _check(root, cache)
+    app = root / "proj" / "app.py"
+    app.write_text(SETTINGS.replace("app.conf.task_time_limit = 60\n", ""))
+    _age(root, seconds=60)  # old enough to be stored, but not the stat stored before
+    edited = _check(root, cache)
+    assert "proj/tasks.py" in edited and "missing-time-limit" in edited
+    assert checks.computed == 2
+    assert _check(root, cache) == edited == _fresh(root)
+    assert checks.computed == 3
+
+
+def test_same_size_edit_with_a_new_time_is_seen(tmp_path: Path, checks: Checks) -> None:
+    root = _project(tmp_path)
+    cache = tmp_path / "cache"
+    assert "missing-time-limit" not in _check(root, cache)
+    app = root / "proj" / "app.py"
+    app.write_text(SETTINGS.replace("task_time_limit", "task_time_limix"))  # same size
+    _age(root, seconds=60)
+    assert "missing-time-limit" in _check(root, cache)
+
+
+def test_new_file_is_seen(tmp_path: Path, checks: Checks) -> None:
+    root = _project(tmp_path)
+    cache = tmp_path / "cache"
+    _check(root, cache)
+    (root / "proj" / "more.py").write_text(
+        TASKS.replace("@app.task", "@app.task(max_retries=None)")
+    )
+    _age(root, seconds=60)
+    assert "proj/more.py" in _check(root, cache)
+    assert checks.computed == 2
+
+
+def test_new_runbook_is_seen(tmp_path: Path, checks: Checks) -> None:
+    root = tmp_path / "rq"
+    shutil.copytree(FIXTURES / "evt24" / "rq_no_runbook", root)
+    _age(root)
+    cache = tmp_path / "cache"
+    assert "dead-letter-without-runbook" in _check(root, cache)
+    runbooks = root / "docs" / "runbooks"
+    shutil.copytree(FIXTURES / "evt24" / "rq_runbook" / "docs" / "runbooks", runbooks)
+    _age(root, seconds=60)
+    assert "dead-letter-without-runbook" not in _check(root, cache)
+    assert checks.computed == 2
+
+
+def test_other_options_are_another_run(tmp_path: Path, checks: Checks) -> None:
+    root = _project(tmp_path)
+    (root / "proj" / "app.py").write_text(SETTINGS.replace("app.conf.task_time_limit = 60\n", ""))
+    _age(root)
+    cache = tmp_path / "cache"
+    everything = _check(root, cache)
+    assert "SCL-18" in everything
+    assert "SCL-18" not in _check(root, cache, "--ignore", "SCL-18")
+    assert checks.computed == 2
+    assert _check(root, cache) == everything
+    assert checks.computed == 2  # both runs are kept
+
+
+def test_recently_modified_files_store_nothing(tmp_path: Path, checks: Checks) -> None:
+    root = _project(tmp_path)
+    (root / "proj" / "tasks.py").write_text(TASKS)  # modified just now
+    cache = tmp_path / "cache"
+    first = _check(root, cache)
+    assert _check(root, cache) == first
+    assert checks.computed == 2
+
+
+def test_changed_file_that_astroid_read_is_a_miss(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    cache = tmp_path / "cache"
+    options = Options(root=str(root))
+    read = tmp_path / "site-packages" / "lib.py"
+    read.parent.mkdir()
+    read.write_text("x = 1\n")
+    _age(read.parent)
+    stored = RunCache.open(cache, ("key",))
+    assert stored.replay([str(root)], options) is None
+    report = Report(files_checked=3)
+    stat = read.stat()
+    stored.store(report, {str(read): (stat.st_mtime_ns, stat.st_size)})
+    assert RunCache.open(cache, ("key",)).replay([str(root)], options) == report
+    assert RunCache.open(cache, ("other key",)).replay([str(root)], options) is None
+    read.write_text("x = 22\n")
+    assert RunCache.open(cache, ("key",)).replay([str(root)], options) is None
+
+
+def test_damaged_store_is_ignored(tmp_path: Path, checks: Checks) -> None:
+    root = _project(tmp_path)
+    cache = tmp_path / "cache"
+    first = _check(root, cache)
+    (cache / "runs.pickle").write_bytes(b"not a pickle")
+    assert _check(root, cache) == first
+    assert checks.computed == 2
+
+
+REPLAY_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from jobcheck.cli import main
+    sys.argv = ["jobcheck", "check", *sys.argv[1:]]
+    try:
+        main()
+    except SystemExit:
+        pass
+    loaded = [m for m in ("jobcheck.checks", "jobcheck.facts", "yaml") if m in sys.modules]
+    print("LOADED:" + ",".join(loaded), file=sys.stderr)
+    """
+)
+
+
+def test_replayed_run_imports_neither_checks_nor_facts(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    shutil.copytree(ROOT / "examples" / "shop", project)
+    _age(project)
+    cache = str(tmp_path / "cache")
+    command = [sys.executable, "-c", REPLAY_SCRIPT, str(project), "--cache-dir", cache]
+    cold = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert "jobcheck.checks" in cold.stderr
+    warm = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert warm.stdout == cold.stdout and "SCL-" in warm.stdout
+    assert "LOADED:\n" in warm.stderr, warm.stderr
