@@ -163,9 +163,19 @@ class DeadLetterQueue(RuleChecks):
                 job.file.path,
                 call.loc,
                 f"'{job.task.name}' retries after a fixed {delay}: each retry waits the "
-                "same time, with no backoff or jitter; grow the countdown with the attempt "
+                "same time, with no backoff or jitter"
+                + self._backoff_not_applied(job)
+                + "; grow the countdown with the attempt "
                 "(e.g. countdown=2 ** self.request.retries * 30 + random jitter)",
             )
+
+    def _backoff_not_applied(self, job: Job) -> str:
+        """A note for tasks that set retry_backoff and retry by hand: Celery applies it
+        only to the retries autoretry_for makes (celery/app/autoretry.py)."""
+        backoff = self.project.option(job, "retry_backoff")
+        if backoff.is_set and truthy(backoff.value):
+            return " (retry_backoff applies only to autoretry_for retries, not to self.retry())"
+        return ""
 
     def _retry_delay(self, job: Job) -> str:
         """How long each retry waits when no countdown is given."""
