@@ -106,8 +106,9 @@ class SpreadScheduledJobs(RuleChecks):
                 "schedule-pile-up",
                 f.path,
                 entry.timing_loc,
-                f"{describe(entry)} starts at {first_shared_moment(fire, other_fire)}, the same "
-                f"minute as {describe(other)} ({other_f.path}:{other.loc.line}){more}: jobs "
+                f"{describe(entry)} ({entry.timing.text}) runs at "
+                f"{first_shared_moment(fire, other_fire)}, the same minute as "
+                f"{describe(other)} ({other_f.path}:{other.loc.line}){more}: jobs "
                 "that start together compete for workers and the database; move this one "
                 f"to a free minute, e.g. {hint}",
             )
