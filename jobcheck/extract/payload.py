@@ -208,8 +208,8 @@ def _call(
     if method == "read" or method == "getvalue":
         return Kind("file", f"file contents from .{method}()")
     if method in ("values_list",):
-        if _flat_ids(expr):
-            return Kind("ids", "")
+        if _flat_single_field(expr):
+            return Kind("ids", "")  # plain values of one field (IDs mostly), not rows
         return Kind("copies", "rows copied by values_list()")
     if method == "values" and _is_orm_chain(receiver):
         return Kind("copies", "rows copied by values()")
@@ -242,14 +242,12 @@ def _subscript(
         if base.attr.value == "FILES":
             return Kind("file", "an uploaded file from request.FILES")
     inner = classify(base, names, variables, request_names)
-    if inner.kind == "queryset":
-        slice_ = expr.slice[0].slice if expr.slice else None
-        if isinstance(slice_, cst.Index):
-            return Kind("record", f"a row from {inner.reason}")
-        return inner
-    if inner.kind in ("copy", "copies") and inner.kind == "copies":
-        return Kind("copy", inner.reason)
-    return UNKNOWN
+    if inner.kind not in ("queryset", "copies", "ids"):
+        return UNKNOWN
+    slice_ = expr.slice[0].slice if expr.slice else None
+    if not isinstance(slice_, cst.Index):
+        return inner  # a slice: still rows (or values)
+    return element_of(inner) or UNKNOWN  # one row
 
 
 def _container(
@@ -332,7 +330,8 @@ def _is_sqlalchemy_session(expr: cst.BaseExpression) -> bool:
     return name is not None and name.split(".")[-1] in ("session", "db_session", "Session")
 
 
-def _flat_ids(call: cst.Call) -> bool:
+def _flat_single_field(call: cst.Call) -> bool:
+    """``values_list("project_id", flat=True)``: its items are single values."""
     fields = [a for a in call.args if a.keyword is None]
     flat = any(
         a.keyword is not None
@@ -341,10 +340,7 @@ def _flat_ids(call: cst.Call) -> bool:
         and a.value.value == "True"
         for a in call.args
     )
-    if not flat or len(fields) != 1:
-        return False
-    field = fields[0].value
-    return isinstance(field, cst.SimpleString) and field.evaluated_value in ("id", "pk", "uuid")
+    return flat and len(fields) == 1
 
 
 def _call_name(expr: cst.BaseExpression) -> str | None:
