@@ -65,6 +65,12 @@ class IdsInJobs(RuleChecks):
     @staticmethod
     def _message(site: EnqueueSite, argument: Argument, what: str, job: str | None) -> str:
         name = job or site.target_text
+        if argument.kind in ("file", "dataframe"):
+            return (
+                f"'{argument.text}' passed to '{name}' is {what}: every message carries the "
+                "whole content through the broker, which holds it while the job waits and "
+                "retries; store it (object storage, a file or table row) and pass its key"
+            )
         return (
             f"'{argument.text}' passed to '{name}' is {what}: the job gets a copy that is "
             "stale by the time it runs; pass the ID (e.g. .pk) and load the record in the job"

@@ -250,6 +250,9 @@ def _subscript(
     return element_of(inner) or UNKNOWN  # one row
 
 
+_CONTAINER_NAMES = {cst.Dict: "a dict", cst.List: "a list", cst.Tuple: "a tuple", cst.Set: "a set"}
+
+
 def _container(
     expr: cst.Dict | cst.List | cst.Tuple | cst.Set,
     names: Names,
@@ -263,7 +266,7 @@ def _container(
     for value in values:
         kind = classify(value, names, variables, request_names)
         if kind.kind in HEAVY:
-            what = "a dict" if isinstance(expr, cst.Dict) else "a list"
+            what = _CONTAINER_NAMES[type(expr)]
             return Kind(kind.kind, f"{what} holding {kind.reason}")
     return SCALAR
 
