@@ -1,10 +1,14 @@
 """Periodic order maintenance, run by Celery beat (see shop/schedules.py)."""
 
+import redis
 from celery import shared_task
 from django.core.cache import cache
+from django.core.mail import send_mail
 from django.utils import timezone
 
 from .models import Order
+
+redis_client = redis.Redis()
 
 
 # Mistake: nothing stops two runs from overlapping (SCL-38), and nothing expires the
@@ -29,3 +33,22 @@ def cancel_unpaid_orders_once():
 def refresh_exchange_rates():
     if not cache.add("lock:refresh-exchange-rates", "1", timeout=300):
         return
+
+
+# Mistake: the lock keeps two runs from overlapping (so SCL-38 is satisfied), but not a
+# run that repeats after the first one ended (a second beat, a caught-up tick): the
+# staff get the digest twice (SCL-17).
+@shared_task(time_limit=300, soft_time_limit=270, expires=3000)
+def mail_unpaid_digest():
+    with redis_client.lock("lock:unpaid-digest", timeout=300):
+        count = Order.objects.filter(paid=False).count()
+        send_mail("Unpaid orders", f"{count} unpaid", "shop@example.com", ["staff@example.com"])
+
+
+# Correct twin: one digest a day, whichever run gets there first.
+@shared_task(time_limit=300, soft_time_limit=270, expires=3000)
+def mail_unpaid_digest_once():
+    if not cache.add(f"digest:unpaid:{timezone.now().date()}", "1", timeout=2 * 86400):
+        return
+    count = Order.objects.filter(paid=False).count()
+    send_mail("Unpaid orders", f"{count} unpaid", "shop@example.com", ["staff@example.com"])

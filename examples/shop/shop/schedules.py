@@ -6,7 +6,12 @@ from datetime import timedelta
 from apscheduler.schedulers.background import BackgroundScheduler
 from celery.schedules import crontab
 
-from orders.periodic import cancel_unpaid_orders_once, refresh_exchange_rates
+from orders.periodic import (
+    cancel_unpaid_orders_once,
+    mail_unpaid_digest,
+    mail_unpaid_digest_once,
+    refresh_exchange_rates,
+)
 
 CELERY_BEAT_SCHEDULE = {
     # Mistakes: minute 0 like everyone else's cron (SCL-22), a job with no lock and no
@@ -44,6 +49,16 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-rates-early": {
         "task": refresh_exchange_rates.name,
         "schedule": crontab(minute=17, hour=1),
+    },
+    # Mistake: a daily mail sent again whenever the job runs twice (see the task).
+    "mail-unpaid-digest": {
+        "task": mail_unpaid_digest.name,
+        "schedule": crontab(minute=37, hour=7),
+    },
+    # Correct twin.
+    "mail-unpaid-digest-once": {
+        "task": mail_unpaid_digest_once.name,
+        "schedule": crontab(minute=47, hour=7),
     },
     # Mistake: a typo; no task is registered as "orders.periodic.refresh_exchange_rate",
     # so beat sends messages no worker accepts (JOB-02). The entries above name tasks by
