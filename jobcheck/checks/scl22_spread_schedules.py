@@ -44,13 +44,12 @@ class SpreadScheduledJobs(RuleChecks):
     def _sparse(self) -> list[tuple[FileFacts, ScheduleEntry, Firing]]:
         """Cron-timed entries that start at most MAX_STARTS_PER_HOUR times an hour."""
         found = []
-        for f in self.project.files:
-            for entry in f.schedules:
-                fire = firing(entry.timing)
-                if fire is None or fire.minutes is None:
-                    continue
-                if len(fire.minutes) <= MAX_STARTS_PER_HOUR:
-                    found.append((f, entry, fire))
+        for f, entry in self.project.schedules():
+            fire = firing(entry.timing)
+            if fire is None or fire.minutes is None:
+                continue
+            if len(fire.minutes) <= MAX_STARTS_PER_HOUR:
+                found.append((f, entry, fire))
         return found
 
     def _free_minutes(self) -> list[int]:
@@ -116,42 +115,40 @@ class SpreadScheduledJobs(RuleChecks):
     @check("crontab-missing-minute")
     def crontab_missing_minute(self) -> Iterator[Finding]:
         free = self._free_minutes()
-        for f in self.project.files:
-            for entry in f.schedules:
-                if not entry.timing.minute_defaulted:
-                    continue
-                yield self.finding(
-                    "crontab-missing-minute",
-                    f.path,
-                    entry.timing_loc,
-                    f"{describe(entry)}: {entry.timing.text} sets no minute, and Celery's "
-                    "crontab defaults every field to '*', so it fires every minute of each "
-                    "hour it matches (60 runs instead of one); add minute=, e.g. "
-                    f"minute={free[0]}",
-                )
+        for f, entry in self.project.schedules():
+            if not entry.timing.minute_defaulted:
+                continue
+            yield self.finding(
+                "crontab-missing-minute",
+                f.path,
+                entry.timing_loc,
+                f"{describe(entry)}: {entry.timing.text} sets no minute, and Celery's "
+                "crontab defaults every field to '*', so it fires every minute of each "
+                "hour it matches (60 runs instead of one); add minute=, e.g. "
+                f"minute={free[0]}",
+            )
 
     @check("interval-schedule-resets-on-deploy")
     def interval_schedule_resets_on_deploy(self) -> Iterator[Finding]:
         persistent_beat = self._persistent_beat()
-        for f in self.project.files:
-            for entry in f.schedules:
-                when = entry.timing
-                if when.kind != "interval" or when.seconds is None or when.anchored:
-                    continue
-                if when.seconds < LONG_INTERVAL:
-                    continue
-                why = _reset_reason(entry, persistent_beat)
-                if why is None:
-                    continue
-                period = describe_seconds(when.seconds)
-                yield self.finding(
-                    "interval-schedule-resets-on-deploy",
-                    f.path,
-                    entry.timing_loc,
-                    f"{describe(entry)} runs every {period} ({when.text}), {why}; a project "
-                    f"that deploys more often than every {period} {_consequence(entry)}: "
-                    f"pin it to fixed times instead, e.g. {_cron_hint(entry, when.seconds)}",
-                )
+        for f, entry in self.project.schedules():
+            when = entry.timing
+            if when.kind != "interval" or when.seconds is None or when.anchored:
+                continue
+            if when.seconds < LONG_INTERVAL:
+                continue
+            why = _reset_reason(entry, persistent_beat)
+            if why is None:
+                continue
+            period = describe_seconds(when.seconds)
+            yield self.finding(
+                "interval-schedule-resets-on-deploy",
+                f.path,
+                entry.timing_loc,
+                f"{describe(entry)} runs every {period} ({when.text}), {why}; a project "
+                f"that deploys more often than every {period} {_consequence(entry)}: "
+                f"pin it to fixed times instead, e.g. {_cron_hint(entry, when.seconds)}",
+            )
 
     def _persistent_beat(self) -> bool:
         if any(f.imports & PERSISTENT_BEAT_PACKAGES for f in self.project.files):

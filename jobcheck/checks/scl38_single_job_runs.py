@@ -16,6 +16,7 @@ from jobcheck.extract.lock_names import name_words, takes_lock_by_name
 from jobcheck.facts import FileFacts, Loc, SchedulerStart, StartupHook
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
+from jobcheck.project.test_code import is_test_code
 
 LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
 # Single-instance task bases: celery-once (celery_once/tasks.py ``QueueOnce``) and
@@ -142,6 +143,7 @@ class SingleJobRuns(RuleChecks):
         return [
             (f, start)
             for f in self.project.files
+            if not is_test_code(f)
             for start in f.scheduler_starts
             if start.receiver is None or _lookup(start.receiver, objects) is not None
         ]

@@ -8,6 +8,7 @@ from jobcheck.extract import enqueue
 from jobcheck.extract.celery_settings import normalize
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import (
+    SPLAT,
     CeleryApp,
     ConfigSource,
     FunctionFacts,
@@ -176,6 +177,9 @@ class CeleryRecognizer(Recognizer):
                 if arg.keyword is not None:
                     options.append((arg.keyword.value, walker.evaluate(arg.value)))
                     locs.append((arg.keyword.value, walker.loc(arg)))
+                elif arg.star == "**":  # @shared_task(**RETRY_OPTIONS): any option may be set
+                    options.append((SPLAT, walker.evaluate(arg.value)))
+                    locs.append((SPLAT, walker.loc(arg)))
         option_map = dict(options)
         explicit_name = string(option_map.get("name"))
         app_ref = None if qualname in SHARED_TASK_DECORATORS else qualname.rpartition(".")[0]

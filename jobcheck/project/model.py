@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts import (
     NOWHERE,
+    SPLAT,
     CeleryApp,
     Decorator,
     DocFile,
@@ -22,9 +23,10 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, string
+from jobcheck.facts.values import CallV, DictV, Opaque, Ref, SeqV, Value, string
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
+from jobcheck.project.test_code import is_test_code
 
 if TYPE_CHECKING:
     from jobcheck.project.routing import Routing
@@ -353,6 +355,15 @@ class Project:
         task = job.task
         if task.has_option(key):
             return Resolved(task.option(key), "task", job.file.path, task.option_loc(key))
+        if task.has_option(SPLAT):  # @shared_task(**OPTIONS): set there, for all we know
+            spread = task.option(SPLAT)
+            value = spread.get(key) if isinstance(spread, DictV) else None
+            return Resolved(
+                value if value is not None else Opaque(f"**{_text(spread)}"),
+                "task",
+                job.file.path,
+                task.option_loc(SPLAT),
+            )
         found = self._base_option(job, key)
         if found is not None:
             return found
@@ -379,6 +390,8 @@ class Project:
             seen.add(name)
             entry = self.task_classes.get(name)
             if entry is None:
+                if self._outside_project(name):  # a library's base class: it may set it
+                    return Resolved(Opaque(name), "base", job.file.path, job.task.loc)
                 continue
             f, tc = entry
             for attr, value in tc.attrs:
@@ -387,6 +400,12 @@ class Project:
                     return Resolved(value, "base", f.path, loc)
             pending.extend(tc.bases)
         return None
+
+    def _outside_project(self, qualname: str) -> bool:
+        """A class of an installed library other than Celery (whose Task sets no limits
+        or retries beyond the defaults the checks know)."""
+        root = qualname.split(".")[0]
+        return root not in self.root_packages and root not in ("celery", "kombu", "builtins")
 
     def _app_task_classes(self, job: Job) -> list[str]:
         if job.task.kind == "class":
@@ -460,13 +479,17 @@ class Project:
         }
         return next(iter(found.values())) if len(found) == 1 else None
 
+    def schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
+        """Every schedule entry of the project outside test code (a test project's
+        settings schedule nothing in production)."""
+        return [(f, entry) for f in self.files if not is_test_code(f) for entry in f.schedules]
+
     def scheduled_jobs(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
-        """Every schedule entry in the project, with the job it runs when the project
-        defines that job (None for library tasks, plain functions, unknown names)."""
+        """Every schedule entry (outside test code), with the job it runs when the
+        project defines that job (None for library tasks, plain functions, unknown names)."""
         return [
             (f, entry, self.job_named(entry.task_name, entry.target))
-            for f in self.files
-            for entry in f.schedules
+            for f, entry in self.schedules()
         ]
 
     def scheduled_function(self, entry: ScheduleEntry, job: Job | None) -> str | None:
@@ -539,6 +562,15 @@ class Project:
                 for qualname, value in f.aliases.items():
                     dict.setdefault(aliases, qualname, value)
         return bool(loaded)
+
+
+def _text(value: Value | None) -> str:
+    """A short name for a spread value: ``RETRY_OPTIONS`` of ``**RETRY_OPTIONS``."""
+    if isinstance(value, Ref):
+        return value.qualname.rsplit(".", 1)[-1]
+    if isinstance(value, Opaque):
+        return value.text
+    return "options"
 
 
 # Library decorators a project may wrap, and the framework each makes jobs for.

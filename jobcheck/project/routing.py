@@ -21,12 +21,12 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jobcheck.extract.celery_settings import SETTING_NAMES
 from jobcheck.facts import EnqueueSite, FileFacts, Loc, LoopEnqueue, QueueBinding, ScheduleEntry
 from jobcheck.facts.values import CallV, Const, DictV, Ref, SeqV, Value, is_none, string
+from jobcheck.project.test_code import is_test_code
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -600,29 +600,6 @@ def _queue_arguments(use: QueueUse, options: tuple[tuple[str, Value], ...], plac
 def _may_hold_queue(site: EnqueueSite) -> bool:
     """Options spread from a mapping (``**options``, ``options=...``) may name the queue."""
     return any(key in ("**", "options") for key, _ in site.options)
-
-
-TEST_FOLDERS = frozenset({"tests", "test", "testing"})
-
-
-def is_test_code(f: FileFacts) -> bool:
-    """Test code: its apps, calls and queues say nothing about how production routes
-    jobs. A test module (``tests/``, ``test_*.py``, ``conftest.py``) or a module of a
-    project kept under a tests folder (``tests/testproject/celery.py``)."""
-    return _is_test_module(f.module, f.path)
-
-
-@functools.lru_cache(maxsize=8192)
-def _is_test_module(module: str, path: str) -> bool:
-    parts = module.split(".") if module else []
-    last = parts[-1] if parts else ""
-    if any(part in TEST_FOLDERS for part in parts[:-1]):
-        return True
-    if last.startswith("test_") or last.endswith("_test") or last in ("tests", "conftest"):
-        return True
-    parents = Path(path).parents
-    depth = max(len(parts), 1)
-    return depth < len(parents) and parents[depth - 1].name in TEST_FOLDERS
 
 
 def _route_pairs(router: Value) -> list[tuple[Value | None, Value]] | None:
