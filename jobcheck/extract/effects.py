@@ -395,7 +395,8 @@ class EffectsRecognizer(Recognizer):
         if send is not None:
             kind, label = send
             self._effect(frame, "send", node, label, _names_key(node))
-            frame.facts.slow_calls.append(SlowCall(kind, self.walker.loc(node), label))
+            if not self._outcome_answered():
+                frame.facts.slow_calls.append(SlowCall(kind, self.walker.loc(node), label))
             return
         charge = self._charge(node, func, receiver, method)
         if charge is not None:
@@ -407,6 +408,12 @@ class EffectsRecognizer(Recognizer):
             frame.facts.slow_calls.append(SlowCall(slow[0], self.walker.loc(node), slow[1]))
             return
         self._database(frame, node, receiver, method)
+
+    def _outcome_answered(self) -> bool:
+        """The call sits in a ``try`` whose ``except`` clause returns a value: when it
+        fails, the caller is told (a "test the mail settings" endpoint answers with the
+        SMTP error), so its outcome is part of the answer."""
+        return any(_handler_returns(node) for node in self.walker.tries)
 
     def _effect(
         self, frame: _Frame, kind: str, node: cst.CSTNode, label: str, has_key: bool
@@ -853,3 +860,17 @@ def _tokens(expr: cst.CSTNode) -> set[str]:
                     words.add(part.lower())
         stack.extend(children(current))
     return words
+
+
+def _handler_returns(node: cst.Try | cst.TryStar) -> bool:
+    """An ``except`` clause of ``node`` ends in ``return <value>``."""
+    for handler in node.handlers:
+        body = handler.body
+        if not isinstance(body, cst.IndentedBlock) or not body.body:
+            continue
+        last = body.body[-1]
+        if isinstance(last, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Return) and small.value is not None for small in last.body
+        ):
+            return True
+    return False

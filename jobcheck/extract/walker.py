@@ -128,6 +128,8 @@ class Walker:
         self.loop_nodes: list[cst.For | cst.While] = []
         """The enclosing loops of the current node, innermost last (within the function)."""
         self.handlers: list[tuple[str, ...]] = []
+        self.tries: list[cst.Try | cst.TryStar] = []
+        """The ``try`` statements whose body holds the current node (within the function)."""
         self.atomic_blocks = 0
         self.deferred = 0
         self.order = 0
@@ -289,6 +291,7 @@ class Walker:
             )
         saved = (self.atomic_blocks, self.loops, self.handlers, self.deferred, self.conditions)
         saved_loop_nodes, self.loop_nodes = self.loop_nodes, []
+        saved_tries, self.tries = self.tries, []
         self.atomic_blocks, self.loops, self.handlers, self.conditions = 0, [], [], []
         self.functions.append(scope)
         self._prefixes.append(qualname)
@@ -299,6 +302,7 @@ class Walker:
         self.functions.pop()
         self.atomic_blocks, self.loops, self.handlers, self.deferred, self.conditions = saved
         self.loop_nodes = saved_loop_nodes
+        self.tries = saved_tries
         self._settle(node, facts)
 
     def _settle(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
@@ -412,7 +416,9 @@ class Walker:
 
     def _try(self, node: cst.CSTNode) -> None:
         assert isinstance(node, (cst.Try, cst.TryStar))
+        self.tries.append(node)
         self.visit(node.body)
+        self.tries.pop()
         for handler in node.handlers:
             caught = _caught_names(handler, self.names)
             for recognizer in self.recognizers:
