@@ -59,21 +59,28 @@ class SpreadScheduledJobs(RuleChecks):
     @check("schedule-on-the-hour")
     def schedule_on_the_hour(self) -> Iterator[Finding]:
         free = self._free_minutes()
-        flagged = [(f, e) for f, e, fire in self._sparse() if 0 in (fire.minutes or ())]
-        for index, (f, entry) in enumerate(flagged):
+        flagged = [(f, e, fire) for f, e, fire in self._sparse() if 0 in (fire.minutes or ())]
+        for index, (f, entry, fire) in enumerate(flagged):
             hint = minute_hint(entry, free[index % len(free)])
-            others = len(flagged) - 1
+            together = sum(
+                1
+                for _, other, other_fire in flagged
+                if other is not entry and may_coincide(fire, other_fire)
+            )
             company = (
-                f", like {others} other schedule{'s' if others > 1 else ''} here" if others else ""
+                f", at the same moment as {together} other schedule{'s' if together > 1 else ''}"
+                " here"
+                if together
+                else ""
             )
             yield self.finding(
                 "schedule-on-the-hour",
                 f.path,
                 entry.timing_loc,
                 f"{describe(entry)} starts at minute 0 ({entry.timing.text}){company}"
-                f"{_default_note(entry)}: jobs scheduled on the hour all start together and "
-                "compete for workers, the database and outside APIs; give it a minute of "
-                f"its own, e.g. {hint}",
+                f"{_default_note(entry)}: minute 0 is when most scheduled work starts (other "
+                "jobs, backups, other systems' cron), so these runs compete for workers, the "
+                f"database and outside APIs; give it a minute of its own, e.g. {hint}",
             )
 
     @check("schedule-pile-up")
