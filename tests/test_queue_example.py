@@ -1,4 +1,5 @@
-"""The example shop shows every queue and dead-letter check at least once."""
+"""The example shop shows every queue and dead-letter check at least once; the queue
+advice fits the broker."""
 
 from __future__ import annotations
 
@@ -28,3 +29,19 @@ def test_example_shop_shows_each_queue_check() -> None:
     assert "'urgent'" not in messages and "'exports'" not in messages
     assert "export_customers" not in messages
     assert "RQ's failed job registry" not in messages
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _unbounded_queue_messages(case: Path) -> list[str]:
+    selection = Selection.resolve(load_catalog(), ["unbounded-queue"], [])
+    report = check_paths([str(case)], Options(root=str(case)), selection, RunSettings(jobs=1))
+    return [f.message for f in report.findings]
+
+
+def test_unbounded_queue_advice_follows_the_broker() -> None:
+    (redis,) = _unbounded_queue_messages(FIXTURES / "scl19" / "celery_default_queue")
+    assert "expires=" in redis and "redis transport" in redis and "x-max-length" not in redis
+    (amqp,) = _unbounded_queue_messages(FIXTURES / "scl18" / "celery_inheritance")
+    assert "'x-max-length': N" in amqp and "expires=" in amqp

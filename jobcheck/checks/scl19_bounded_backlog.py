@@ -28,6 +28,7 @@ class BoundedBacklog(RuleChecks):
     @check("unbounded-queue")
     def unbounded_queue(self) -> Iterator[Finding]:
         celery_in_sight = self.project.routing.celery_config_in_sight()
+        broker = self.project.broker_scheme()
         for use in self.project.routing.queues().values():
             if use.bounds or use.maybe_bounded:
                 continue
@@ -37,7 +38,8 @@ class BoundedBacklog(RuleChecks):
                 continue
             place = self._place_of(use)
             if place is not None:
-                yield self.finding("unbounded-queue", place.path, place.loc, _message(use))
+                message = _message(use, broker)
+                yield self.finding("unbounded-queue", place.path, place.loc, message)
 
     def _place_of(self, use: QueueUse) -> Place | None:
         """Its first declaration, else the first place naming it, else (an implicit
@@ -90,7 +92,11 @@ def _order(place: Place) -> tuple[str, int, int]:
     return place.path, place.loc.line, place.loc.column
 
 
-def _message(use: QueueUse) -> str:
+# Celery transports whose queues take RabbitMQ's x-max-length / x-message-ttl arguments.
+AMQP_SCHEMES = frozenset({"amqp", "amqps", "pyamqp", "librabbitmq"})
+
+
+def _message(use: QueueUse, broker: str | None = None) -> str:
     implicit = not use.explicit
     if use.framework == "celery":
         who = (
@@ -98,6 +104,12 @@ def _message(use: QueueUse) -> str:
             if implicit
             else f"Celery queue '{use.name}'"
         )
+        if broker is not None and broker not in AMQP_SCHEMES:
+            return (
+                f"{who} has no backlog bound: no expires on the tasks, routes or calls that "
+                "use it, so while workers lag it grows without end. Bound it with expires= "
+                f"on its tasks (the {broker} transport takes no queue length limit)"
+            )
         return (
             f"{who} has no backlog bound: no x-max-length, x-max-length-bytes or "
             "x-message-ttl on its declaration and no expires on the tasks, routes or calls "
