@@ -222,8 +222,9 @@ class _Parser:
                     finished, _ = wait(self._futures, return_when=FIRST_COMPLETED)
                     for future in finished:
                         index = self._futures.pop(future)
-                        pending.discard(index)
-                        yield index, future.result()  # type: ignore[attr-defined]
+                        facts = future.result()  # type: ignore[attr-defined]
+                        pending.discard(index)  # only once its facts are in hand
+                        yield index, facts
         except BrokenProcessPool:
             # A worker died (out of memory, a crash in a native extension): finish here,
             # file by file, so that one bad file cannot take the whole run with it.

@@ -323,3 +323,28 @@ def test_default_cache_folder_is_the_project_root(tmp_path: Path) -> None:
     assert default_directory(None, [str(package)]) == expected
     assert default_directory(None, [str(package / "tasks.py")]) == expected
     assert default_directory(str(package), [str(root)]) == package / ".jobcheck_cache"
+
+
+def test_a_worker_that_dies_does_not_lose_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
+) -> None:
+    """A worker killed mid-parse (out of memory, a crash in a native extension) breaks
+    the pool: the parent parses what is left, and the findings are the same."""
+    project = _copy(ROOT / "examples" / "shop", tmp_path)
+    expected = _summary(_run(project, jobs=1))
+    monkeypatch.setattr(_Dying, "parent", os.getpid())
+    monkeypatch.setattr(_Dying, "extract", scan.extract)
+    monkeypatch.setattr(scan, "extract", _dies_in_a_worker)
+    assert _summary(_run(project, jobs=2)) == expected
+
+
+class _Dying:
+    parent = 0
+    extract = staticmethod(scan.extract)
+
+
+def _dies_in_a_worker(*args: object) -> object:
+    """``scan.extract`` in the parent; in a forked worker, the end of the worker."""
+    if os.getpid() != _Dying.parent:
+        os._exit(1)
+    return _Dying.extract(*args)  # type: ignore[arg-type]
