@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.schedule_support import describe, job_label
 from jobcheck.extract.lock_names import name_words, takes_lock_by_name
-from jobcheck.facts import FileFacts, Loc, SchedulerStart, StartupHook
+from jobcheck.facts import FileFacts, FunctionFacts, Loc, SchedulerStart, StartupHook
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
 from jobcheck.project.test_code import is_test_code
@@ -69,17 +69,32 @@ class SingleJobRuns(RuleChecks):
                 "copies run at once; take a lock at the top (cache.add, a Redis lock, "
                 "pg_try_advisory_lock) and skip the run when it is held"
                 f"{_framework_advice(job.framework if job else entry.framework)}. Looked for "
-                "lock calls in its body, lock decorators and single-instance base classes",
+                "lock calls in its body and in the functions it calls, lock decorators and "
+                "single-instance base classes",
             )
 
     def _guarded(self, function: str, job: Job | None) -> bool:
         facts = self.project.function(function)
         if facts is not None:
-            if any(guard.kind in LOCK_GUARDS for guard in facts.guards):
+            if self._locks(facts):
                 return True
-            if any(self._lock_decorator(d.qualname) for d in facts.decorators):
+            # One call deep: a job that hands its work to a helper which takes the lock
+            # (taiga's send_bulk_email task calls services.send_bulk_email, which runs
+            # under advisory_lock(..., wait=False)).
+            if any(self._locks(callee) for callee in self._callees(facts)):
                 return True
         return job is not None and self._lock_base(job)
+
+    def _locks(self, facts: FunctionFacts) -> bool:
+        return any(guard.kind in LOCK_GUARDS for guard in facts.guards) or any(
+            self._lock_decorator(d.qualname) for d in facts.decorators
+        )
+
+    def _callees(self, facts: FunctionFacts) -> Iterator[FunctionFacts]:
+        for name in facts.calls:
+            callee = self.project.function(self.project.resolve_function(name) or name)
+            if callee is not None and callee is not facts:
+                yield callee
 
     def _lock_decorator(self, qualname: str | None) -> bool:
         if not qualname:

@@ -439,6 +439,10 @@ class Walker:
         assert isinstance(node, cst.Call)
         self.order += 1
         func = self.qualify(node.func)
+        if func is not None and self.functions:
+            calls = self.functions[-1].facts.calls
+            if func not in calls:
+                calls.append(func)
         for recognizer in self.recognizers:
             recognizer.call(node, func)
         self.visit(node.func)
