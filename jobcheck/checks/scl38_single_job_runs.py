@@ -19,6 +19,7 @@ from jobcheck.project.model import Job
 from jobcheck.project.test_code import is_test_code
 
 LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
+MAX_DELEGATE_CALLS = 1
 # Single-instance task bases: celery-once (celery_once/tasks.py ``QueueOnce``) and
 # celery-singleton (celery_singleton/singleton.py ``Singleton``).
 KNOWN_LOCK_BASES = frozenset(
@@ -91,8 +92,15 @@ class SingleJobRuns(RuleChecks):
         )
 
     def _callees(self, facts: FunctionFacts) -> Iterator[FunctionFacts]:
-        for name in facts.calls:
-            callee = self.project.function(self.project.resolve_function(name) or name)
+        """The project functions ``facts`` calls. A job that only hands its work on (one
+        project call) has its helper's module parsed when the prefilter skipped it; for
+        the others only analysed modules are looked in: parsing every module that
+        saleor's scheduled jobs call into costs two seconds."""
+        roots = self.project.root_packages
+        names = [name for name in facts.calls if name.split(".")[0] in roots]
+        load = len(names) <= MAX_DELEGATE_CALLS
+        for name in names:
+            callee = self.project.function(self.project.resolve_function(name) or name, load)
             if callee is not None and callee is not facts:
                 yield callee
 

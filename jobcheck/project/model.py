@@ -275,10 +275,12 @@ class Project:
         known = frozenset(f.module for f in self.files)
         return known | self.loader.all_modules if self.loader is not None else known
 
-    def function(self, qualname: str | None) -> FunctionFacts | None:
+    def function(self, qualname: str | None, load: bool = True) -> FunctionFacts | None:
+        """The facts of a project function; with ``load=False``, only when its module
+        was analysed (no module is parsed on demand)."""
         if qualname is None:
             return None
-        entry = self.functions.get(qualname)
+        entry = self.functions.get(qualname) if load else dict.get(self.functions, qualname)
         return entry[1] if entry else None
 
     # -- models -----------------------------------------------------------------
