@@ -149,7 +149,8 @@ def _retries(project: Project, job: Job) -> str:
             return f"automatic on {_exceptions(autoretry.value)}, {limit}"
         function = project.function(job.task.function)
         if function is not None and function.retry_calls:
-            return f"self.retry(), {limit}"
+            caps = {_cap(call.max_retries) for call in function.retry_calls if call.max_retries}
+            return f"self.retry(), {'; '.join(sorted(caps)) if caps else limit}"
         return "none"
     if job.framework == "rq":
         retry = job.task.option("retry")
@@ -162,18 +163,44 @@ def _retries(project: Project, job: Job) -> str:
     return "max 20 (Dramatiq default)"
 
 
+def _cap(value: Value) -> str:
+    """A ``max_retries=`` given to ``self.retry(...)``."""
+    if is_none(value):
+        return "unbounded"
+    return f"max {describe(value)}" if number(value) is not None else "set per call"
+
+
 def _backoff(project: Project, job: Job) -> str:
     if job.framework == "celery":
-        backoff = project.option(job, "retry_backoff")
-        if backoff.is_set and truthy(backoff.value):
-            jitter = project.option(job, "retry_jitter")
-            off = jitter.is_set and truthy(jitter.value) is False
-            return "exponential" + (", no jitter" if off else " with jitter")
         delay = project.option(job, "default_retry_delay")
-        return f"fixed {_value(delay)} s" if delay.is_set else "fixed 180 s (Celery default)"
+        default = f"fixed {_value(delay)} s" if delay.is_set else "fixed 180 s (Celery default)"
+        if project.option(job, "autoretry_for").is_set:
+            # retry_backoff shapes only the retries autoretry_for makes (celery/app/autoretry.py).
+            backoff = project.option(job, "retry_backoff")
+            if backoff.is_set and truthy(backoff.value):
+                jitter = project.option(job, "retry_jitter")
+                off = jitter.is_set and truthy(jitter.value) is False
+                return "exponential" + (", no jitter" if off else " with jitter")
+            return default
+        return _manual_backoff(project, job, default)
     if job.framework == "rq":
         return _rq_intervals(job.task.option("retry"))
     return "exponential with jitter (Dramatiq)"
+
+
+def _manual_backoff(project: Project, job: Job, default: str) -> str:
+    """How the task's own ``self.retry(...)`` calls space the attempts."""
+    function = project.function(job.task.function)
+    calls = function.retry_calls if function is not None else []
+    kinds = set()
+    for call in calls:
+        if call.countdown is None:
+            kinds.add(default)
+        elif number(call.countdown) is not None:
+            kinds.add(f"fixed {describe(call.countdown)} s (countdown)")
+        else:
+            kinds.add("countdown computed per attempt")
+    return "; ".join(sorted(kinds)) if kinds else "-"
 
 
 def _rq_intervals(retry: Value | None) -> str:
@@ -196,10 +223,25 @@ def _dead_letter(project: Project, job: Job) -> str:
         if use is not None and use.dead_letter:
             exchange = use.dead_letter[0][1]
             return f"x-dead-letter-exchange {exchange}" if exchange else "x-dead-letter-exchange"
-    handlers = [h for f in project.files for h in f.failure_handlers]
-    if any(h.persists for h in handlers):
-        return "failure handler that persists"
-    return "none found"
+    return _failure_handler(project, job) or "none found"
+
+
+def _failure_handler(project: Project, job: Job) -> str | None:
+    """A handler that stores this job's failures: a ``task_failure`` receiver (every
+    task), ``on_failure`` on its class or a base class, or its ``on_failure=`` option."""
+    classes = set(project.task_bases(job))
+    for f in project.files:
+        for handler in f.failure_handlers:
+            if not handler.persists:
+                continue
+            if handler.kind == "signal":
+                name = f" {handler.owner}" if handler.owner else ""
+                return f"task_failure handler{name}, which persists"
+            if handler.kind == "on_failure" and handler.owner in classes:
+                return f"{handler.owner}.on_failure, which persists"
+    if job.task.has_option("on_failure"):
+        return "on_failure= option"
+    return None
 
 
 def _lock(locks: SingleJobRuns, job: Job) -> str:

@@ -382,6 +382,24 @@ class Project:
                 return Resolved(setting.value, "settings", f.path, setting.loc)
         return Resolved(None, "default")
 
+    def task_bases(self, job: Job) -> list[str]:
+        """The task classes a job is built on: its own class (class-based tasks), its
+        ``base=``, the app's ``task_cls``, and their bases, nearest first."""
+        own = [job.task.qualname] if job.task.kind == "class" else []
+        pending = [b for b in (*own, job.task.base, *self._app_task_classes(job)) if b]
+        found: list[str] = []
+        while pending:
+            name = pending.pop(0)
+            if name in found:
+                continue
+            found.append(name)
+            entry = self.task_classes.get(name)
+            if entry is not None:
+                pending.extend(entry[1].bases)
+            else:
+                pending.extend(self.classes.get(name, ()))
+        return found
+
     def _base_option(self, job: Job, key: str) -> Resolved | None:
         pending = [b for b in (job.task.base, *self._app_task_classes(job)) if b]
         seen: set[str] = set()
