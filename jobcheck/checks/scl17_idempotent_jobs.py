@@ -93,9 +93,9 @@ def _message(job: str, effect: SideEffect) -> str:
         )
     if effect.kind == "counter":
         return (
-            f"job '{job}' increments a counter ({effect.func}) with no guard before it: a "
-            "retried or redelivered job counts twice; recompute the value, or record the "
-            f"increment and check it first (looked for: {GUARDS_LOOKED_FOR})"
+            f"job '{job}' adds to or subtracts from a counter ({effect.func}) with no guard "
+            "before it: a retried or redelivered job applies the change twice; recompute the "
+            f"value, or record the change and check it first (looked for: {GUARDS_LOOKED_FOR})"
         )
     return (
         f"job '{job}' sends a message ({effect.func}) with no guard before it: a retried or "
