@@ -44,6 +44,7 @@ DEFAULT_EXCLUDES = (
     "__pypackages__",
     ".direnv",
     ".ipynb_checkpoints",
+    ".semgrep",  # semgrep rule fixtures: code written to be flagged, never run
 )
 # A folder listed this close to its last modification may change again within the file
 # system's timestamp granularity: its listing is not reused.
