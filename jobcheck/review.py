@@ -18,6 +18,7 @@ from jobcheck.config import Options
 from jobcheck.facts.values import CallV, SeqV, Value, describe, is_none, number, truthy
 from jobcheck.project import Project
 from jobcheck.project.model import Job, Resolved
+from jobcheck.project.test_code import is_test_code
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -66,6 +67,7 @@ def contracts(project: Project, options: Options) -> list[Contract]:
             lock=_lock(locks, job),
         )
         for job in project.jobs
+        if not is_test_code(job.file)  # jobs of the test suite run nowhere in production
     ]
     result.extend(_enqueued_functions(project))
     result.sort(key=lambda c: (c.path, c.line))
@@ -78,6 +80,8 @@ def _enqueued_functions(project: Project) -> Iterator[Contract]:
     seen: set[str] = set()
     for f, site, job in project.enqueues():
         if job is not None or site.framework_hint != "rq" or not site.target:
+            continue
+        if is_test_code(f):
             continue
         if site.target in seen:
             continue

@@ -82,3 +82,52 @@ def test_jobs_text(tmp_path: Path) -> None:
     assert "jobs.send  celery" in result.output
     assert "time limit   hard 300 s (global setting)" in result.output
     assert "4 jobs." in result.output
+
+
+HAND_RETRIES = """\
+from celery import Celery, Task, shared_task
+from celery.signals import task_failure
+
+app = Celery("proj", broker="redis://")
+app.conf.task_time_limit = 300
+
+
+class Stored(Task):
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        FailedTask.objects.create(task_id=task_id, error=str(exc))
+
+
+@shared_task(bind=True, retry_backoff=True)
+def fixed(self, url):
+    try:
+        return url
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=5, max_retries=4)
+
+
+@shared_task(bind=True, base=Stored)
+def grows(self, url):
+    try:
+        return url
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=2**self.request.retries)
+"""
+
+
+def test_jobs_show_retries_as_they_run(tmp_path: Path) -> None:
+    """retry_backoff does not shape self.retry() (only autoretry_for retries); a failure
+    handler counts for the jobs built on its class; test suites' jobs are not listed."""
+    (tmp_path / "jobs.py").write_text(HAND_RETRIES, encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_jobs.py").write_text(
+        "from celery import shared_task\n\n\n@shared_task\ndef dummy():\n    pass\n"
+    )
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    jobs = {c["job"]: c for c in json.loads(result.output)}
+    assert set(jobs) == {"jobs.fixed", "jobs.grows"}
+    assert jobs["jobs.fixed"]["backoff"] == "fixed 5 s (countdown)"
+    assert jobs["jobs.fixed"]["retries"] == "self.retry(), max 4"
+    assert jobs["jobs.fixed"]["dead_letter"] == "none found"
+    assert jobs["jobs.grows"]["backoff"] == "countdown computed per attempt"
+    assert jobs["jobs.grows"]["dead_letter"] == "jobs.Stored.on_failure, which persists"
