@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from jobcheck.extract import enqueue
@@ -52,7 +54,8 @@ ENQUEUE_METHODS = {
 class RQRecognizer(Recognizer):
     PREFILTER = (
         Trigger("names rq", b"rq", rb"(?<!\w)(?:rq|django_rq|rq_scheduler)(?!\w)"),
-        Trigger("enqueue", b".enqueue", rb"\.enqueue(?:_call|_in|_at)?\s*\("),
+        # ``.enqueue(`` calls, and ``partial(queue.enqueue, ...)``.
+        Trigger("enqueue", b".enqueue", rb"\.enqueue(?:_call|_in|_at)?\s*[(,]"),
     )
 
     def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
@@ -117,11 +120,30 @@ class RQRecognizer(Recognizer):
         if func in MODULE_ENQUEUE:
             self._enqueue(node, "enqueue", receiver="django_rq")
             return
+        if func == "functools.partial":
+            self._partial(node)
+            return
         if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
         if method in ENQUEUE_METHODS and self._is_queue(node.func.value):
             self._enqueue(node, method, receiver=self.walker.qualify(node.func.value))
+
+    def _partial(self, node: cst.Call) -> None:
+        """``partial(queue.enqueue, func, *args)``, often handed to
+        ``transaction.on_commit``: an enqueue made when the partial is called, so it
+        counts as deferred, with the partial's arguments as its own."""
+        if not node.args or not isinstance(node.args[0].value, cst.Attribute):
+            return
+        bound = node.args[0].value
+        method = bound.attr.value
+        if method not in ENQUEUE_METHODS or not self._is_queue(bound.value):
+            return
+        self.walker.deferred += 1
+        try:
+            self._enqueue(node, method, self.walker.qualify(bound.value), arguments=node.args[1:])
+        finally:
+            self.walker.deferred -= 1
 
     def _is_queue(self, receiver: cst.BaseExpression) -> bool:
         walker = self.walker
@@ -148,12 +170,21 @@ class RQRecognizer(Recognizer):
             )
         )
 
-    def _enqueue(self, node: cst.Call, method: str, receiver: str | None) -> None:
+    def _enqueue(
+        self,
+        node: cst.Call,
+        method: str,
+        receiver: str | None,
+        arguments: Sequence[cst.Arg] | None = None,
+    ) -> None:
+        """An enqueue site at ``node``; ``arguments``: those of the enqueue call when
+        they are not ``node``'s own (a ``partial``)."""
         walker = self.walker
+        call_args = node.args if arguments is None else arguments
         skip = ENQUEUE_METHODS.get(method, 0)
-        positional = [a for a in node.args if a.keyword is None and not a.star]
+        positional = [a for a in call_args if a.keyword is None and not a.star]
         keyword_func = next(
-            (a.value for a in node.args if a.keyword is not None and a.keyword.value == "func"),
+            (a.value for a in call_args if a.keyword is not None and a.keyword.value == "func"),
             None,
         )
         if len(positional) <= skip and keyword_func is None:
@@ -170,7 +201,7 @@ class RQRecognizer(Recognizer):
             payload_exprs = [a.value for a in positional[first : first + 2]]
             payload_exprs += [
                 a.value
-                for a in node.args
+                for a in call_args
                 if a.keyword is not None and a.keyword.value in ("args", "kwargs")
             ]
             args = tuple(
@@ -181,14 +212,14 @@ class RQRecognizer(Recognizer):
         else:
             payload_args = [
                 a
-                for a in node.args
+                for a in call_args
                 if (a.keyword is None and a not in positional[: skip + 1])
                 or (a.keyword is not None and a.keyword.value not in RQ_OPTIONS | {"func"})
             ]
             args = enqueue.arguments(walker, payload_args)
         options = enqueue.options(
             walker,
-            (a for a in node.args if a.keyword and a.keyword.value in RQ_OPTIONS),
+            (a for a in call_args if a.keyword and a.keyword.value in RQ_OPTIONS),
             frozenset(),
         )
         if skip:
