@@ -195,6 +195,7 @@ class _Parser:
         self._waiting: list[tuple[int, _Read]] = []
         self._bytes = 0
         self._pool_failed = False
+        self._broken = False
 
     def add(self, index: int, read: _Read) -> None:
         self.reads[index] = read
@@ -203,33 +204,32 @@ class _Parser:
         if self.pool is None and not self._pool_failed and self._worth_a_pool():
             self.pool = _pool(self.jobs)
             self._pool_failed = self.pool is None
-        if self.pool is not None:
+        if self.pool is not None and not self._broken:
             self._submit_waiting()
 
     def results(self) -> Iterator[tuple[int, FileFacts]]:
-        """(task index, facts) for every file added, as they are done."""
-        if self.pool is None:
-            for index, read in self._waiting:
-                yield index, _extract(read)
-            return
-        from concurrent.futures import FIRST_COMPLETED, wait
-        from concurrent.futures.process import BrokenProcessPool
-
+        """(task index, facts) for every file added, as they are done. When a worker
+        died (out of memory, a crash in a native extension), the pool is broken: the
+        files whose facts had not arrived are parsed here, one by one, so that one bad
+        file cannot take the whole run with it."""
         pending = set(self.reads)
-        try:
-            with self.pool:
-                while self._futures:
-                    finished, _ = wait(self._futures, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        index = self._futures.pop(future)
-                        facts = future.result()  # type: ignore[attr-defined]
-                        pending.discard(index)  # only once its facts are in hand
-                        yield index, facts
-        except BrokenProcessPool:
-            # A worker died (out of memory, a crash in a native extension): finish here,
-            # file by file, so that one bad file cannot take the whole run with it.
-            for index in sorted(pending):
-                yield index, _extract(self.reads[index])
+        if self.pool is not None:
+            from concurrent.futures import FIRST_COMPLETED, wait
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                with self.pool:
+                    while self._futures:
+                        finished, _ = wait(self._futures, return_when=FIRST_COMPLETED)
+                        for future in finished:
+                            index = self._futures.pop(future)
+                            facts = future.result()  # type: ignore[attr-defined]
+                            pending.discard(index)  # only once its facts are in hand
+                            yield index, facts
+            except BrokenProcessPool:
+                pass
+        for index in sorted(pending):
+            yield index, _extract(self.reads[index])
 
     def _worth_a_pool(self) -> bool:
         return (
@@ -239,14 +239,23 @@ class _Parser:
         )
 
     def _submit_waiting(self) -> None:
+        """Hand the waiting files to the pool; a pool that broke meanwhile takes no more
+        (they stay pending, for :meth:`results` to parse here)."""
+        from concurrent.futures.process import BrokenProcessPool
+
         assert self.pool is not None
-        for index, read in self._waiting:
-            task = read.task
-            future = self.pool.submit(
-                extract, task.display, read.data, task.module, task.is_package
-            )
-            self._futures[future] = index
-        self._waiting = []
+        submitted = 0
+        try:
+            for index, read in self._waiting:
+                task = read.task
+                future = self.pool.submit(
+                    extract, task.display, read.data, task.module, task.is_package
+                )
+                self._futures[future] = index
+                submitted += 1
+        except BrokenProcessPool:
+            self._broken = True
+        del self._waiting[:submitted]
 
 
 def _extract(read: _Read) -> FileFacts:

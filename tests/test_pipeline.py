@@ -348,3 +348,29 @@ def _dies_in_a_worker(*args: object) -> object:
     if os.getpid() != _Dying.parent:
         os._exit(1)
     return _Dying.extract(*args)  # type: ignore[arg-type]
+
+
+class _PoolBrokenAtOnce:
+    """A process pool whose workers died before the first file could be handed over."""
+
+    def submit(self, *args: object) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        raise BrokenProcessPool("a child process terminated abruptly")
+
+    def __enter__(self) -> _PoolBrokenAtOnce:
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        return None
+
+
+def test_a_pool_broken_while_files_are_handed_over_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
+) -> None:
+    """Files are handed to the workers while the rest are still read: a pool that breaks
+    then takes no more, and every file is parsed here instead."""
+    project = _copy(ROOT / "examples" / "shop", tmp_path)
+    expected = _summary(_run(project, jobs=1))
+    monkeypatch.setattr(scan, "_pool", lambda jobs: _PoolBrokenAtOnce())
+    assert _summary(_run(project, jobs=2)) == expected
