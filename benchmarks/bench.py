@@ -229,8 +229,11 @@ def report(series: list[Series], arguments: argparse.Namespace, files: int) -> N
 
 
 def _job_module(root: Path) -> Path:
-    """The first module (in path order) that mentions a job library, else the first."""
-    modules = sorted(root.rglob("*.py"))
+    """The first module jobcheck checks (in path order) that mentions a job library,
+    else the first it checks: touching a file it skips would change nothing."""
+    from jobcheck.discovery import discover
+
+    modules = sorted(source.path for source in discover([str(root)]))
     if not modules:
         raise SystemExit(f"{root}: no Python files")
     for module in modules:
