@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -386,28 +386,27 @@ class Project:
         """The task classes a job is built on: its own class (class-based tasks), its
         ``base=``, the app's ``task_cls``, and their bases, nearest first."""
         own = [job.task.qualname] if job.task.kind == "class" else []
-        pending = [b for b in (*own, job.task.base, *self._app_task_classes(job)) if b]
-        found: list[str] = []
-        while pending:
-            name = pending.pop(0)
-            if name in found:
-                continue
-            found.append(name)
-            entry = self.task_classes.get(name)
-            if entry is not None:
-                pending.extend(entry[1].bases)
-            else:
-                pending.extend(self.classes.get(name, ()))
-        return found
+        return list(self._bases_from((*own, job.task.base, *self._app_task_classes(job)), True))
 
-    def _base_option(self, job: Job, key: str) -> Resolved | None:
-        pending = [b for b in (job.task.base, *self._app_task_classes(job)) if b]
+    def _bases_from(self, start: Iterable[str | None], plain_classes: bool) -> Iterator[str]:
+        """``start`` and the bases of each, breadth first, each once; the bases of
+        classes that are not task classes only with ``plain_classes``."""
+        pending = [name for name in start if name]
         seen: set[str] = set()
         while pending:
             name = pending.pop(0)
             if name in seen:
                 continue
             seen.add(name)
+            yield name
+            entry = self.task_classes.get(name)
+            if entry is not None:
+                pending.extend(entry[1].bases)
+            elif plain_classes:
+                pending.extend(self.classes.get(name, ()))
+
+    def _base_option(self, job: Job, key: str) -> Resolved | None:
+        for name in self._bases_from((job.task.base, *self._app_task_classes(job)), False):
             entry = self.task_classes.get(name)
             if entry is None:
                 if self._outside_project(name):  # a library's base class: it may set it
@@ -418,7 +417,6 @@ class Project:
                 if attr == key:
                     loc = dict(tc.attr_locs).get(attr, tc.loc)
                     return Resolved(value, "base", f.path, loc)
-            pending.extend(tc.bases)
         return None
 
     def _outside_project(self, qualname: str) -> bool:
