@@ -391,18 +391,14 @@ class ScheduleRecognizer(Recognizer):
             seconds = timing.timedelta_seconds(walker.evaluate(interval_node))
             when = timing.interval(seconds, walker.text(interval_node))
             timing_node = interval_node
-        task_name, target = self._function_reference(func_node)
         identifier = arguments.get("id")
-        self._add(
+        self._add_for_function(
             framework="rq-scheduler",
             source=method,
             name=string(walker.evaluate(identifier)) if identifier is not None else None,
-            task_name=task_name,
-            target=target,
-            target_text=walker.text(func_node),
+            node=node,
+            func_node=func_node,
             timing=when,
-            loc=walker.loc(node),
-            task_loc=walker.loc(func_node),
             timing_loc=walker.loc(timing_node),
             options=_keyword_values(walker, node, frozenset(positions) | {"id"}),
         )
@@ -424,18 +420,14 @@ class ScheduleRecognizer(Recognizer):
             when = timing.interval(seconds, walker.text(timing_node))
         else:
             return
-        task_name, target = self._function_reference(func_node)
         name_node = _argument(node, -1, "name")
-        self._add(
+        self._add_for_function(
             framework="rq-cron",
             source="register",
             name=string(walker.evaluate(name_node)) if name_node is not None else None,
-            task_name=task_name,
-            target=target,
-            target_text=walker.text(func_node),
+            node=node,
+            func_node=func_node,
             timing=when,
-            loc=walker.loc(node),
-            task_loc=walker.loc(func_node),
             timing_loc=walker.loc(timing_node),
             options=_keyword_values(walker, node, frozenset(RQ_CRON_POSITIONS) | {"name"}),
         )
@@ -485,18 +477,14 @@ class ScheduleRecognizer(Recognizer):
             )
         else:
             return
-        task_name, target = self._function_reference(parts["func"])
         self._job_definitions.append(
-            ScheduleEntry(
+            self._function_entry(
                 framework="rq-scheduler",
                 source="job-definition",
                 name=None,
-                task_name=task_name,
-                target=target,
-                target_text=walker.text(parts["func"]),
+                node=node,
+                func_node=parts["func"],
                 timing=when,
-                loc=walker.loc(node),
-                task_loc=walker.loc(parts["func"]),
                 timing_loc=walker.loc(timing_node),
                 options=tuple(
                     (key, walker.evaluate(value))
@@ -521,17 +509,13 @@ class ScheduleRecognizer(Recognizer):
         when = apscheduler_timing(value.arg(trigger_index, "trigger"), value, walker.text(node))
         if when is None:
             return
-        task_name, target = self._function_reference(func_node)
-        self._add(
+        self._add_for_function(
             framework="apscheduler",
             source="add_job",
             name=string(value.kwarg("id")) or string(value.kwarg("name")),
-            task_name=task_name,
-            target=target,
-            target_text=walker.text(func_node),
+            node=node,
+            func_node=func_node,
             timing=when,
-            loc=walker.loc(node),
-            task_loc=walker.loc(func_node),
             timing_loc=walker.loc(node),
             options=tuple((k, v) for k, v in value.kwargs if k in APSCHEDULER_JOB_KEYWORDS),
         )
@@ -547,17 +531,13 @@ class ScheduleRecognizer(Recognizer):
         count, unit, at = chain
         when = schedule_library_timing(count, unit, at, walker.text(every_chain))
         func_node = node.args[0].value
-        task_name, target = self._function_reference(func_node)
-        self._add(
+        self._add_for_function(
             framework="schedule",
             source="every",
             name=None,
-            task_name=task_name,
-            target=target,
-            target_text=walker.text(func_node),
+            node=node,
+            func_node=func_node,
             timing=when,
-            loc=walker.loc(node),
-            task_loc=walker.loc(func_node),
             timing_loc=walker.loc(every_chain),
         )
 
@@ -565,6 +545,24 @@ class ScheduleRecognizer(Recognizer):
 
     def _add(self, **fields: Any) -> None:
         self.walker.facts.schedules.append(ScheduleEntry(**fields))
+
+    def _add_for_function(self, **fields: Any) -> None:
+        self.walker.facts.schedules.append(self._function_entry(**fields))
+
+    def _function_entry(
+        self, node: cst.Call, func_node: cst.BaseExpression, **fields: Any
+    ) -> ScheduleEntry:
+        """The entry of a schedule made by the call ``node`` for the job function
+        ``func_node`` names (by reference, or as a ``"module.function"`` string)."""
+        task_name, target = self._function_reference(func_node)
+        return ScheduleEntry(
+            task_name=task_name,
+            target=target,
+            target_text=self.walker.text(func_node),
+            loc=self.walker.loc(node),
+            task_loc=self.walker.loc(func_node),
+            **fields,
+        )
 
     def finish(self) -> None:
         facts = self.walker.facts
