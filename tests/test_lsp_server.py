@@ -372,16 +372,22 @@ async def test_shutdown_and_exit_end_the_process_cleanly(project: Path) -> None:
     await lsp.stop()
 
 
-async def test_a_check_that_raises_is_logged_and_skipped(project: Path) -> None:
+async def _patched_server(project: Path, mode: str) -> LanguageClient:
+    """A started server whose checks ``lsp_server_with_patched_check.py`` patched."""
     from pytest_lsp import make_test_lsp_client
 
     lsp = make_test_lsp_client()
-    await lsp.start_io(sys.executable, str(HERE / "lsp_server_with_patched_check.py"), "broken")
+    await lsp.start_io(sys.executable, str(HERE / "lsp_server_with_patched_check.py"), mode)
     await lsp.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("neovim"), root_uri=project.as_uri()
         )
     )
+    return lsp
+
+
+async def test_a_check_that_raises_is_logged_and_skipped(project: Path) -> None:
+    lsp = await _patched_server(project, "broken")
     uri = _open(lsp, project / "shop" / "tasks.py")
     found = await _until(lsp, uri, lambda d: len(d) >= 1)
     assert _codes(found) == {"SCL-21 fat-payload"}  # the other checks still ran
@@ -391,15 +397,7 @@ async def test_a_check_that_raises_is_logged_and_skipped(project: Path) -> None:
 
 
 async def test_a_checks_autofix_is_offered_as_a_quick_fix(project: Path) -> None:
-    from pytest_lsp import make_test_lsp_client
-
-    lsp = make_test_lsp_client()
-    await lsp.start_io(sys.executable, str(HERE / "lsp_server_with_patched_check.py"), "fix")
-    await lsp.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("neovim"), root_uri=project.as_uri()
-        )
-    )
+    lsp = await _patched_server(project, "fix")
     uri = _open(lsp, project / "shop" / "tasks.py")
     found = await _until(lsp, uri, lambda d: "SCL-18 missing-time-limit" in _codes(d))
     limit = next(d for d in found if str(d.code) == "SCL-18 missing-time-limit")
