@@ -1,8 +1,9 @@
 """The results cache: per-file facts and prefilter decisions, kept between runs.
 
-One pickle file per cache key in ``.jobcheck_cache/`` at the project root (or
-``--cache-dir``): a run that changed nothing reads that one file and one ``stat`` per
-source file, and parses nothing. The key covers everything per-file facts depend on
+One file per cache key in ``.jobcheck_cache/`` at the project root (or ``--cache-dir``),
+of plain data records, each checked before use (``jobcheck/storage.py``; never pickle,
+which runs code as it loads): a run that changed nothing reads that one file and one
+``stat`` per source file, and parses nothing. The key covers everything per-file facts depend on
 besides the file itself: the jobcheck version and the code of the installed package
 (so an edited checkout never reads stale facts), Python's and libcst's versions. Each
 entry is keyed by the file's path as displayed and records its module name and whether
@@ -17,12 +18,9 @@ Writes are atomic (a temporary file, then ``os.replace``); the folder carries a
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import hashlib
-import io
 import os
-import pickle
 import sys
 import tempfile
 import time
@@ -32,12 +30,20 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from jobcheck import __version__
 from jobcheck.discovery import WalkCache
+from jobcheck.notices import warn_once
+from jobcheck.storage import (
+    Loaded,
+    StorageError,
+    dump_records,
+    load_records,
+    read_regular_file,
+)
 
 if TYPE_CHECKING:
     from jobcheck.facts import FileFacts
 
 CACHE_DIR_NAME = ".jobcheck_cache"
-_FORMAT = 1
+_FORMAT = 2
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by jobcheck.\n"
@@ -96,32 +102,35 @@ class FactsCache:
         self.extras: dict[str, object] = {}
         """Other results worth keeping: astroid's inferences (``project/inference.py``)."""
         self.dirty = False
+        self._lines: dict[str, bytes] = {}
+        """The stored record of each entry not replaced since it was read (written back
+        as it is, without encoding it again)."""
 
     @classmethod
     def open(cls, directory: Path, extra_key: tuple[object, ...] = ()) -> FactsCache:
         """The cache in ``directory`` for this jobcheck (empty when there is none yet,
-        or it cannot be read)."""
+        or it cannot be used: damaged records are dropped with one warning line)."""
         key = cache_key(extra_key)
-        stored: dict = {}
-        try:
-            with open(directory / _file_name(key), "rb") as stream, gc_paused():
-                loaded = pickle.load(stream)
-            if isinstance(loaded, dict) and loaded.get("format") == _FORMAT:
-                stored = loaded
-        except (
-            OSError,
-            EOFError,
-            pickle.UnpicklingError,
-            AttributeError,
-            ImportError,
-            IndexError,
-            KeyError,
-            TypeError,
-            ValueError,
-        ):
-            stored = {}
-        cache = cls(directory, key, stored.get("entries", {}), stored.get("walk"))
-        cache.extras = stored.get("extras", {})
+        path = directory / _file_name(key)
+        loaded = read_store(path, {"kind": "facts", "format": _FORMAT, "key": key})
+        entries: dict[str, Entry] = {}
+        extras: dict[str, object] = {}
+        walk = None
+        for name, value in loaded.records.items():
+            kind, _, rest = name.partition(":")
+            if kind == "entry" and isinstance(value, Entry):
+                entries[rest] = value
+            elif kind == "extra":
+                extras[rest] = value
+            elif kind == "walk" and isinstance(value, WalkCache):
+                walk = value
+        cache = cls(directory, key, entries, walk)
+        cache.extras = extras
+        cache._lines = {
+            path: line
+            for path in entries
+            if (line := loaded.lines.get(f"entry:{path}")) is not None
+        }
         return cache
 
     def get(self, path: str) -> Entry | None:
@@ -129,6 +138,7 @@ class FactsCache:
 
     def put(self, path: str, entry: Entry) -> None:
         self.entries[path] = entry
+        self._lines.pop(path, None)
         self.dirty = True
 
     def put_extra(self, name: str, value: object) -> None:
@@ -153,52 +163,22 @@ class FactsCache:
         if not self.dirty and not self.walk.changed:
             return True
         self.walk.changed = False
-        data = dumps(
-            {"format": _FORMAT, "entries": self.entries, "walk": self.walk, "extras": self.extras}
-        )
+        records: list[tuple[str, object]] = [("walk", self.walk)]
+        records += [(f"extra:{name}", value) for name, value in self.extras.items()]
+        records += [
+            (f"entry:{path}", entry)
+            for path, entry in self.entries.items()
+            if path not in self._lines
+        ]
+        unchanged = [line for path, line in self._lines.items() if path in self.entries]
+        header = {"kind": "facts", "format": _FORMAT, "key": self.key}
+        data = dump_records(header, records, unchanged)
         if not write_atomically(self.directory, _file_name(self.key), data):
             return False
         with contextlib.suppress(OSError):
             _prune(self.directory, keep=_file_name(self.key))
         self.dirty = False
         return True
-
-
-class _Pickler(pickle.Pickler):
-    """Stores jobcheck's dataclasses (facts, values, locations) as a call of the class
-    with its field values. The default for frozen slotted dataclasses restores each
-    object through a Python-level ``__setstate__``, which makes loading a project's
-    facts several times slower."""
-
-    def reducer_override(self, obj: object) -> object:
-        kind = type(obj)
-        fields = _INIT_FIELDS.get(kind)
-        if fields is None:
-            fields = _init_fields(kind)
-        if not fields:
-            return NotImplemented
-        return kind, tuple(getattr(obj, name) for name in fields)
-
-
-_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _init_fields(kind: type) -> tuple[str, ...]:
-    """The fields a jobcheck dataclass is rebuilt from (none: pickle it as usual)."""
-    names: tuple[str, ...] = ()
-    if kind.__module__.startswith("jobcheck.") and dataclasses.is_dataclass(kind):
-        fields = dataclasses.fields(kind)
-        if all(f.init for f in fields):
-            names = tuple(f.name for f in fields)
-    _INIT_FIELDS[kind] = names
-    return names
-
-
-def dumps(value: object) -> bytes:
-    """Pickle ``value`` the way the caches store it (see :class:`_Pickler`)."""
-    buffer = io.BytesIO()
-    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-    return buffer.getvalue()
 
 
 @contextlib.contextmanager
@@ -310,7 +290,28 @@ def default_directory(config_root: str | None, targets: list[str]) -> Path:
 
 
 def _file_name(key: str) -> str:
-    return f"facts-{key}.pickle"
+    return f"facts-{key}.json"
+
+
+def read_store(path: Path, header: dict[str, object]) -> Loaded:
+    """The records of a cache file (``jobcheck/storage.py``): none when there is no
+    such file or it belongs to another version; damaged records, or a file that is
+    not a regular one, are left out with one warning line."""
+    try:
+        data = read_regular_file(path)
+    except FileNotFoundError:
+        return Loaded()
+    except OSError as error:
+        warn_once(f"results cache not used: {error.strerror or error}")
+        return Loaded()
+    try:
+        with gc_paused():
+            loaded = load_records(data, header)
+    except StorageError:
+        return Loaded()  # another version's cache: replaced when this run saves
+    if loaded.damaged:
+        warn_once(f"results cache {path}: {loaded.damaged} damaged records dropped (rebuilt)")
+    return loaded
 
 
 def write_atomically(directory: Path, name: str, data: bytes) -> bool:
@@ -318,7 +319,7 @@ def write_atomically(directory: Path, name: str, data: bytes) -> bool:
     (creating the cache folder with its tag); False when the folder cannot be written."""
     try:
         _prepare(directory)
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
@@ -365,8 +366,8 @@ def _prune(directory: Path, keep: str) -> None:
         name = child.name
         if name == keep:
             continue
-        if name.startswith("facts-") and name.endswith(".pickle"):
-            _unlink(child)
+        if name.startswith("facts-") or name == "runs.pickle":
+            _unlink(child)  # other keys, and the pickle files of earlier versions
         elif name.startswith(".tmp-"):
             try:
                 if now - child.stat().st_mtime > 3600:

@@ -21,20 +21,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jobcheck.cache import cache_key, dumps, gc_paused, library_version, write_atomically
+from jobcheck.cache import cache_key, library_version, read_store, write_atomically
 from jobcheck.config import Options
 from jobcheck.discovery import DiscoveryError, WalkCache, discover
 from jobcheck.discovery.docs import find_docs
 from jobcheck.findings import Report
+from jobcheck.storage import dump_records
 
-RUNS_FILE = "runs.pickle"
-_FORMAT = 1
+RUNS_FILE = "runs.json"
+_FORMAT = 2
 _KEPT_RUNS = 4
 """Reports kept (the last runs with different keys: a pre-commit hook and a CI step
 may check the same project with different options)."""
@@ -66,18 +66,14 @@ class RunCache:
     def open(cls, directory: Path, run_key: tuple[object, ...]) -> RunCache:
         # astroid's answers are part of the report (SCL-21), not of the facts.
         key = cache_key(("run", library_version("astroid"), *run_key))
-        stored: dict = {}
-        try:
-            with open(directory / RUNS_FILE, "rb") as stream, gc_paused():
-                loaded = pickle.load(stream)
-            if isinstance(loaded, dict) and loaded.get("format") == _FORMAT:
-                stored = loaded
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
-            stored = {}
-        except (IndexError, KeyError, TypeError, ValueError):  # a damaged file
-            stored = {}
-        walk = stored.get("walk")
-        return cls(directory, key, stored.get("runs", {}), walk or WalkCache())
+        records = read_store(directory / RUNS_FILE, {"kind": "runs", "format": _FORMAT}).records
+        runs = {
+            name.removeprefix("run:"): value
+            for name, value in records.items()
+            if name.startswith("run:") and isinstance(value, _StoredRun)
+        }
+        walk = records.get("walk")
+        return cls(directory, key, runs, walk if isinstance(walk, WalkCache) else WalkCache())
 
     def replay(self, paths: Sequence[str], options: Options) -> Report | None:
         """The stored report of this key when nothing it read has changed, else None
@@ -113,7 +109,9 @@ class RunCache:
 
     def _write(self) -> None:
         self.walk.changed = False
-        data = dumps({"format": _FORMAT, "runs": self.runs, "walk": self.walk})
+        records: list[tuple[str, object]] = [("walk", self.walk)]
+        records += [(f"run:{key}", run) for key, run in self.runs.items()]
+        data = dump_records({"kind": "runs", "format": _FORMAT}, records)
         write_atomically(self.directory, RUNS_FILE, data)
 
     def _project_signature(self, paths: Sequence[str], options: Options) -> tuple[bytes, bool]:

@@ -118,7 +118,7 @@ def test_cache_folder_layout(tmp_path: Path) -> None:
         .startswith("Signature: 8a477f597d28d172789f06886806bc55")
     )
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
-    assert len(list(cache.glob("facts-*.pickle"))) == 1
+    assert len(list(cache.glob("facts-*.json"))) == 1
     assert not list(cache.glob(".tmp-*"))
 
 
@@ -206,8 +206,8 @@ def test_unreadable_cache_is_ignored(tmp_path: Path) -> None:
     root = _small_project(tmp_path)
     cache = tmp_path / "cache"
     cold = _summary(_run(root, jobs=1, cache_dir=cache))
-    for file in cache.glob("facts-*.pickle"):
-        file.write_bytes(b"not a pickle")
+    for file in cache.glob("facts-*.json"):
+        file.write_bytes(b"not a cache file")
     assert _summary(_run(root, jobs=1, cache_dir=cache)) == cold
 
 
@@ -261,7 +261,7 @@ def test_cli_cache_options(tmp_path: Path) -> None:
     chosen = runner.invoke(
         cli, ["check", str(project), "--cache-dir", str(elsewhere), "--format", "json"]
     )
-    assert list(elsewhere.glob("facts-*.pickle"))
+    assert list(elsewhere.glob("facts-*.json"))
     assert json.loads(cold.output) == json.loads(default.output) == json.loads(chosen.output)
 
 

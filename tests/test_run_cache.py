@@ -113,7 +113,7 @@ def test_unchanged_project_replays_the_report(tmp_path: Path, checks: Checks) ->
     assert checks.computed == 1
     assert _check(root, cache) == first == _fresh(root)
     assert checks.computed == 1 + 1  # the fresh run; the second cached run replayed
-    assert (cache / "runs.pickle").is_file()
+    assert (cache / "runs.json").is_file()
 
 
 def test_edit_to_settings_is_seen_in_other_files(tmp_path: Path, checks: Checks) -> None:
@@ -210,7 +210,7 @@ def test_damaged_store_is_ignored(tmp_path: Path, checks: Checks) -> None:
     root = _project(tmp_path)
     cache = tmp_path / "cache"
     first = _check(root, cache)
-    (cache / "runs.pickle").write_bytes(b"not a pickle")
+    (cache / "runs.json").write_bytes(b"not a cache file")
     assert _check(root, cache) == first
     assert checks.computed == 2
 

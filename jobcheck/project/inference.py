@@ -1,9 +1,10 @@
 """astroid inference, used lazily for the few enqueue arguments names cannot decide.
 
 ``order = load_order(pk); send.delay(order)``: whether ``order`` is a record depends on
-``load_order``, perhaps in another module. astroid reads the source (it never imports or
-runs it) and infers what the call returns. Modules are built only for files that have
-such an argument, and the cache is cleared after each run so memory stays bounded.
+``load_order``, perhaps in another module. astroid reads the source and infers what the
+call returns; it never imports or runs anything of the project (``astroid_guard``).
+Modules are built only for files that have such an argument, and the cache is cleared
+after each run so memory stays bounded.
 
 Results are remembered (:class:`Memo`) with the files astroid read to reach them, so
 that a run over an unchanged project (the results cache, ``jobcheck/cache.py``) asks
@@ -12,15 +13,14 @@ astroid nothing at all.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import Argument, EnqueueSite, FileFacts
+from jobcheck.project import astroid_guard
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Project
@@ -123,7 +123,7 @@ def _infer(project: Project, f: FileFacts, argument: Argument) -> str | None:
     if root is not None:
         _roots_used.add(root)
     try:
-        with _on_sys_path(root):
+        with astroid_guard.sandboxed(_roots_used):
             module = _module(project, f, source)
             node = _name_at(module, argument.loc.line, argument.loc.column - 1)
             if node is None:
@@ -223,19 +223,6 @@ def _import_root(f: FileFacts) -> str | None:
     for _ in range(depth):
         root = root.parent
     return str(root)
-
-
-@contextlib.contextmanager
-def _on_sys_path(root: str | None) -> Iterator[None]:
-    # astroid finds the project's modules through sys.path; it reads them as text.
-    added = root is not None and root not in sys.path
-    if added:
-        sys.path.append(root)  # type: ignore[arg-type]
-    try:
-        yield
-    finally:
-        if added:
-            sys.path.remove(root)  # type: ignore[arg-type]
 
 
 def _signature(path: str) -> tuple[int, int] | None:
