@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.cache import Entry, FactsCache, new_entry
 from jobcheck.discovery import SourceFile, module_name
+from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.facts import EnqueueSite, FileFacts
 from jobcheck.facts.values import Ref, string
 from jobcheck.findings import FileError
@@ -93,7 +94,9 @@ class Gatherer:
         overrides: dict[str, bytes] | None = None,
         progress: Callable[[int, int], None] | None = None,
         always: frozenset[str] = frozenset(),
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
+        self.max_file_size = max_file_size
         self.always = always
         """Modules analysed whatever the prefilter says (configured settings modules)."""
         self.jobs = jobs or default_jobs()
@@ -110,7 +113,13 @@ class Gatherer:
 
     def run(self) -> Analysis:
         self._lookup_cache()
-        self._scan([f for f in self.files if f.entry is None or self._needs_facts(f)])
+        self._scan(
+            [
+                f
+                for f in self.files
+                if f.read_error is None and (f.entry is None or self._needs_facts(f))
+            ]
+        )
         analysed = {f.display for f in self.files if self._analysed(f)}
         for _ in range(_MAX_ROUNDS):
             wanted = self._second_pass(analysed)
@@ -135,11 +144,11 @@ class Gatherer:
 
     def _file(self, source: SourceFile, data: bytes | None) -> _File:
         module, is_package = module_name(source.fspath, source.symlink)
-        return _File(source, source.display, module, is_package, data=data)
+        return _File(source, source.display, module, is_package, data=data, read_error=source.error)
 
     def _lookup_cache(self) -> None:
         for f in self.files:
-            if f.data is not None:
+            if f.data is not None or f.read_error is not None:
                 continue
             try:
                 f.stat = os.stat(f.source.fspath)
@@ -193,6 +202,7 @@ class Gatherer:
             analyse=must,
             known_digest=cached.digest if cached is not None else None,
             need_facts=not sufficient,
+            max_size=self.max_file_size,
         )
 
     def _arrived(self, result: FileResult, in_workers: bool) -> None:

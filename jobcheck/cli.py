@@ -19,7 +19,7 @@ from jobcheck import __version__
 from jobcheck.config import ConfigError, Options, find_config, load
 from jobcheck.discovery import DiscoveryError
 from jobcheck.findings import Report
-from jobcheck.output import FORMATS, Writer
+from jobcheck.output import FORMATS, ScrubbedStream, Writer
 from jobcheck.phases import phase
 from jobcheck.phases import report as report_timings
 from jobcheck.progress import progress_bar
@@ -45,6 +45,17 @@ class JobcheckError(click.ClickException):
 
     def show(self, file: TextIO | None = None) -> None:
         click.echo(f"jobcheck: error: {self.format_message()}", err=True)
+
+
+def _size_option(text: str) -> int:
+    from jobcheck.discovery.reading import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise JobcheckError(
+            f"--max-file-size: {text!r} is not a size (1048576, '1 MiB', '512 KiB')"
+        ) from None
 
 
 def _split(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -130,6 +141,11 @@ def cli() -> None:
     help="With file PATHS, check those files alone instead of analysing the project "
     "around them and reporting on the files.",
 )
+@click.option(
+    "--max-file-size",
+    metavar="SIZE",
+    help="Do not parse files larger than SIZE (bytes, or '2 MiB'; default 1 MiB).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the results cache.")
 @click.option(
     "--cache-dir",
@@ -155,6 +171,7 @@ def check_command(
     write_baseline_file: str | None,
     diff_revision: str | None,
     no_project: bool,
+    max_file_size: str | None,
     no_cache: bool,
     cache_dir: str | None,
 ) -> None:
@@ -168,6 +185,8 @@ def check_command(
     options = _options(config_file, targets)
     if exclude:
         options = replace(options, extend_exclude=(*options.extend_exclude, *exclude))
+    if max_file_size is not None:
+        options = replace(options, max_file_size=_size_option(max_file_size))
     select_codes = _split(select) or options.select
     ignore_codes = (*options.ignore, *_split(ignore))
     cache = None if no_cache else _cache_dir(cache_dir, options, targets)
@@ -189,12 +208,13 @@ def check_command(
     if output:
         try:
             with open(output, "w", encoding="utf-8") as stream:
-                writer(report, stream, False)
+                writer(report, ScrubbedStream(stream), False)  # type: ignore[arg-type]
         except OSError as error:
             raise JobcheckError(f"cannot write {output}: {error.strerror or error}") from None
     else:
         use_color = color if color is not None else _stdout_is_terminal()
-        writer(report, sys.stdout, use_color and output_format == "text")
+        stdout = ScrubbedStream(sys.stdout)
+        writer(report, stdout, use_color and output_format == "text")  # type: ignore[arg-type]
     if report.failed and not exit_zero:
         sys.exit(EXIT_FINDINGS)
 

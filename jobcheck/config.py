@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE, parse_size
 from jobcheck.findings import SEVERITIES
 
 if sys.version_info >= (3, 11):
@@ -80,6 +81,7 @@ class Options:
     runbook_dirs: tuple[str, ...] = DEFAULT_RUNBOOK_DIRS
     django_settings: tuple[str, ...] = ()
     celery_app: str | None = None
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
     config_path: str | None = None
     root: str = "."
 
@@ -100,6 +102,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "runbook-dirs": ("runbook_dirs", "list[str]"),
     "django-settings": ("django_settings", "list[str]"),
     "celery-app": ("celery_app", "str"),
+    "max-file-size": ("max_file_size", "size"),
 }
 
 
@@ -160,6 +163,14 @@ def _coerce(value: Any, expected: str, where: str) -> Any:
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false, not {value!r}")
         return value
+    if expected == "size":
+        try:
+            return parse_size(value)
+        except ValueError:
+            raise ConfigError(
+                f'{where} must be a size in bytes (1048576) or with a unit ("1 MiB", '
+                f'"512 KiB"), not {value!r}'
+            ) from None
     if expected == "str":
         if not isinstance(value, str):
             raise ConfigError(f"{where} must be a string, not {value!r}")

@@ -17,12 +17,14 @@ from jobcheck.checks import RULE_CLASSES
 from jobcheck.config import Options
 from jobcheck.discovery import SourceFile, clear_caches, discover, module_name
 from jobcheck.discovery.docs import find_docs
+from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.extract.docs import doc_facts
 from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.phases import phase
 from jobcheck.project import Project, inference
 from jobcheck.project.lazy import ModuleLoader
+from jobcheck.project.units import split_copies
 
 
 @dataclass
@@ -37,6 +39,8 @@ class RunSettings:
     """Unsaved editor buffers: path -> content, used instead of the file on disk."""
     progress: Callable[[int, int], None] | None = None
     """Called with (files done, files to do) while files are read and parsed."""
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    """Larger files are not parsed (they are reported when they could matter)."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,7 @@ def check_paths(
     settings: RunSettings | None = None,
 ) -> Report:
     """Run jobcheck over ``paths``; raises DiscoveryError for paths that do not exist."""
-    settings = settings or RunSettings()
+    settings = replace(settings or RunSettings(), max_file_size=options.max_file_size)
     clear_caches()
     with phase("load cache"):
         cache = FactsCache.open(settings.cache_dir) if settings.cache_dir is not None else None
@@ -90,19 +94,26 @@ def check_paths(
     with phase("gather facts"):
         analysis = gather(files, settings, cache, frozenset(options.django_settings))
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
-    project = Project(
-        analysis.facts,
-        source_of=lambda p: overrides.get(p) or _read_text(p),
-        docs=read_docs(paths, options, cache) if selection.slugs_of("EVT-24") else None,
-        settings_modules=options.django_settings,
-        celery_app=options.celery_app,
-        loader=analysis.loader,
-    )
+    units = split_copies(analysis.facts, analysis.loader)
+    wants_docs = bool(selection.slugs_of("EVT-24"))
+    findings: list[Finding] = []
     with phase("checks"):
         try:
-            findings = run_checks(project, options, selection)
+            for unit in units:
+                # Each copy of a project has its own runbook folders.
+                roots = [*paths, *sorted(unit.roots)] if len(units) > 1 else paths
+                project = Project(
+                    unit.facts,
+                    source_of=lambda p: overrides.get(p) or _read_text(p),
+                    docs=read_docs(roots, options, cache) if wants_docs else None,
+                    settings_modules=options.django_settings,
+                    celery_app=options.celery_app,
+                    loader=unit.loader,
+                )
+                findings.extend(run_checks(project, options, selection))
         finally:
             inference.clear()
+    findings = _once_per_place(findings)
     if remember and inference.current_memo().changed:
         cache.put_extra("inference", inference.current_memo())  # type: ignore[union-attr]
     analysed = analysis.all_facts()
@@ -114,6 +125,19 @@ def check_paths(
     with phase("save cache"):
         analysis.finish(roots=[os.path.normpath(p) for p in paths if os.path.isdir(p)])
     return report
+
+
+def _once_per_place(findings: list[Finding]) -> list[Finding]:
+    """One finding per (file, place, check): a file of a library shared by copies of a
+    project is checked with each copy (``jobcheck/project/units.py``)."""
+    seen: set[tuple[str, object, str, str]] = set()
+    kept = []
+    for finding in findings:
+        key = (finding.path, finding.loc, finding.rule, finding.check)
+        if key not in seen:
+            seen.add(key)
+            kept.append(finding)
+    return kept
 
 
 def gather(
@@ -132,6 +156,7 @@ def gather(
         overrides=settings.overrides,
         progress=settings.progress,
         always=always,
+        max_file_size=settings.max_file_size,
     ).run()
 
 
@@ -159,6 +184,7 @@ def collect_facts(
         exclude=(*options.exclude, *options.extend_exclude),
         respect_gitignore=options.respect_gitignore,
     )
+    settings = replace(settings, max_file_size=options.max_file_size)
     return files, gather(files, settings, always=frozenset(options.django_settings))
 
 

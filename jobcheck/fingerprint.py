@@ -39,7 +39,7 @@ class Identity:
     @property
     def fingerprint(self) -> str:
         parts = (self.rule, self.check, self.path, self.source, str(self.occurrence))
-        return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 class SourceLines:

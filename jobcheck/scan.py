@@ -18,6 +18,7 @@ caller start work that needs a file's facts (astroid inference) as they arrive.
 from __future__ import annotations
 
 import gc
+import hashlib
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +26,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jobcheck.cache import content_hash
+from jobcheck.discovery.reading import (
+    DEFAULT_MAX_FILE_SIZE,
+    Oversized,
+    ReadError,
+    describe_size,
+    read_source,
+)
 from jobcheck.facts import FileFacts
 
 if TYPE_CHECKING:
@@ -55,6 +63,8 @@ class FileTask:
     extracted again (the cache has them)."""
     need_facts: bool = True
     """When the content is unchanged, whether the cached entry lacks needed facts."""
+    max_size: int = DEFAULT_MAX_FILE_SIZE
+    """Larger files are not parsed (``max-file-size``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,14 +104,16 @@ def scan_file(task: FileTask, use_prefilter: bool = True) -> FileResult:
 def _read(task: FileTask, use_prefilter: bool) -> FileResult | _Read:
     """The first phase for one file: a finished result, or a file to parse."""
     read_at = time.time_ns()
-    data = task.data
+    data: bytes | Oversized | None = task.data
+    if data is not None and len(data) > task.max_size:
+        data = Oversized(task.path, len(data))
     if data is None:
         try:
-            with open(task.path, "rb") as stream:
-                data = stream.read()
-        except OSError as error:
-            message = f"cannot read: {error.strerror or error}"
-            return FileResult(task.display, None, False, False, None, message, read_at_ns=read_at)
+            data = read_source(task.path, task.max_size)
+        except ReadError as error:
+            return _unread(task, str(error), read_at)
+    if isinstance(data, Oversized):
+        return _oversized(task, data, read_at)
     digest = content_hash(data)
     if task.known_digest == digest and not task.need_facts:
         return FileResult(
@@ -110,18 +122,51 @@ def _read(task: FileTask, use_prefilter: bool) -> FileResult | _Read:
     from jobcheck.extract.prefilter import compiled
 
     decision = compiled().decide(data, task.module)
+    # A file Python cannot read as source (UTF-16, NUL bytes) is reported, not skipped.
+    unreadable = b"\x00" in data
     result = FileResult(
         task.display,
         digest,
-        decision.kept,
+        decision.kept or unreadable,
         decision.sends,
         None,
         read_at_ns=read_at,
         empty=not data.strip(),
     )
-    if decision.kept or task.analyse or not use_prefilter:
+    if decision.kept or task.analyse or not use_prefilter or unreadable:
         return _Read(task, data, result)
     return result
+
+
+def _unread(task: FileTask, message: str, read_at: int) -> FileResult:
+    return FileResult(task.display, None, False, False, None, message, read_at_ns=read_at)
+
+
+def _oversized(task: FileTask, file: Oversized, read_at: int) -> FileResult:
+    """A file above ``max-file-size``: scanned in chunks for whether it can matter; an
+    error when it can (or was named on the command line), else skipped like any file
+    that cannot matter."""
+    from jobcheck.extract.prefilter import compiled
+
+    prefilter = compiled()
+    digest = hashlib.blake2b(digest_size=16)
+    kept = sends = False
+    try:
+        chunks = [task.data] if task.data is not None else file.chunks()
+        for chunk in chunks:
+            digest.update(chunk)
+            decision = prefilter.decide(chunk, task.module)
+            kept, sends = kept or decision.kept, sends or decision.sends
+    except ReadError as error:
+        return FileResult(task.display, None, False, False, None, str(error), read_at_ns=read_at)
+    if kept or task.analyse:
+        message = (
+            f"{describe_size(file.size)}, larger than max-file-size "
+            f"({describe_size(task.max_size)}): not checked; raise max-file-size in "
+            "[tool.jobcheck] (or --max-file-size) to check it"
+        )
+        return _unread(task, message, read_at)
+    return FileResult(task.display, digest.digest(), False, sends, None, read_at_ns=read_at)
 
 
 def _with_facts(read: _Read, facts: FileFacts) -> FileResult:
@@ -209,27 +254,31 @@ class _Parser:
 
     def results(self) -> Iterator[tuple[int, FileFacts]]:
         """(task index, facts) for every file added, as they are done. When a worker
-        died (out of memory, a crash in a native extension), the pool is broken: the
-        files whose facts had not arrived are parsed here, one by one, so that one bad
-        file cannot take the whole run with it."""
+        died (out of memory, a crash in a native extension), the pool is broken: each
+        file whose facts had not arrived is parsed again in a process of its own, so
+        that one bad file costs only its own facts, never the run (and is never
+        parsed in this process, which it would take down too)."""
         pending = set(self.reads)
-        if self.pool is not None:
-            from concurrent.futures import FIRST_COMPLETED, wait
-            from concurrent.futures.process import BrokenProcessPool
+        if self.pool is None:
+            for index in sorted(pending):
+                yield index, _extract(self.reads[index])
+            return
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
 
-            try:
-                with self.pool:
-                    while self._futures:
-                        finished, _ = wait(self._futures, return_when=FIRST_COMPLETED)
-                        for future in finished:
-                            index = self._futures.pop(future)
-                            facts = future.result()  # type: ignore[attr-defined]
-                            pending.discard(index)  # only once its facts are in hand
-                            yield index, facts
-            except BrokenProcessPool:
-                pass
+        try:
+            with self.pool:
+                while self._futures:
+                    finished, _ = wait(self._futures, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        index = self._futures.pop(future)
+                        facts = future.result()  # type: ignore[attr-defined]
+                        pending.discard(index)  # only once its facts are in hand
+                        yield index, facts
+        except BrokenProcessPool:
+            pass
         for index in sorted(pending):
-            yield index, _extract(self.reads[index])
+            yield index, _extract_isolated(self.reads[index])
 
     def _worth_a_pool(self) -> bool:
         return (
@@ -261,6 +310,28 @@ class _Parser:
 def _extract(read: _Read) -> FileFacts:
     task = read.task
     return extract(task.display, read.data, task.module, task.is_package)
+
+
+def _extract_isolated(read: _Read) -> FileFacts:
+    """The facts of one file, extracted in a worker process of its own: when that
+    process dies too, the file is an error (and this process goes on)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    task = read.task
+    pool = _pool(1)
+    if pool is None:  # no worker processes on this platform
+        return _extract(read)
+    try:
+        with pool:
+            future = pool.submit(extract, task.display, read.data, task.module, task.is_package)
+            return future.result()
+    except BrokenProcessPool:
+        failed = FileFacts(path=task.display, module=task.module)
+        failed.error = (
+            "the parser crashed on this file (its worker process died); the file was not checked"
+        )
+        failed.parsed = False
+        return failed
 
 
 def _pool(jobs: int) -> ProcessPoolExecutor | None:

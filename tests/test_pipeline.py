@@ -325,28 +325,64 @@ def test_default_cache_folder_is_the_project_root(tmp_path: Path) -> None:
     assert default_directory(str(package), [str(root)]) == package / ".jobcheck_cache"
 
 
-def test_a_worker_that_dies_does_not_lose_findings(
+def test_a_worker_that_dies_once_does_not_lose_findings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
 ) -> None:
     """A worker killed mid-parse (out of memory, a crash in a native extension) breaks
-    the pool: the parent parses what is left, and the findings are the same."""
+    the pool: the files whose facts had not arrived are parsed again, each in a process
+    of its own, never in the parent; the findings are the same."""
     project = _copy(ROOT / "examples" / "shop", tmp_path)
     expected = _summary(_run(project, jobs=1))
+    flag = tmp_path / "died-once"
     monkeypatch.setattr(_Dying, "parent", os.getpid())
     monkeypatch.setattr(_Dying, "extract", scan.extract)
+    monkeypatch.setattr(_Dying, "once", str(flag))
     monkeypatch.setattr(scan, "extract", _dies_in_a_worker)
     assert _summary(_run(project, jobs=2)) == expected
+    assert flag.exists()
+
+
+def test_a_file_that_kills_every_worker_is_an_error_and_the_rest_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
+) -> None:
+    project = _copy(ROOT / "examples" / "shop", tmp_path)
+    everything = _run(project, jobs=1)
+    monkeypatch.setattr(_Dying, "parent", os.getpid())
+    monkeypatch.setattr(_Dying, "extract", scan.extract)
+    monkeypatch.setattr(_Dying, "poison", "search/actors.py")
+    monkeypatch.setattr(scan, "extract", _dies_in_a_worker)
+    report = _run(project, jobs=2)
+    assert [(e.path.rsplit("shop/", 1)[-1], e.message.split(";")[0]) for e in report.errors] == [
+        ("search/actors.py", "the parser crashed on this file (its worker process died)")
+    ]
+    assert [f for f in report.findings if not f.path.endswith("search/actors.py")] == [
+        f for f in everything.findings if not f.path.endswith("search/actors.py")
+    ]
 
 
 class _Dying:
     parent = 0
     extract = staticmethod(scan.extract)
+    once = ""
+    """A file that marks the first death: a worker dies once, then parses."""
+    poison = ""
+    """A file whose worker always dies."""
 
 
 def _dies_in_a_worker(*args: object) -> object:
-    """``scan.extract`` in the parent; in a forked worker, the end of the worker."""
-    if os.getpid() != _Dying.parent:
-        os._exit(1)
+    """``scan.extract`` in a worker, but the worker dies (once, or on the poisoned
+    file). The parent parses small batches itself, but never a file a worker died on."""
+    display = str(args[0])
+    if os.getpid() == _Dying.parent:
+        died = Path(_Dying.once).read_text() if _Dying.once and os.path.exists(_Dying.once) else ""
+        assert display != died, "the parent parsed a file a worker died on"
+        assert not (_Dying.poison and display.endswith(_Dying.poison)), "parsed here"
+    else:
+        if _Dying.poison and display.endswith(_Dying.poison):
+            os._exit(1)
+        if _Dying.once and not os.path.exists(_Dying.once):
+            Path(_Dying.once).write_text(display)
+            os._exit(1)
     return _Dying.extract(*args)  # type: ignore[arg-type]
 
 
@@ -369,8 +405,11 @@ def test_a_pool_broken_while_files_are_handed_over_loses_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
 ) -> None:
     """Files are handed to the workers while the rest are still read: a pool that breaks
-    then takes no more, and every file is parsed here instead."""
+    then takes no more, and every file is parsed again, each in a process of its own."""
     project = _copy(ROOT / "examples" / "shop", tmp_path)
     expected = _summary(_run(project, jobs=1))
-    monkeypatch.setattr(scan, "_pool", lambda jobs: _PoolBrokenAtOnce())
+    real_pool = scan._pool
+    monkeypatch.setattr(
+        scan, "_pool", lambda jobs: _PoolBrokenAtOnce() if jobs > 1 else real_pool(jobs)
+    )
     assert _summary(_run(project, jobs=2)) == expected

@@ -60,15 +60,23 @@ class SourceFile:
     relative), and whether it was named on the command line (``explicit``) rather than
     found by walking a folder."""
 
-    __slots__ = ("_path", "_text", "explicit", "symlink")
+    __slots__ = ("_path", "_text", "error", "explicit", "symlink")
 
-    def __init__(self, path: Path | str, explicit: bool, symlink: bool | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        explicit: bool,
+        symlink: bool | None = None,
+        error: str | None = None,
+    ) -> None:
         # Walks make thousands of these: the Path object is built only when asked for.
         self._text = path if isinstance(path, str) else str(path)
         self._path: Path | None = None if isinstance(path, str) else path
         self.explicit = explicit
         self.symlink = symlink
         """Whether the file is a symbolic link, when the walk knows (None: unknown)."""
+        self.error = error
+        """Why this path cannot be checked (a folder that cannot be listed), if so."""
 
     @property
     def path(self) -> Path:
@@ -140,7 +148,7 @@ def discover(
         path = Path(raw)
         if not path.exists():
             raise DiscoveryError(f"{raw}: no such file or directory")
-        if path.is_file():
+        if not path.is_dir():  # a file, or a FIFO or device named as one: reported
             if not user_excludes.excluded(path.name, path.as_posix()):
                 found.setdefault(os.path.realpath(path), SourceFile(_clean(path), explicit=True))
             continue
@@ -150,6 +158,8 @@ def discover(
             cache.walks.get(key) if cache is not None else None
         ):
             found.setdefault(identity, SourceFile(file, explicit=False, symlink=symlink))
+        for folder, message in walker.unreadable:
+            found.setdefault(f"\0{folder}", SourceFile(folder, explicit=False, error=message))
         if cache is not None and walker.changed:
             cache.walks[key] = walker.state
             cache.changed = True
@@ -200,6 +210,8 @@ class _Walker:
         self.suffixes = suffixes
         self.state = _Walk()
         self.changed = False
+        self.unreadable: list[tuple[str, str]] = []
+        """Folders that could not be listed, with why (reported, never skipped)."""
         self._now = time.time_ns()
         self._real_root = os.path.realpath(root)
 
@@ -257,7 +269,10 @@ class _Walker:
         one, so a reused listing knows to read it); None when it is a virtualenv."""
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
+        except OSError as error:
+            self.unreadable.append(
+                (os.path.normpath(folder), f"cannot read folder: {error.strerror or error}")
+            )
             return None
         names = {entry.name for entry in entries}
         if "pyvenv.cfg" in names:
@@ -268,11 +283,12 @@ class _Walker:
         for entry in entries:
             name = entry.name
             path_text = os.path.normpath(os.path.join(folder, name)).replace(os.sep, "/")
+            is_link = False
             try:
-                is_dir = entry.is_dir()
                 is_link = entry.is_symlink()
-            except OSError:
-                continue
+                is_dir = entry.is_dir()
+            except OSError:  # a loop of links: a file to report when it is a source
+                is_dir = False
             if is_dir:
                 # Like os.walk: symbolic links to folders are not followed.
                 if is_link or self.excludes.excluded(name, path_text):

@@ -24,8 +24,9 @@ from jobcheck.extract.walker import Walker
 from jobcheck.extract.web import WebRecognizer
 from jobcheck.facts import FileFacts
 from jobcheck.syntax.decoding import SourceError, decode
+from jobcheck.syntax.deep import run_deep
 from jobcheck.syntax.positions import Positions
-from jobcheck.syntax.source import parse
+from jobcheck.syntax.source import parse_source
 
 # Order matters: the web recognizer marks request handlers before the others look at
 # their bodies; the routing recognizer comes last, as it reads the enqueue sites the
@@ -47,12 +48,18 @@ _SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNOR
 
 
 def extract_file(path: str, data: bytes, module: str, is_package: bool = False) -> FileFacts:
-    """Every fact about one file. Never raises: problems become ``FileFacts.error``."""
+    """Every fact about one file. Never raises: problems become ``FileFacts.error``.
+    Runs on a thread with a large stack (``jobcheck/syntax/deep.py``): the walk of a
+    deeply nested tree recurses as deep as the parser did."""
+    return run_deep(lambda: _extract_file(path, data, module, is_package))
+
+
+def _extract_file(path: str, data: bytes, module: str, is_package: bool) -> FileFacts:
     facts = FileFacts(path=path, module=module)
     try:
         text = decode(data)
         facts.suppressions = suppressions(text)
-        tree = parse(text)
+        tree, text = parse_source(text)
     except SourceError as error:
         facts.error = str(error)
         facts.parsed = False
@@ -71,6 +78,17 @@ def extract_tree(
     """The facts of an already parsed module (the language server parses edited buffers
     incrementally, keeps ``positions`` across edits and uses a walker that replays
     unchanged statements). Never raises."""
+    return run_deep(lambda: _extract_tree(facts, tree, text, is_package, positions, walker_class))
+
+
+def _extract_tree(
+    facts: FileFacts,
+    tree: cst.Module,
+    text: str,
+    is_package: bool,
+    positions: Positions | None,
+    walker_class: type[Walker],
+) -> FileFacts:
     path, module = facts.path, facts.module
     try:
         walker = walker_class(facts, tree, text, is_package, positions)
@@ -78,7 +96,7 @@ def extract_tree(
         return walker.run()
     except RecursionError:
         failed = FileFacts(path=path, module=module, suppressions=facts.suppressions)
-        failed.error = "internal error: the file is nested too deeply to analyse"
+        failed.error = "the file is nested too deeply to analyse"
         failed.parsed = False
         return failed
     except Exception as error:  # a bug in jobcheck must not hide other files' findings

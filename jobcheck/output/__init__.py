@@ -14,6 +14,25 @@ from jobcheck.findings import Report
 
 Writer = Callable[[Report, TextIO, bool], None]
 
+
+class ScrubbedStream:
+    """A text stream that writes file names which are not valid UTF-8 (on POSIX a
+    name is any bytes; Python keeps the bad ones as lone surrogates) with U+FFFD in
+    their place: every format stays valid UTF-8, and SARIF's URIs keep the exact bytes
+    percent-encoded."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if not text.isascii():
+            text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
 # format name -> module under jobcheck/output/ with a ``write(report, stream, color)``
 _MODULES = {
     "text": "text",

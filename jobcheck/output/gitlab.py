@@ -62,7 +62,7 @@ def _error_issue(error: FileError) -> dict[str, Any]:
         "check_name": PARSE_ERROR_ID,
         "description": f"File could not be checked: {error.message}",
         "categories": ["Bug Risk"],
-        "fingerprint": hashlib.sha256(identity.encode("utf-8")).hexdigest(),
+        "fingerprint": hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest(),
         "severity": "critical",
         "location": {"path": path, "lines": {"begin": line}},
     }

@@ -42,5 +42,5 @@ def to_dict(report: Report) -> dict[str, Any]:
 
 
 def write(report: Report, stream: TextIO, color: bool = False) -> None:
-    json.dump(to_dict(report), stream, indent=2)
+    json.dump(to_dict(report), stream, indent=2, ensure_ascii=False)
     stream.write("\n")

@@ -47,7 +47,7 @@ def artifact_uri(path: str) -> tuple[str, bool]:
     relative = repository_path(path)
     if Path(relative).is_absolute():
         return Path(relative).as_uri(), False
-    return quote(relative), True
+    return quote(relative, errors="surrogateescape"), True
 
 
 def working_directory_uri() -> str:

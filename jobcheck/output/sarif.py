@@ -154,7 +154,7 @@ def _error_result(error: FileError, rule_index: int) -> dict[str, Any]:
 def _error_fingerprint(error: FileError) -> str:
     """One alert per broken file, however its error moves."""
     identity = f"{PARSE_ERROR_ID}\x1f{repository_path(error.path)}"
-    return hashlib.sha256(identity.encode("utf-8")).hexdigest()
+    return hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _notification(error: FileError) -> dict[str, Any]:

@@ -35,6 +35,19 @@ class ModuleLoader:
         self.loaded: list[FileFacts] = []
         self._tried: set[str] = set()
 
+    def modules(self) -> dict[str, list[str]]:
+        """Module name -> paths of the files not analysed (a copy)."""
+        return {module: list(paths) for module, paths in self._modules.items()}
+
+    def restricted(self, keep: Callable[[str], bool]) -> ModuleLoader:
+        """A loader of the files whose path ``keep`` accepts (one copy of a project
+        that a tree holds several times, ``jobcheck/project/units.py``); files it loads
+        are also listed in this loader's ``loaded``."""
+        modules = {m: [p for p in paths if keep(p)] for m, paths in self._modules.items()}
+        narrowed = ModuleLoader({m: p for m, p in modules.items() if p}, self._load)
+        narrowed.loaded = self.loaded
+        return narrowed
+
     def load_for(self, qualname: str) -> list[FileFacts]:
         """Load the modules ``qualname`` may be defined in (each of its dotted
         prefixes, longest first); the newly loaded files."""

@@ -28,6 +28,12 @@ _BINARY: dict[type, Callable[[object, object], object]] = {
 }
 
 _MAX_EXCERPT = 60
+MAX_DEPTH = 40
+"""Deeper values become :class:`Opaque`: configuration is never nested this deep, and
+every reader of values (the caches, the project model) may recurse through them."""
+_MAX_FOLDED_BITS = 4096
+"""Arithmetic is folded only while the numbers stay this small: ``10 ** 10 ** 10`` is
+valid Python, and computing it would stall the run."""
 
 
 def excerpt(module: cst.Module, node: cst.CSTNode) -> str:
@@ -45,11 +51,21 @@ class Evaluator:
         self.module = module
         self.names = names
         self.constants = constants if constants is not None else {}
+        self._depth = 0
 
     def __call__(self, expr: cst.BaseExpression) -> Value:
         return self.value(expr)
 
     def value(self, expr: cst.BaseExpression) -> Value:
+        if self._depth >= MAX_DEPTH:
+            return Opaque(excerpt(self.module, expr))
+        self._depth += 1
+        try:
+            return self._value(expr)
+        finally:
+            self._depth -= 1
+
+    def _value(self, expr: cst.BaseExpression) -> Value:
         if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
             return self._literal(expr)
         if isinstance(expr, cst.Name):
@@ -133,11 +149,21 @@ class Evaluator:
             and isinstance(left.value, (int, float))
             and isinstance(right.value, (int, float))
         ):
-            try:
-                return Const(fold(left.value, right.value))
-            except (ArithmeticError, ValueError):
-                pass
+            if _small(left.value) and _small(right.value) and _cheap(fold, right.value):
+                try:
+                    return Const(fold(left.value, right.value))
+                except (ArithmeticError, ValueError):
+                    pass
         return Opaque(excerpt(self.module, expr))
+
+
+def _small(number: float) -> bool:
+    return not isinstance(number, int) or number.bit_length() <= _MAX_FOLDED_BITS
+
+
+def _cheap(fold: Callable[[object, object], object], right: float) -> bool:
+    """Whether folding stays small: a power only with a small exponent."""
+    return fold is not operator.pow or abs(right) <= 64
 
 
 _PLAIN_STRING = re.compile(r"""(?:'[^'\\\n]*'|"[^"\\\n]*")\Z""")

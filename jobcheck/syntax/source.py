@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
 from jobcheck.syntax.decoding import SourceError
+from jobcheck.syntax.deep import run_deep
+from jobcheck.syntax.screen import screen
 
 # The newest grammar libcst knows: code written for a newer Python than the one running
 # jobcheck (PEP 695 generics, ``match``, ``except*``) must still parse.
@@ -17,14 +20,64 @@ _PARSER_CONFIG = cst.PartialParserConfig(python_version="3.14")
 
 def parse(text: str, first_line: int = 1) -> cst.Module:
     """Parse ``text``; error messages count lines from ``first_line`` (the language
-    server parses a piece of a buffer that starts there)."""
+    server parses a piece of a buffer that starts there). Text that would overflow or
+    stall libcst's parser (``jobcheck/syntax/screen.py``) is refused, not parsed."""
+    return parse_source(text, first_line)[0]
+
+
+def parse_source(text: str, first_line: int = 1) -> tuple[cst.Module, str]:
+    """:func:`parse`, with the text the module was parsed from: ``text`` itself, or
+    ``text`` with its huge literals elided (same lines); positions are computed on it."""
+    screened = screen(text)
+    if screened.refusal is not None:
+        line = screened.refusal.line + first_line - 1
+        raise SourceError(f"line {line}: {screened.refusal.message}")
     try:
-        with _unvalidated():
-            return cst.parse_module(text, config=_PARSER_CONFIG)
+        return run_deep(_parse_unvalidated(screened.text)), screened.text
     except cst.ParserSyntaxError as error:
+        repaired = _repaired(screened.text)
+        if repaired is not None:
+            return repaired
         raise SourceError(_syntax_message(text, error, first_line)) from None
     except (RecursionError, MemoryError, ValueError) as error:
         raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
+
+
+# A line holding nothing but a backslash continuation: Python joins it to the next
+# line, libcst's tokenizer rejects it ("expected INDENT"). Where it stands between
+# statements, a blank line means the same and keeps every line's number.
+_LONE_CONTINUATION = re.compile(r"^[ \t\f]*\\(\r?\n)", re.MULTILINE)
+
+
+def _repaired(text: str) -> tuple[cst.Module, str] | None:
+    """The module of valid Python that libcst rejects for a known quirk of its
+    tokenizer, parsed from an equivalent text; None when no quirk applies or Python
+    rejects the text too."""
+    if not _LONE_CONTINUATION.search(text) or not _python_accepts(text):
+        return None
+    fixed = _LONE_CONTINUATION.sub(lambda m: m.group(1), text)
+    if not _python_accepts(fixed):
+        return None
+    try:
+        return run_deep(_parse_unvalidated(fixed)), fixed
+    except cst.ParserSyntaxError:
+        return None
+
+
+def _python_accepts(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _parse_unvalidated(text: str) -> Callable[[], cst.Module]:
+    def work() -> cst.Module:
+        with _unvalidated():
+            return cst.parse_module(text, config=_PARSER_CONFIG)
+
+    return work
 
 
 def _syntax_message(text: str, error: cst.ParserSyntaxError, first_line: int = 1) -> str:
