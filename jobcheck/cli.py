@@ -518,6 +518,13 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
     console.print(f"{len(found)} jobs.", style="bold")
 
 
+def _usage_line(error: click.UsageError) -> str:
+    """A usage error in one line, with where to read more (click prints four)."""
+    message = " ".join(error.format_message().split())
+    command = error.ctx.command_path if error.ctx is not None else "jobcheck"
+    return f"{message} (see '{command} --help')"
+
+
 def main() -> None:
     try:
         cli.main(standalone_mode=False, prog_name="jobcheck")
@@ -525,8 +532,9 @@ def main() -> None:
         sys.exit(done.exit_code)
     except click.ClickException as error:
         if isinstance(error, click.UsageError) and not isinstance(error, JobcheckError):
-            error.exit_code = EXIT_ERROR
-        error.show()
+            click.echo(f"jobcheck: error: {_usage_line(error)}", err=True)
+        else:
+            error.show()
         sys.exit(error.exit_code if isinstance(error, JobcheckError) else EXIT_ERROR)
     except click.exceptions.Abort:
         click.echo("jobcheck: aborted", err=True)

@@ -106,9 +106,14 @@ _KEYS: dict[str, tuple[str, str]] = {
 }
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def find_config(start: Path) -> Path | None:
     """The nearest configuration, looking upwards: in each folder a ``jobcheck.toml``
-    or ``.jobcheck.toml``, else a ``pyproject.toml`` with a ``[tool.jobcheck]`` table."""
+    or ``.jobcheck.toml``, else a ``pyproject.toml`` with a ``[tool.jobcheck]`` table.
+    A ``pyproject.toml`` on the way that cannot be read is an error: it may hold the
+    configuration, and checking with defaults instead would be silently wrong."""
     current = start.resolve()
     if current.is_file():
         current = current.parent
@@ -117,28 +122,53 @@ def find_config(start: Path) -> Path | None:
             if (folder / name).is_file():
                 return folder / name
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-                continue
-            if "jobcheck" in data.get("tool", {}):
-                return candidate
+        if candidate.exists() and _jobcheck_table(read_toml(candidate), candidate) is not None:
+            return candidate
     return None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's table; ConfigError (one line naming the file) for anything that
+    is not a readable, regular, reasonably small TOML file."""
+    from jobcheck.discovery.reading import ReadError, open_regular
+
+    try:
+        with open_regular(str(path)) as stream:
+            data = stream.read(MAX_CONFIG_BYTES + 1)
+    except ReadError as error:
+        if "broken symbolic link" in str(error) or not path.exists():
+            raise ConfigError(f"{path}: config file not found") from None
+        raise ConfigError(f"{path}: {error}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than 1 MiB; not a configuration file")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except (RecursionError, MemoryError):
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+
+
+def _jobcheck_table(data: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """``[tool.jobcheck]`` of a ``pyproject.toml`` (None when it has none)."""
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: 'tool' must be a table, not {type(tool).__name__}")
+    table = tool.get("jobcheck")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.jobcheck] must be a table")
+    return table
 
 
 def load(path: Path) -> Options:
     """Options from a ``pyproject.toml`` (its ``[tool.jobcheck]`` table) or a
     ``jobcheck.toml`` (top level, or its own ``[tool.jobcheck]``)."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read: {error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
-    table = data.get("tool", {}).get("jobcheck") if "tool" in data else None
+    data = read_toml(path)
+    table = _jobcheck_table(data, path)
     if table is None:
         table = {} if path.name == "pyproject.toml" else data
     return from_mapping(table, source=str(path), root=str(path.parent))

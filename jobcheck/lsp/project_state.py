@@ -70,7 +70,10 @@ def find_root(path: Path) -> Path:
     """The top folder of the project ``path`` belongs to: the folder of the nearest
     ``pyproject.toml`` with a ``[tool.jobcheck]`` table, else the nearest folder with a
     project marker, else the file's own folder."""
-    config = find_config(path)
+    try:
+        config = find_config(path)
+    except ConfigError:  # a broken pyproject.toml: load_options reports it
+        config = None
     if config is not None:
         return config.parent
     start = path.parent if path.suffix else path
