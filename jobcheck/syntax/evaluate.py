@@ -7,7 +7,6 @@ assigned earlier in the same file. Everything else becomes a :class:`Ref`, a
 
 from __future__ import annotations
 
-import ast
 import operator
 import re
 from collections.abc import Callable, Mapping
@@ -15,6 +14,7 @@ from collections.abc import Callable, Mapping
 import libcst as cst
 
 from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, SeqV, Value
+from jobcheck.syntax import quiet
 from jobcheck.syntax.names import Names, dotted
 
 _BINARY: dict[type, Callable[[object, object], object]] = {
@@ -135,7 +135,7 @@ class Evaluator:
         if quick is not None:
             return Const(quick)
         try:
-            return Const(ast.literal_eval(expr.value))
+            return Const(quiet.literal_eval(expr.value))
         except (ValueError, SyntaxError):
             return Opaque(excerpt(self.module, expr))
 

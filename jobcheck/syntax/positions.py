@@ -29,6 +29,7 @@ from typing import Any
 import libcst as cst
 
 from jobcheck.facts import Loc
+from jobcheck.syntax import quiet
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 
@@ -335,7 +336,7 @@ class Positions:
             return self._anchors or None
         self._anchors = {}
         try:
-            tree = ast.parse(self._source)
+            tree = quiet.parse(self._source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None  # newer syntax than this Python knows: the slow path places all
         ours = list(_cst_statements(self._module.body, elif_=False))

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import re
 from collections.abc import Callable, Iterator
 
 import libcst as cst
 
+from jobcheck.syntax import quiet
 from jobcheck.syntax.decoding import SourceError
 from jobcheck.syntax.deep import run_deep
 from jobcheck.syntax.screen import screen
@@ -66,7 +66,7 @@ def _repaired(text: str) -> tuple[cst.Module, str] | None:
 
 def _python_accepts(text: str) -> bool:
     try:
-        ast.parse(text)
+        quiet.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
@@ -84,7 +84,7 @@ def _syntax_message(text: str, error: cst.ParserSyntaxError, first_line: int = 1
     """Python's own message and position when it agrees the code is broken: libcst's
     native parser reports the token after the mistake, in its own words."""
     try:
-        ast.parse(text)
+        quiet.parse(text)
     except SyntaxError as python_error:
         line = (python_error.lineno or error.raw_line) + first_line - 1
         column = python_error.offset or error.raw_column + 1
