@@ -1,7 +1,7 @@
 """Per-file extraction itself: decode, parse, one walk with every recognizer.
 
 Imported lazily through ``jobcheck.extract`` so that light modules of this package
-(``docs``, ``celery_settings``, ``lock_names``) can be used without loading libcst.
+(``docs``, ``lock_names``) can be used without loading libcst.
 """
 
 from __future__ import annotations
@@ -11,38 +11,16 @@ import traceback
 
 import libcst as cst
 
-from jobcheck.extract.celery import CeleryRecognizer
-from jobcheck.extract.django import DjangoRecognizer
-from jobcheck.extract.dramatiq import DramatiqRecognizer
-from jobcheck.extract.effects import EffectsRecognizer
-from jobcheck.extract.locks import LockRecognizer
-from jobcheck.extract.routing import RoutingRecognizer
-from jobcheck.extract.rq import RQRecognizer
-from jobcheck.extract.schedules import ScheduleRecognizer
-from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
-from jobcheck.extract.web import WebRecognizer
 from jobcheck.facts import FileFacts
+from jobcheck.frameworks import recognizers
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.syntax.deep import run_deep
 from jobcheck.syntax.positions import Positions
 from jobcheck.syntax.source import parse_source
 
-# Order matters: the web recognizer marks request handlers before the others look at
-# their bodies; the routing recognizer comes last, as it reads the enqueue sites the
-# framework recognizers record for the same call.
-RECOGNIZERS = (
-    WebRecognizer,
-    CeleryRecognizer,
-    RQRecognizer,
-    DramatiqRecognizer,
-    DjangoRecognizer,
-    EffectsRecognizer,
-    ScheduleRecognizer,
-    LockRecognizer,
-    StartupRecognizer,
-    RoutingRecognizer,
-)
+# Every recognizer, in the order the walker runs them (``jobcheck/frameworks``).
+RECOGNIZERS = recognizers()
 
 _SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
 

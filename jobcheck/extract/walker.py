@@ -3,7 +3,7 @@
 The walker tracks where each node stands (enclosing function and class, transaction
 blocks, ``on_commit`` callbacks, loops, exception handlers, local variables and what they
 hold) and hands functions, classes, calls and assignments to the framework recognizers
-(``jobcheck.extract.celery``, ``.rq``, ``.dramatiq``, ``.django``...), which turn them into
+(``jobcheck/frameworks/<name>/recognizer.py``), which turn them into
 facts.
 """
 

@@ -23,9 +23,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from jobcheck.extract.celery_settings import SETTING_NAMES
 from jobcheck.facts import EnqueueSite, FileFacts, Loc, LoopEnqueue, QueueBinding, ScheduleEntry
 from jobcheck.facts.values import CallV, Const, DictV, Ref, SeqV, Value, is_none, string
+from jobcheck.frameworks.celery.settings import SETTING_NAMES
 from jobcheck.project.test_code import is_test_code
 
 if TYPE_CHECKING:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import libcst as cst
 
 from jobcheck.extract import enqueue
-from jobcheck.extract.celery_settings import normalize
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import (
     SPLAT,
@@ -19,6 +18,7 @@ from jobcheck.facts import (
     TaskDef,
 )
 from jobcheck.facts.values import CallV, DictV, Opaque, Value, string
+from jobcheck.frameworks.celery.settings import normalize
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
 

@@ -1,0 +1,9 @@
+"""APScheduler."""
+
+from jobcheck.frameworks.base import Plugin
+
+PLUGIN = Plugin(
+    name="apscheduler",
+    title="APScheduler",
+    schedule_readers=("jobcheck.frameworks.apscheduler.schedules:APSchedulerSchedules",),
+)

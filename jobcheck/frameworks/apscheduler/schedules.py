@@ -1,0 +1,95 @@
+"""APScheduler schedules: ``add_job`` and ``@scheduled_job`` (and Flask-APScheduler's
+``@scheduler.task``) with cron, interval and date triggers."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jobcheck.extract.schedules import (
+    ScheduleReader,
+    argument,
+)
+from jobcheck.facts import FunctionFacts
+from jobcheck.facts.values import CallV, Ref, string
+from jobcheck.frameworks.apscheduler.timing import APSCHEDULER_JOB_KEYWORDS, apscheduler_timing
+from jobcheck.triggers import Trigger
+
+APSCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler", "django_apscheduler"})
+
+
+class APSchedulerSchedules(ScheduleReader):
+    PREFILTER = (
+        Trigger("APScheduler", b"apscheduler"),
+        Trigger("APScheduler job", b".scheduled_job("),
+        Trigger("APScheduler job", b".add_job("),
+    )
+
+    def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
+        for decorator_node, decorator in zip(node.decorators, facts.decorators):
+            call = decorator.call
+            qualname = decorator.qualname or ""
+            if not isinstance(call, CallV):
+                continue
+            if qualname.rpartition(".")[2] in ("scheduled_job", "task") and self._is_aps(
+                qualname, call
+            ):
+                self._scheduled_job(decorator_node.decorator, facts, call)
+
+    def call(self, node: cst.Call, func: str | None) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_job":
+            if self.roots & APSCHEDULER_ROOTS:
+                self._add_job(node)
+
+    def _is_aps(self, qualname: str, call: CallV) -> bool:
+        """``@scheduler.scheduled_job("cron", ...)`` or Flask-APScheduler's
+        ``@scheduler.task("interval", ...)``: an APScheduler decorator, not Celery's."""
+        trigger = string(call.arg(0, "trigger"))
+        if qualname.endswith(".scheduled_job"):
+            return bool(self.roots & APSCHEDULER_ROOTS) or trigger in ("cron", "interval")
+        head = qualname.rpartition(".")[0].rpartition(".")[2].lower()
+        return trigger in ("cron", "interval") and "sched" in head
+
+    def _scheduled_job(self, expr: cst.BaseExpression, facts: FunctionFacts, call: CallV) -> None:
+        walker = self.walker
+        when = apscheduler_timing(call.arg(0, "trigger"), call, walker.text(expr))
+        if when is None:
+            return
+        self.add(
+            framework="apscheduler",
+            source="scheduled_job",
+            name=string(call.kwarg("id")) or string(call.kwarg("name")),
+            task_name=None,
+            target=facts.qualname,
+            target_text=facts.name,
+            timing=when,
+            loc=walker.loc(expr),
+            task_loc=walker.loc(expr),
+            timing_loc=walker.loc(expr),
+            options=tuple((k, v) for k, v in call.kwargs if k in APSCHEDULER_JOB_KEYWORDS),
+        )
+
+    def _add_job(self, node: cst.Call) -> None:
+        walker = self.walker
+        value = walker.evaluate(node)
+        assert isinstance(value, CallV)
+        first, second = value.arg(0), value.arg(1)
+        func_index, trigger_index = 0, 1
+        if string(first) is not None and isinstance(second, Ref):
+            # Flask-APScheduler: ``add_job(id, func, **kwargs)``.
+            func_index, trigger_index = 1, 2
+        func_node = argument(node, func_index, "func")
+        if func_node is None:
+            return
+        when = apscheduler_timing(value.arg(trigger_index, "trigger"), value, walker.text(node))
+        if when is None:
+            return
+        self.add_for_function(
+            framework="apscheduler",
+            source="add_job",
+            name=string(value.kwarg("id")) or string(value.kwarg("name")),
+            node=node,
+            func_node=func_node,
+            timing=when,
+            timing_loc=walker.loc(node),
+            options=tuple((k, v) for k, v in value.kwargs if k in APSCHEDULER_JOB_KEYWORDS),
+        )

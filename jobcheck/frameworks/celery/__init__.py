@@ -1,0 +1,10 @@
+"""Celery."""
+
+from jobcheck.frameworks.base import Plugin
+
+PLUGIN = Plugin(
+    name="celery",
+    title="Celery",
+    recognizers=("jobcheck.frameworks.celery.recognizer:CeleryRecognizer",),
+    schedule_readers=("jobcheck.frameworks.celery.schedules:CelerySchedules",),
+)

@@ -1,0 +1,9 @@
+"""Django."""
+
+from jobcheck.frameworks.base import Plugin
+
+PLUGIN = Plugin(
+    name="django",
+    title="Django",
+    recognizers=("jobcheck.frameworks.django.recognizer:DjangoRecognizer",),
+)

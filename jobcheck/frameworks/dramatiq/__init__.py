@@ -1,0 +1,11 @@
+"""Dramatiq."""
+
+from jobcheck.frameworks.base import Plugin
+
+PLUGIN = Plugin(
+    name="dramatiq",
+    title="Dramatiq",
+    recognizers=("jobcheck.frameworks.dramatiq.recognizer:DramatiqRecognizer",),
+    schedule_readers=("jobcheck.frameworks.dramatiq.schedules:PeriodiqSchedules",),
+    aliases=("periodiq",),
+)

@@ -1,0 +1,11 @@
+"""RQ."""
+
+from jobcheck.frameworks.base import Plugin
+
+PLUGIN = Plugin(
+    name="rq",
+    title="RQ",
+    recognizers=("jobcheck.frameworks.rq.recognizer:RQRecognizer",),
+    schedule_readers=("jobcheck.frameworks.rq.schedules:RQSchedules",),
+    aliases=("rq-scheduler", "rq-cron"),
+)

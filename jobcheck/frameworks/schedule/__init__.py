@@ -1,0 +1,9 @@
+"""the schedule library."""
+
+from jobcheck.frameworks.base import Plugin
+
+PLUGIN = Plugin(
+    name="schedule",
+    title="the schedule library",
+    schedule_readers=("jobcheck.frameworks.schedule.schedules:ScheduleLibrarySchedules",),
+)
