@@ -29,6 +29,7 @@ from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.facts import EnqueueSite, FileFacts
 from jobcheck.facts.values import Ref, string
 from jobcheck.findings import FileError
+from jobcheck.frameworks import semantics
 from jobcheck.project.lazy import ModuleLoader
 
 if TYPE_CHECKING:
@@ -390,7 +391,7 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
         (site.target or "").rpartition(".")[0]
         for f in facts
         for site in f.enqueues
-        if site.framework_hint == "rq" and site.target
+        if semantics(site.framework_hint).enqueues_by_reference() and site.target
     }
     modules |= {
         (entry.target or entry.task_name or "").rpartition(".")[0]
@@ -399,7 +400,9 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     }
     modules.discard("")
     patterns: list[tuple[re.Pattern[bytes], bool]] = []
-    actors = {t.name for f in facts for t in f.tasks if t.framework == "dramatiq"}
+    actors = {
+        t.name for f in facts for t in f.tasks if semantics(t.framework).sends_by_actor_name()
+    }
     if actors:
         from jobcheck.triggers import names_pattern
 

@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 from jobcheck.facts import ScheduleEntry
-
-_KINDS = {
-    ("celery", "beat_schedule"): "beat entry",
-    ("celery", "add_periodic_task"): "periodic task",
-    ("celery", "periodic_task"): "periodic task",
-    ("rq-scheduler", "cron"): "rq-scheduler cron job",
-    ("rq-scheduler", "schedule"): "rq-scheduler job",
-    ("rq-scheduler", "job-definition"): "rq-scheduler job",
-    ("rq-cron", "register"): "RQ cron job",
-    ("periodiq", "periodic"): "periodiq actor",
-    ("apscheduler", "add_job"): "APScheduler job",
-    ("apscheduler", "scheduled_job"): "APScheduler job",
-    ("schedule", "every"): "schedule job",
-}
+from jobcheck.frameworks import semantics
 
 
 def describe(entry: ScheduleEntry) -> str:
     """``beat entry 'cleanup'``, ``APScheduler job 'sync'``..."""
-    kind = _KINDS.get((entry.framework, entry.source), "scheduled job")
-    return f"{kind} '{short(entry.label)}'"
+    return f"{semantics(entry.framework).schedule_kind(entry)} '{short(entry.label)}'"
 
 
 def job_label(entry: ScheduleEntry) -> str:

@@ -15,6 +15,7 @@ from jobcheck.checks.schedule_support import describe, job_label
 from jobcheck.extract.lock_names import name_words, takes_lock_by_name
 from jobcheck.facts import FileFacts, FunctionFacts, Loc, SchedulerStart, StartupHook
 from jobcheck.findings import Finding
+from jobcheck.frameworks import semantics
 from jobcheck.project.model import Job
 from jobcheck.project.test_code import is_test_code
 
@@ -36,11 +37,6 @@ KNOWN_LOCK_DECORATOR_SUFFIXES = (".lock_task",)
 SINGLE_INSTANCE_WORDS = frozenset(
     {"single", "singleton", "once", "exclusive", "unique", "mutex", "concurrent", "running"}
 )
-# Frameworks that already run one copy of a job at a time within their scheduler:
-# APScheduler's ``max_instances`` defaults to 1 (apscheduler/schedulers/base.py
-# ``_configure``) and the ``schedule`` library runs jobs one after another in its loop.
-# Their risk is running the scheduler in many processes: scheduler-in-every-instance.
-SELF_SERIALIZING = frozenset({"apscheduler", "schedule"})
 
 
 class SingleJobRuns(RuleChecks):
@@ -53,7 +49,7 @@ class SingleJobRuns(RuleChecks):
         """One finding per job, at the first schedule entry that runs it."""
         seen: set[str] = set()
         for f, entry, job in self.project.scheduled_jobs():
-            if entry.framework in SELF_SERIALIZING:
+            if semantics(entry.framework).runs_one_at_a_time(entry):
                 continue
             function = self.project.scheduled_function(entry, job)
             if function is None or function in seen:
@@ -69,7 +65,8 @@ class SingleJobRuns(RuleChecks):
                 "lock: when a run outlasts the interval, or a second scheduler starts it, two "
                 "copies run at once; take a lock at the top (cache.add, a Redis lock, "
                 "pg_try_advisory_lock) and skip the run when it is held"
-                f"{_framework_advice(job.framework if job else entry.framework)}. Looked for "
+                f"{semantics(job.framework if job else entry.framework).single_run_advice()}. "
+                "Looked for "
                 "lock calls in its body and in the functions it calls, lock decorators and "
                 "single-instance base classes",
             )
@@ -200,14 +197,6 @@ class SingleJobRuns(RuleChecks):
         """A lock (leader election, a lock file) decides which instance starts it."""
         facts = self.project.function(qualname)
         return facts is not None and any(g.kind in LOCK_GUARDS for g in facts.guards)
-
-
-def _framework_advice(framework: str) -> str:
-    if framework == "celery":
-        return ", or give the task a single-instance base (celery-once, celery-singleton)"
-    if framework == "dramatiq":
-        return ", e.g. with dramatiq's ConcurrentRateLimiter(limit=1) as a mutex"
-    return ""
 
 
 def _lookup(name: str, known: Iterable[str]) -> str | None:

@@ -42,9 +42,9 @@ def title(name: str | None) -> str:
 
 @functools.cache
 def semantics(name: str | None) -> Any:
-    """The semantics of the framework ``name`` (``jobcheck/frameworks/semantics.py``);
+    """The semantics of the framework ``name`` (``jobcheck/frameworks/semantics_base.py``);
     the neutral semantics for a name no plugin knows: nothing is assumed of it."""
-    from jobcheck.frameworks.semantics import UNKNOWN
+    from jobcheck.frameworks.semantics_base import UNKNOWN
 
     found = plugin(name)
     loaded = found.load_semantics() if found is not None else None

@@ -25,7 +25,7 @@ class Plugin:
     schedule_readers: tuple[str, ...] = ()
     """``module:Class`` of the recognizers that read its schedules."""
     semantics: str | None = None
-    """``module:object`` of its semantics (``jobcheck/frameworks/semantics.py``)."""
+    """``module:object`` of its semantics (``jobcheck/frameworks/semantics_base.py``)."""
     aliases: tuple[str, ...] = field(default=())
     """Other names its facts may carry (``rq-scheduler`` schedules are RQ's)."""
 

@@ -37,6 +37,7 @@ from jobcheck.engine import (
 )
 from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import Finding
+from jobcheck.frameworks import semantics
 from jobcheck.lsp.incremental import ParsedBuffer, extract_buffer, parse_buffer, update_buffer
 from jobcheck.project import inference
 from jobcheck.project.lazy import ModuleLoader
@@ -293,12 +294,14 @@ class ProjectState:
     def _wanted(self) -> tuple[frozenset[str], frozenset[str]]:
         """What decides the second pass: Dramatiq actor names and RQ job modules."""
         facts = self.facts.values()
-        actors = frozenset(t.name for f in facts for t in f.tasks if t.framework == "dramatiq")
+        actors = frozenset(
+            t.name for f in facts for t in f.tasks if semantics(t.framework).sends_by_actor_name()
+        )
         modules = frozenset(
             (site.target or "").rpartition(".")[0]
             for f in facts
             for site in f.enqueues
-            if site.framework_hint == "rq" and site.target
+            if semantics(site.framework_hint).enqueues_by_reference() and site.target
         )
         return actors, modules
 

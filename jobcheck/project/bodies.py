@@ -11,6 +11,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from jobcheck.facts import FileFacts, FunctionFacts, SideEffect
+from jobcheck.frameworks import semantics
 from jobcheck.project.model import Job, Project
 
 # What ``unguarded_side_effects`` looks for, for messages (details in docs/rules/SCL-17.md).
@@ -42,8 +43,8 @@ def job_bodies(project: Project) -> list[JobBody]:
         if entry is not None and entry[1].qualname not in found:
             found[entry[1].qualname] = JobBody(entry[0], entry[1], job.task.name, job)
     for _, site, job in project.enqueues():
-        framework = job.framework if job is not None else site.framework_hint
-        if job is not None or framework != "rq" or not site.target:
+        framework = semantics(job.framework if job is not None else site.framework_hint)
+        if job is not None or not framework.enqueues_by_reference() or not site.target:
             continue
         entry = project.functions.get(site.target)
         if entry is not None and entry[1].qualname not in found:

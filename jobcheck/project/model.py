@@ -23,23 +23,14 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, DictV, Opaque, Ref, SeqV, Value, string
+from jobcheck.facts.values import CallV, DictV, Opaque, Ref, Value, string
+from jobcheck.frameworks import PLUGINS, semantics
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
 
 if TYPE_CHECKING:
     from jobcheck.project.routing import Routing
-
-# Celery task options that a global setting provides when the task does not
-# (celery/app/task.py reads them from ``app.conf`` under these names).
-GLOBAL_TASK_SETTINGS = {
-    "time_limit": "task_time_limit",
-    "soft_time_limit": "task_soft_time_limit",
-    "acks_late": "task_acks_late",
-    "reject_on_worker_lost": "task_reject_on_worker_lost",
-    "queue": "task_default_queue",
-}
 
 
 @dataclass(frozen=True)
@@ -119,7 +110,8 @@ class Project:
         self.jobs: list[Job] = [
             Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
         ]
-        self.jobs.extend(self._class_based_tasks())
+        for plugin in PLUGINS:
+            self.jobs.extend(semantics(plugin.name).class_based_jobs(self))
         self.jobs.extend(self._custom_decorator_jobs())
         self._by_qualname = {job.task.qualname: job for job in self.jobs}
         self._by_tail: dict[str, list[Job]] = {}
@@ -136,32 +128,6 @@ class Project:
     def _is_real_task(self, task: TaskDef) -> bool:
         return task.app_ref is None or task.app_ref not in self._foreign
 
-    def _class_based_tasks(self) -> Iterator[Job]:
-        for f in self.files:
-            for tc in f.task_classes:
-                attrs = dict(tc.attrs)
-                if not tc.has_run or "abstract" in attrs:
-                    continue
-                if not self.is_celery_task_class(tc.qualname):
-                    continue
-                yield Job(
-                    TaskDef(
-                        framework="celery",
-                        qualname=tc.qualname,
-                        name=tc.qualname.rsplit(".", 1)[-1],
-                        registered_name=string(attrs.get("name")) or tc.qualname,
-                        loc=tc.loc,
-                        decorator=None,
-                        options=tc.attrs,
-                        option_locs=tc.attr_locs,
-                        base=tc.bases[0] if tc.bases else None,
-                        kind="class",
-                        bound=True,
-                        function=f"{tc.qualname}.run",
-                    ),
-                    f,
-                )
-
     def _custom_decorator_jobs(self) -> Iterator[Job]:
         """Functions decorated with a project's own wrapper of a job decorator:
         ``job = partial(MyJob, connection=redis)`` where ``class MyJob(rq.decorators.job)``."""
@@ -175,7 +141,7 @@ class Project:
                     if resolved is None:
                         continue
                     root, preset = resolved
-                    framework = CUSTOM_DECORATOR_ROOTS.get(root)
+                    framework = custom_decorator_roots().get(root)
                     if framework is None:
                         continue
                     yield Job(_custom_task(f, function, decorator, framework, preset), f)
@@ -188,7 +154,7 @@ class Project:
         the library callable it stands for, with the keyword arguments preset on the way."""
         if qualname is None or depth > 10:
             return None
-        if qualname in CUSTOM_DECORATOR_ROOTS:
+        if qualname in custom_decorator_roots():
             return qualname, ()
         alias = self._aliases.get(qualname)
         if isinstance(alias, Ref):
@@ -203,26 +169,6 @@ class Project:
                 return inner
         return None
 
-    def is_celery_task_class(self, qualname: str, depth: int = 0) -> bool:
-        if qualname.startswith("celery.") and qualname.endswith(".Task"):
-            return True
-        if depth > 20:
-            return False
-        bases = self.classes.get(qualname, ())
-        if any(b.startswith("celery") and b.endswith("Task") for b in bases):
-            return True
-        # ``app.Task`` for a Celery app of this project.
-        if any(b.endswith(".Task") and b[: -len(".Task")] in self.app_names for b in bases):
-            return True
-        return any(self.is_celery_task_class(b, depth + 1) for b in bases if b in self.classes)
-
-    @functools.cached_property
-    def app_names(self) -> frozenset[str]:
-        names = {app.qualname for _, app in self.apps}
-        if self.celery_app:
-            names.add(self.celery_app)
-        return frozenset(names)
-
     def job_for(self, site: EnqueueSite) -> Job | None:
         """The job an enqueue site puts on the queue, when the project defines it."""
         if site.method == "send_task":
@@ -232,7 +178,7 @@ class Project:
         job = self._by_qualname.get(site.target)
         if job is not None:
             return job
-        if site.framework_hint == "rq":
+        if not semantics(site.framework_hint).matches_by_tail():
             return None
         candidates = self._by_tail.get(_tail(site.target), [])
         return candidates[0] if len(candidates) == 1 else None
@@ -255,14 +201,14 @@ class Project:
             for site in f.enqueues:
                 job = self.job_for(site)
                 if job is not None:
-                    if _method_fits(site.method, job.framework):
+                    if semantics(job.framework).accepts_enqueue(site.method):
                         yield f, site, job
                     continue
                 if self._unresolved_but_certain(site):
                     yield f, site, None
 
     def _unresolved_but_certain(self, site: EnqueueSite) -> bool:
-        if site.framework_hint in ("rq", "celery"):
+        if semantics(site.framework_hint).hint_is_certain(site):
             return True
         if site.method in ("send", "send_with_options"):
             return False
@@ -323,7 +269,9 @@ class Project:
             return True
         # Lower-case names count only in a Celery config module.
         module = f.module
-        return module in self._config_modules or "celery" in module.rsplit(".", 1)[-1]
+        return module in self._config_modules or any(
+            semantics(plugin.name).is_config_module(module) for plugin in PLUGINS
+        )
 
     def settings(self, key: str) -> list[tuple[FileFacts, Setting]]:
         return self._settings_by_key.get(key, [])
@@ -369,24 +317,18 @@ class Project:
         found = self._base_option(job, key)
         if found is not None:
             return found
-        if job.framework != "celery":
-            return Resolved(None, "default")
-        found = self._annotation_option(task, key)
-        if found is not None:
-            return found
-        setting_key = GLOBAL_TASK_SETTINGS.get(key)
-        if setting_key is not None:
-            entry = self.setting(setting_key)
-            if entry is not None:
-                f, setting = entry
-                return Resolved(setting.value, "settings", f.path, setting.loc)
-        return Resolved(None, "default")
+        found = semantics(job.framework).inherited_option(self, job, key)
+        return found if found is not None else Resolved(None, "default")
 
     def task_bases(self, job: Job) -> list[str]:
         """The task classes a job is built on: its own class (class-based tasks), its
         ``base=``, the app's ``task_cls``, and their bases, nearest first."""
         own = [job.task.qualname] if job.task.kind == "class" else []
         return list(self._bases_from((*own, job.task.base, *self._app_task_classes(job)), True))
+
+    def _app_task_classes(self, job: Job) -> list[str]:
+        """Classes every task of the job's app is built on (Celery's ``task_cls``)."""
+        return semantics(job.framework).app_task_classes(self, job)
 
     def _bases_from(self, start: Iterable[str | None], plain_classes: bool) -> Iterator[str]:
         """``start`` and the bases of each, breadth first, each once; the bases of
@@ -409,7 +351,7 @@ class Project:
         for name in self._bases_from((job.task.base, *self._app_task_classes(job)), False):
             entry = self.task_classes.get(name)
             if entry is None:
-                if self._outside_project(name):  # a library's base class: it may set it
+                if self._outside_project(name, job):  # a library's base class: it may set it
                     return Resolved(Opaque(name), "base", job.file.path, job.task.loc)
                 continue
             f, tc = entry
@@ -419,33 +361,11 @@ class Project:
                     return Resolved(value, "base", f.path, loc)
         return None
 
-    def _outside_project(self, qualname: str) -> bool:
-        """A class of an installed library other than Celery (whose Task sets no limits
-        or retries beyond the defaults the checks know)."""
+    def _outside_project(self, qualname: str, job: Job) -> bool:
+        """A class of an installed library other than the job's framework (whose base
+        classes set no options beyond the defaults the checks know)."""
         root = qualname.split(".")[0]
-        return root not in self.root_packages and root not in ("celery", "kombu", "builtins")
-
-    def _app_task_classes(self, job: Job) -> list[str]:
-        if job.task.kind == "class":
-            return list(self.classes.get(job.task.qualname, ()))
-        classes = []
-        for _, app in self.apps:
-            if job.task.app_ref in (None, app.qualname):
-                value = dict(app.kwargs).get("task_cls")
-                if isinstance(value, Ref):
-                    classes.append(value.qualname)
-                elif string(value):
-                    classes.append(string(value).replace(":", "."))  # type: ignore[union-attr]
-        return classes
-
-    def _annotation_option(self, task: TaskDef, key: str) -> Resolved | None:
-        for f, setting in self.settings("task_annotations"):
-            for mapping in _annotation_maps(setting.value):
-                for name in (task.registered_name, "*"):
-                    entry = mapping.get(name) if name else None
-                    if isinstance(entry, DictV) and entry.get(key) is not None:
-                        return Resolved(entry.get(key), "annotations", f.path, setting.loc)
-        return None
+        return root not in self.root_packages and root not in semantics(job.framework).library_roots
 
     # -- broker ---------------------------------------------------------------------
 
@@ -482,7 +402,7 @@ class Project:
             # A path names a function (rq-scheduler's "module.function"), but Celery
             # looks tasks up only by registered name, which name= may have changed.
             by_path = self._by_qualname.get(name)
-            if by_path is not None and by_path.framework != "celery":
+            if by_path is not None and semantics(by_path.framework).names_by_path():
                 job = by_path
         return job if job is not None else self._by_name_suffix(name)
 
@@ -516,7 +436,7 @@ class Project:
         (Celery names only registered tasks)."""
         if job is not None:
             return job.task.function
-        if entry.framework == "celery":
+        if not semantics(entry.framework).schedule_names_functions(entry):
             return None
         return self.resolve_function(entry.target or entry.task_name)
 
@@ -591,14 +511,13 @@ def _text(value: Value | None) -> str:
     return "options"
 
 
-# Library decorators a project may wrap, and the framework each makes jobs for.
-CUSTOM_DECORATOR_ROOTS = {
-    "rq.job": "rq",
-    "rq.decorators.job": "rq",
-    "django_rq.job": "rq",
-    "celery.shared_task": "celery",
-    "dramatiq.actor": "dramatiq",
-}
+def custom_decorator_roots() -> dict[str, str]:
+    """Library decorators a project may wrap, and the framework each makes jobs for."""
+    return {
+        root: framework
+        for plugin in PLUGINS
+        for root, framework in semantics(plugin.name).decorator_roots.items()
+    }
 
 
 def _custom_task(
@@ -610,8 +529,9 @@ def _custom_task(
 ) -> TaskDef:
     options: list[tuple[str, Value]] = list(preset)
     if isinstance(decorator.call, CallV):
-        if framework == "rq" and decorator.call.args:
-            options.append(("queue", decorator.call.args[0]))
+        queue = semantics(framework).decorator_queue(decorator.call.args)
+        if queue is not None:
+            options.append(("queue", queue))
         options.extend(decorator.call.kwargs)
     return TaskDef(
         framework=framework,
@@ -639,22 +559,6 @@ def _read_source(path: str) -> str | None:
 
 def _tail(qualname: str) -> str:
     return ".".join(qualname.split(".")[-2:])
-
-
-def _method_fits(method: str, framework: str) -> bool:
-    if framework == "dramatiq":
-        return method in ("send", "send_with_options")
-    if framework == "rq":
-        return method in ("delay", "enqueue", "enqueue_call", "enqueue_in", "enqueue_at")
-    return method not in ("send", "send_with_options")
-
-
-def _annotation_maps(value: Value) -> list[DictV]:
-    if isinstance(value, DictV):
-        return [value]
-    if isinstance(value, SeqV):
-        return [item for item in value.items if isinstance(item, DictV)]
-    return []
 
 
 def _url_hint(value: Value | None) -> str | None:

@@ -6,4 +6,5 @@ PLUGIN = Plugin(
     name="apscheduler",
     title="APScheduler",
     schedule_readers=("jobcheck.frameworks.apscheduler.schedules:APSchedulerSchedules",),
+    semantics="jobcheck.frameworks.apscheduler.semantics:SEMANTICS",
 )

@@ -7,4 +7,5 @@ PLUGIN = Plugin(
     title="Celery",
     recognizers=("jobcheck.frameworks.celery.recognizer:CeleryRecognizer",),
     schedule_readers=("jobcheck.frameworks.celery.schedules:CelerySchedules",),
+    semantics="jobcheck.frameworks.celery.semantics:SEMANTICS",
 )

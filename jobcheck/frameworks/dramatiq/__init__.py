@@ -8,4 +8,5 @@ PLUGIN = Plugin(
     recognizers=("jobcheck.frameworks.dramatiq.recognizer:DramatiqRecognizer",),
     schedule_readers=("jobcheck.frameworks.dramatiq.schedules:PeriodiqSchedules",),
     aliases=("periodiq",),
+    semantics="jobcheck.frameworks.dramatiq.semantics:SEMANTICS",
 )

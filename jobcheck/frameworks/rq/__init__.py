@@ -8,4 +8,5 @@ PLUGIN = Plugin(
     recognizers=("jobcheck.frameworks.rq.recognizer:RQRecognizer",),
     schedule_readers=("jobcheck.frameworks.rq.schedules:RQSchedules",),
     aliases=("rq-scheduler", "rq-cron"),
+    semantics="jobcheck.frameworks.rq.semantics:SEMANTICS",
 )

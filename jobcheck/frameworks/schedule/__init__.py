@@ -6,4 +6,5 @@ PLUGIN = Plugin(
     name="schedule",
     title="the schedule library",
     schedule_readers=("jobcheck.frameworks.schedule.schedules:ScheduleLibrarySchedules",),
+    semantics="jobcheck.frameworks.schedule.semantics:SEMANTICS",
 )
