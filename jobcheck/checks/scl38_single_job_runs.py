@@ -217,7 +217,7 @@ def _inside(function: str | None, hook_function: str | None) -> bool:
 
 
 def _every_instance_message(hook: StartupHook, start: SchedulerStart, where: str | None) -> str:
-    what = "an APScheduler scheduler" if start.kind == "apscheduler" else "a schedule run loop"
+    what = semantics(start.kind).scheduler_noun
     if where is not None:
         what += f" ({where})"
     return (

@@ -52,9 +52,27 @@ def semantics(name: str | None) -> Any:
 
 
 @functools.cache
+def queue_constructors() -> dict[str, tuple[tuple[str, str | None], ...]]:
+    """Callee -> (framework, default queue name) of every call that makes a queue."""
+    found: dict[str, list[tuple[str, str | None]]] = {}
+    for p in PLUGINS:
+        for func, default in p.queue_constructors:
+            found.setdefault(func, []).append((p.name, default))
+    return {func: tuple(entries) for func, entries in found.items()}
+
+
+@functools.cache
+def receiver_queue_reader(name: str | None) -> Any:
+    """The function reading the queue a call of framework ``name`` is made on, if any."""
+    found = plugin(name)
+    return found.load_receiver_queue() if found is not None else None
+
+
+@functools.cache
 def recognizers() -> tuple[type, ...]:
     """Every recognizer, in the order the walker runs them."""
     from jobcheck.extract.effects import EffectsRecognizer
+    from jobcheck.extract.fan_out import FanOutRecognizer
     from jobcheck.extract.locks import LockRecognizer
     from jobcheck.extract.routing import RoutingRecognizer
     from jobcheck.extract.schedules import ScheduleBookkeeping
@@ -72,4 +90,5 @@ def recognizers() -> tuple[type, ...]:
         LockRecognizer,
         StartupRecognizer,
         RoutingRecognizer,
+        FanOutRecognizer,
     )

@@ -28,6 +28,14 @@ class Plugin:
     """``module:object`` of its semantics (``jobcheck/frameworks/semantics_base.py``)."""
     aliases: tuple[str, ...] = field(default=())
     """Other names its facts may carry (``rq-scheduler`` schedules are RQ's)."""
+    queue_constructors: tuple[tuple[str, str | None], ...] = ()
+    """Calls that make one of its queue objects, with the queue name they default to
+    (None: the name must be given)."""
+    receiver_queue: str | None = None
+    """``module:function`` reading the queue an enqueue call is made on (RQ)."""
+
+    def load_receiver_queue(self) -> Any:
+        return _load(self.receiver_queue) if self.receiver_queue else None
 
     def load_semantics(self) -> Any:
         return _load(self.semantics) if self.semantics else None

@@ -34,6 +34,8 @@ class Semantics:
     name = "unknown"
     title = "an unknown framework"
     job_noun = "job"
+    scheduler_noun = "an in-process scheduler"
+    """How messages name one of its in-process schedulers (SCL-38)."""
     """How messages name one of its jobs: "Celery task", "RQ job", "Dramatiq actor"."""
 
     # -- jobs and enqueues ------------------------------------------------------------

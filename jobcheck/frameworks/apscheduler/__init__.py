@@ -5,6 +5,7 @@ from jobcheck.frameworks.base import Plugin
 PLUGIN = Plugin(
     name="apscheduler",
     title="APScheduler",
+    recognizers=("jobcheck.frameworks.apscheduler.starts:APSchedulerStarts",),
     schedule_readers=("jobcheck.frameworks.apscheduler.schedules:APSchedulerSchedules",),
     semantics="jobcheck.frameworks.apscheduler.semantics:SEMANTICS",
 )

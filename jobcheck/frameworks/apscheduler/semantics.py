@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 class APSchedulerSemantics(Semantics):
     name = "apscheduler"
     title = "APScheduler"
+    scheduler_noun = "an APScheduler scheduler"
 
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "APScheduler job"

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 class ScheduleLibrarySemantics(Semantics):
     name = "schedule"
     title = "the schedule library"
+    scheduler_noun = "a schedule run loop"
 
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "schedule job"
