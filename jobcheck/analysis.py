@@ -29,8 +29,8 @@ from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.facts import EnqueueSite, FileFacts
 from jobcheck.facts.values import Ref, string
 from jobcheck.findings import FileError
-from jobcheck.frameworks import semantics
 from jobcheck.project.lazy import ModuleLoader
+from jobcheck.registry import semantics
 
 if TYPE_CHECKING:
     from jobcheck.scan import FileResult, FileTask

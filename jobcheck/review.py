@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from jobcheck.checks.schedule_support import describe as describe_schedule
 from jobcheck.checks.scl38_single_job_runs import SingleJobRuns
 from jobcheck.config import Options
-from jobcheck.frameworks import PLUGINS, semantics
 from jobcheck.project import Project
 from jobcheck.project.model import Job
+from jobcheck.project.schedule_words import describe as describe_schedule
 from jobcheck.project.test_code import is_test_code
+from jobcheck.registry import plugins, semantics
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -59,7 +59,7 @@ def contracts(project: Project, options: Options) -> list[Contract]:
         for job in project.jobs
         if not is_test_code(job.file)  # jobs of the test suite run nowhere in production
     ]
-    for plugin in PLUGINS:
+    for plugin in plugins():
         for fields in semantics(plugin.name).plain_function_contracts(project):
             result.append(Contract(**fields, schedule="-", lock="-"))  # type: ignore[arg-type]
     result.sort(key=lambda c: (c.path, c.line))

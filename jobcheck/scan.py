@@ -119,7 +119,7 @@ def _read(task: FileTask, use_prefilter: bool) -> FileResult | _Read:
         return FileResult(
             task.display, digest, False, False, None, unchanged=True, read_at_ns=read_at
         )
-    from jobcheck.extract.prefilter import compiled
+    from jobcheck.prefilter import compiled
 
     decision = compiled().decide(data, task.module)
     # A file Python cannot read as source (UTF-16, NUL bytes) is reported, not skipped.
@@ -146,7 +146,7 @@ def _oversized(task: FileTask, file: Oversized, read_at: int) -> FileResult:
     """A file above ``max-file-size``: scanned in chunks for whether it can matter; an
     error when it can (or was named on the command line), else skipped like any file
     that cannot matter."""
-    from jobcheck.extract.prefilter import compiled
+    from jobcheck.prefilter import compiled
 
     prefilter = compiled()
     digest = hashlib.blake2b(digest_size=16)

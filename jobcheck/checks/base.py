@@ -38,7 +38,7 @@ class RuleChecks:
     rule: ClassVar[str]
     PREFILTER: ClassVar[tuple[Trigger, ...]] = ()
     """What in a file's bytes means this rule's checks may need the file's facts,
-    beyond what the recognizers' triggers catch (``jobcheck/extract/prefilter.py``)."""
+    beyond what the recognizers' triggers catch (``jobcheck/prefilter.py``)."""
 
     def __init__(self, project: Project, options: Options) -> None:
         self.project = project

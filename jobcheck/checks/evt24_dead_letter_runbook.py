@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import DocFile
 from jobcheck.findings import Finding
-from jobcheck.frameworks import PLUGINS, semantics
 from jobcheck.project.routing import Place
+from jobcheck.registry import plugins, semantics
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class DeadLetterRunbook(RuleChecks):
                         place,
                     )
                 )
-        for plugin in PLUGINS:
+        for plugin in plugins():
             destination = semantics(plugin.name).dead_letter_destination()
             if destination is None:
                 continue

@@ -11,11 +11,11 @@ import difflib
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.checks.schedule_support import describe, short
 from jobcheck.facts import ScheduleEntry
 from jobcheck.facts.values import string
 from jobcheck.findings import Finding
-from jobcheck.frameworks import semantics
+from jobcheck.project.schedule_words import describe, short
+from jobcheck.registry import semantics
 
 
 class ScheduleTargets(RuleChecks):

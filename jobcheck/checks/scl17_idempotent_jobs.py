@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.checks.schedule_support import describe, job_label
 from jobcheck.facts import SideEffect
 from jobcheck.findings import Finding
 from jobcheck.project.bodies import GUARDS_LOOKED_FOR, job_bodies, unguarded_side_effects
+from jobcheck.project.schedule_words import describe, job_label
 
 NON_IDEMPOTENT_KINDS = ("charge", "counter", "send")
 # What the playbook names for scheduled jobs: "Jobs that charge, send or delete must also

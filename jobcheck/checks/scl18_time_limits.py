@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.frameworks import PLUGINS, semantics
 from jobcheck.project.bodies import job_bodies
+from jobcheck.registry import plugins, semantics
 
 
 class JobTimeLimits(RuleChecks):
@@ -23,24 +23,24 @@ class JobTimeLimits(RuleChecks):
         """Each framework says what "no limit" means for it (``semantics.py``)."""
         for job in self.project.jobs:
             yield from semantics(job.framework).missing_time_limit(self, job)
-        for plugin in PLUGINS:
+        for plugin in plugins():
             yield from semantics(plugin.name).time_limits_elsewhere(self)
 
     @check("time-limit-exceeds-visibility")
     def time_limit_exceeds_visibility(self) -> Iterator[Finding]:
         """Brokers that redeliver an unacknowledged message after a visibility timeout
         (Celery on Redis or SQS)."""
-        for plugin in PLUGINS:
+        for plugin in plugins():
             yield from semantics(plugin.name).time_limit_exceeds_visibility(self)
 
     @check("countdown-exceeds-visibility")
     def countdown_exceeds_visibility(self) -> Iterator[Finding]:
-        for plugin in PLUGINS:
+        for plugin in plugins():
             yield from semantics(plugin.name).countdown_exceeds_visibility(self)
 
     @check("soft-limit-not-below-hard")
     def soft_limit_not_below_hard(self) -> Iterator[Finding]:
-        for plugin in PLUGINS:
+        for plugin in plugins():
             yield from semantics(plugin.name).soft_limit_not_below_hard(self)
 
     @check("http-call-without-timeout")

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.frameworks import semantics
 from jobcheck.project.routing import Place, QueueUse, is_test_code
+from jobcheck.registry import semantics
 
 
 class BoundedBacklog(RuleChecks):

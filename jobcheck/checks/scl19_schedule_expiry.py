@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.frameworks import semantics
+from jobcheck.registry import semantics
 
 
 class ScheduleExpiry(RuleChecks):

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.frameworks import semantics
 from jobcheck.project.routing import Place, Route, is_test_code
-from jobcheck.syntax.words import matching_word
+from jobcheck.registry import semantics
+from jobcheck.vocabulary.words import matching_word
 
 
 @dataclass

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.checks.schedule_support import describe
 from jobcheck.facts import FileFacts, ScheduleEntry
 from jobcheck.findings import Finding
-from jobcheck.frameworks import semantics
+from jobcheck.project.schedule_words import describe
+from jobcheck.registry import semantics
 from jobcheck.timing import Firing, describe_seconds, firing, first_shared_moment, may_coincide
 
 # Schedules that start more often than this per hour (every 15 minutes) are left out of

@@ -13,8 +13,8 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import ExceptHandler
 from jobcheck.facts.values import is_none
 from jobcheck.findings import Finding
-from jobcheck.frameworks import PLUGINS, semantics
 from jobcheck.project.bodies import job_bodies
+from jobcheck.registry import plugins, semantics
 
 CATCH_ALL = frozenset(
     {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
@@ -59,14 +59,14 @@ class DeadLetterQueue(RuleChecks):
     def retry_without_backoff(self) -> Iterator[Finding]:
         for job in self.project.jobs:
             yield from semantics(job.framework).retry_without_backoff(self, job)
-        for plugin in PLUGINS:
+        for plugin in plugins():
             yield from semantics(plugin.name).retry_without_backoff_elsewhere(self)
 
     # -- retry-on-all-exceptions ---------------------------------------------------
 
     @check("retry-on-all-exceptions")
     def retry_on_all_exceptions(self) -> Iterator[Finding]:
-        for plugin in PLUGINS:
+        for plugin in plugins():
             yield from semantics(plugin.name).retry_on_all_exceptions(self)
 
     # -- swallowed-exception -----------------------------------------------------------
@@ -93,7 +93,7 @@ class DeadLetterQueue(RuleChecks):
 
     @check("no-dead-letter")
     def no_dead_letter(self) -> Iterator[Finding]:
-        for plugin in PLUGINS:
+        for plugin in plugins():
             yield from semantics(plugin.name).no_dead_letter(self)
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.checks.schedule_support import describe, job_label
-from jobcheck.extract.lock_names import name_words, takes_lock_by_name
 from jobcheck.facts import FileFacts, FunctionFacts, Loc, SchedulerStart, StartupHook
 from jobcheck.findings import Finding
-from jobcheck.frameworks import semantics
 from jobcheck.project.model import Job
+from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.project.test_code import is_test_code
+from jobcheck.registry import semantics
+from jobcheck.vocabulary.lock_names import name_words, takes_lock_by_name
 
 LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
 MAX_DELEGATE_CALLS = 1

@@ -17,7 +17,7 @@ from jobcheck.facts import EnqueueSite, LoopEnqueue
 from jobcheck.facts.values import Const
 from jobcheck.syntax.names import dotted
 from jobcheck.syntax.walk import children
-from jobcheck.syntax.words import identifier_words
+from jobcheck.vocabulary.words import identifier_words
 
 SIGNATURE_METHODS = frozenset({"s", "si", "signature"})
 CANVAS_HEADS = ("group(", "chord(", "chunks(", "celery.group(", "celery.chord(")

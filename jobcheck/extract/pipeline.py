@@ -11,15 +11,40 @@ import traceback
 
 import libcst as cst
 
+from jobcheck.extract.effects import EffectsRecognizer
+from jobcheck.extract.fan_out import FanOutRecognizer
+from jobcheck.extract.locks import LockRecognizer
+from jobcheck.extract.routing import RoutingRecognizer
+from jobcheck.extract.schedules import ScheduleBookkeeping
+from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FileFacts
-from jobcheck.frameworks import recognizers
+from jobcheck.registry import plugins
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.syntax.deep import run_deep
 from jobcheck.syntax.positions import Positions
 from jobcheck.syntax.source import parse_source
 
-# Every recognizer, in the order the walker runs them (``jobcheck/frameworks``).
+
+def recognizers() -> tuple[type, ...]:
+    """Every recognizer, in the order the walker runs them: each plugin's (in registry
+    order), the effects recognizer, each plugin's schedule readers, then the generic
+    ones; routing after the framework recognizers, as it reads the enqueue sites they
+    record for the same call."""
+    main = [cls for p in plugins() for cls in p.load_recognizers()]
+    schedules = [cls for p in plugins() for cls in p.load_schedule_readers()]
+    return (
+        *main,
+        EffectsRecognizer,
+        *schedules,
+        ScheduleBookkeeping,
+        LockRecognizer,
+        StartupRecognizer,
+        RoutingRecognizer,
+        FanOutRecognizer,
+    )
+
+
 RECOGNIZERS = recognizers()
 
 _SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)

@@ -15,7 +15,7 @@ import libcst as cst
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import Constant, EnqueueSite, QueueBinding, SiteQueue
 from jobcheck.facts.values import CallV, Opaque, Value, string
-from jobcheck.frameworks import queue_constructors, receiver_queue_reader
+from jobcheck.registry import queue_constructors, receiver_queue_reader
 from jobcheck.triggers import Trigger
 
 SIGNATURE_METHODS = frozenset({"s", "si", "signature"})

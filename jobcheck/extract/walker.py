@@ -62,7 +62,7 @@ class Recognizer:
 
     PREFILTER: ClassVar[tuple[Trigger, ...]] = ()
     """What in a file's bytes means this recognizer may find something the checks
-    iterate (jobs, enqueue sites, settings...): see ``jobcheck/extract/prefilter.py``."""
+    iterate (jobs, enqueue sites, settings...): see ``jobcheck/prefilter.py``."""
 
     def __init__(self, walker: Walker) -> None:
         self.walker = walker

@@ -37,10 +37,10 @@ from jobcheck.engine import (
 )
 from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import Finding
-from jobcheck.frameworks import semantics
 from jobcheck.lsp.incremental import ParsedBuffer, extract_buffer, parse_buffer, update_buffer
 from jobcheck.project import inference
 from jobcheck.project.lazy import ModuleLoader
+from jobcheck.registry import semantics
 from jobcheck.syntax.source import SourceError
 
 # Markers of a project's top folder, when no [tool.jobcheck] config names one.

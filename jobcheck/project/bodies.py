@@ -11,8 +11,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from jobcheck.facts import FileFacts, FunctionFacts, SideEffect
-from jobcheck.frameworks import semantics
 from jobcheck.project.model import Job, Project
+from jobcheck.registry import semantics
 
 # What ``unguarded_side_effects`` looks for, for messages (details in docs/rules/SCL-17.md).
 GUARDS_LOOKED_FOR = (

@@ -24,10 +24,10 @@ from jobcheck.facts import (
     TaskDef,
 )
 from jobcheck.facts.values import CallV, DictV, Opaque, Ref, Value, string
-from jobcheck.frameworks import PLUGINS, semantics
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
+from jobcheck.registry import plugins, semantics
 
 if TYPE_CHECKING:
     from jobcheck.project.routing import Routing
@@ -110,7 +110,7 @@ class Project:
         self.jobs: list[Job] = [
             Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
         ]
-        for plugin in PLUGINS:
+        for plugin in plugins():
             self.jobs.extend(semantics(plugin.name).class_based_jobs(self))
         self.jobs.extend(self._custom_decorator_jobs())
         self._by_qualname = {job.task.qualname: job for job in self.jobs}
@@ -270,7 +270,7 @@ class Project:
         # Lower-case names count only in a Celery config module.
         module = f.module
         return module in self._config_modules or any(
-            semantics(plugin.name).is_config_module(module) for plugin in PLUGINS
+            semantics(plugin.name).is_config_module(module) for plugin in plugins()
         )
 
     def settings(self, key: str) -> list[tuple[FileFacts, Setting]]:
@@ -515,7 +515,7 @@ def custom_decorator_roots() -> dict[str, str]:
     """Library decorators a project may wrap, and the framework each makes jobs for."""
     return {
         root: framework
-        for plugin in PLUGINS
+        for plugin in plugins()
         for root, framework in semantics(plugin.name).decorator_roots.items()
     }
 

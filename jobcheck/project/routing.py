@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts import EnqueueSite, FileFacts, Loc, LoopEnqueue, QueueBinding
 from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, is_none, string
-from jobcheck.frameworks import PLUGINS, semantics
 from jobcheck.project.test_code import is_test_code
+from jobcheck.registry import plugins, semantics
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -132,7 +132,7 @@ class Routing:
         if isinstance(value, Const):
             return value.value or None if isinstance(value.value, str) else UNKNOWN
         if isinstance(value, CallV):
-            for plugin in PLUGINS:
+            for plugin in plugins():
                 named = semantics(plugin.name).queue_of_constructor(value)
                 if named is not NOT_A_QUEUE:
                     return named if named is not None else UNKNOWN
@@ -265,7 +265,7 @@ class Routing:
         self._collect_declarations(inventory)
         self._collect_jobs(inventory)
         self._collect_sites(inventory)
-        for plugin in PLUGINS:
+        for plugin in plugins():
             semantics(plugin.name).collect_queues(self, inventory)
         for use in inventory.uses.values():
             if use.framework in inventory.unsure_bounds:

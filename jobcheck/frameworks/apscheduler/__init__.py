@@ -1,6 +1,6 @@
 """APScheduler."""
 
-from jobcheck.frameworks.base import Plugin
+from jobcheck.registry import Plugin
 
 PLUGIN = Plugin(
     name="apscheduler",

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.checks.schedule_support import describe, job_label
 from jobcheck.facts import SPLAT, FailureHandler, FileFacts, RetryCall
 from jobcheck.facts.values import DictV, Ref, SeqV, Value, is_infinite, is_none, number, truthy
-from jobcheck.frameworks.celery import routes
+from jobcheck.frameworks.celery import routes, tasks
 from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.project.test_code import is_test_code
 from jobcheck.timing import describe_seconds, shortest_gap
 
@@ -398,9 +398,7 @@ def _stores_failures(check: Check, f: FileFacts, handler: FailureHandler) -> boo
     if handler.kind != "on_failure":
         return True
     owner = handler.owner or ""
-    from jobcheck.frameworks.celery.semantics import is_task_class
-
-    return owner in check.project.task_classes or is_task_class(check.project, owner)
+    return owner in check.project.task_classes or tasks.is_task_class(check.project, owner)
 
 
 def _non_empty(value: Value | None) -> bool:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from jobcheck.facts import TaskDef
 from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
-from jobcheck.frameworks.celery import checks, contract, routes
+from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.semantics_base import Check, Semantics
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ class CelerySemantics(Semantics):
                 attrs = dict(tc.attrs)
                 if not tc.has_run or "abstract" in attrs:
                     continue
-                if not is_task_class(project, tc.qualname):
+                if not tasks.is_task_class(project, tc.qualname):
                     continue
                 yield Job(
                     TaskDef(
@@ -301,29 +301,6 @@ def _persistent_beat(project: Project) -> bool:
         if isinstance(text, str) and text not in DEFAULT_BEAT_SCHEDULERS:
             return True
     return False
-
-
-def is_task_class(project: Project, qualname: str, depth: int = 0) -> bool:
-    """Whether ``qualname`` is a Celery ``Task`` class (through the project's bases, and
-    ``app.Task`` of an app of the project)."""
-    if qualname.startswith("celery.") and qualname.endswith(".Task"):
-        return True
-    if depth > 20:
-        return False
-    bases = project.classes.get(qualname, ())
-    if any(b.startswith("celery") and b.endswith("Task") for b in bases):
-        return True
-    apps = _app_names(project)
-    if any(b.endswith(".Task") and b[: -len(".Task")] in apps for b in bases):
-        return True
-    return any(is_task_class(project, b, depth + 1) for b in bases if b in project.classes)
-
-
-def _app_names(project: Project) -> frozenset[str]:
-    names = {app.qualname for _, app in project.apps}
-    if project.celery_app:
-        names.add(project.celery_app)
-    return frozenset(names)
 
 
 def _annotation_option(project: Project, task: TaskDef, key: str) -> Resolved | None:

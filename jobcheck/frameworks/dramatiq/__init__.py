@@ -1,6 +1,6 @@
 """Dramatiq."""
 
-from jobcheck.frameworks.base import Plugin
+from jobcheck.registry import Plugin
 
 PLUGIN = Plugin(
     name="dramatiq",

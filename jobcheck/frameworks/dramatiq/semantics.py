@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.extract.docs import FAILED_ITEMS_TOKEN
 from jobcheck.facts.values import is_none
 from jobcheck.frameworks.dramatiq import checks, contract
 from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry

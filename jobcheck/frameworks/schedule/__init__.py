@@ -1,6 +1,6 @@
 """the schedule library."""
 
-from jobcheck.frameworks.base import Plugin
+from jobcheck.registry import Plugin
 
 PLUGIN = Plugin(
     name="schedule",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jobcheck.facts import ScheduleEntry
-from jobcheck.frameworks import semantics
+from jobcheck.registry import semantics
 
 
 def describe(entry: ScheduleEntry) -> str:

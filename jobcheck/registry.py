@@ -1,0 +1,129 @@
+"""The framework plugins, registered in one place.
+
+Each framework jobcheck understands is a folder under ``jobcheck/frameworks/``
+(``celery/``, ``rq/``, ``dramatiq/``, ``apscheduler/``, ``schedule/``; ``django/`` and
+``web/`` for what is not a job system but shapes one: settings, models, transactions,
+request handlers). A plugin's ``__init__`` declares a :class:`Plugin`; adding a framework
+is one folder, one line in :data:`PLUGIN_MODULES`, its fixtures and its docs.
+
+Plugins are loaded by name, on first use: the layers below them (extraction, the project
+model) reach a framework only through this registry, never by importing its folder, so
+a plugin may build on them without a cycle (``tests/test_architecture.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Plugin:
+    name: str
+    """The name facts carry (``TaskDef.framework``, ``ScheduleEntry.framework``...)."""
+    title: str
+    """As users write it: "Celery", "RQ"."""
+    recognizers: tuple[str, ...] = ()
+    """``module:Class`` of the recognizers that read its jobs, options and enqueues
+    (run in this order, before the effects recognizer)."""
+    schedule_readers: tuple[str, ...] = ()
+    """``module:Class`` of the recognizers that read its schedules."""
+    semantics: str | None = None
+    """``module:object`` of its semantics (``jobcheck/frameworks/semantics_base.py``)."""
+    aliases: tuple[str, ...] = field(default=())
+    """Other names its facts may carry (``rq-scheduler`` schedules are RQ's)."""
+    queue_constructors: tuple[tuple[str, str | None], ...] = ()
+    """Calls that make one of its queue objects, with the queue name they default to
+    (None: the name must be given)."""
+    receiver_queue: str | None = None
+    """``module:function`` reading the queue an enqueue call is made on (RQ)."""
+
+    def load_recognizers(self) -> tuple[type, ...]:
+        return tuple(_load(reference) for reference in self.recognizers)
+
+    def load_schedule_readers(self) -> tuple[type, ...]:
+        return tuple(_load(reference) for reference in self.schedule_readers)
+
+    def load_receiver_queue(self) -> Any:
+        return _load(self.receiver_queue) if self.receiver_queue else None
+
+    def load_semantics(self) -> Any:
+        return _load(self.semantics) if self.semantics else None
+
+
+def _load(reference: str) -> Any:
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+PLUGIN_MODULES = (
+    "jobcheck.frameworks.web",
+    "jobcheck.frameworks.celery",
+    "jobcheck.frameworks.rq",
+    "jobcheck.frameworks.dramatiq",
+    "jobcheck.frameworks.django",
+    "jobcheck.frameworks.apscheduler",
+    "jobcheck.frameworks.schedule",
+)
+"""In the order their recognizers run: the web plugin first (it marks request handlers
+before the others look at their bodies)."""
+
+
+@functools.cache
+def plugins() -> tuple[Plugin, ...]:
+    return tuple(importlib.import_module(name).PLUGIN for name in PLUGIN_MODULES)
+
+
+@functools.cache
+def _by_name() -> dict[str, Plugin]:
+    return {name: p for p in plugins() for name in (p.name, *p.aliases)}
+
+
+def plugin(name: str | None) -> Plugin | None:
+    """The plugin whose facts carry ``name`` (None for a name no plugin knows)."""
+    return _by_name().get(name or "")
+
+
+def names() -> tuple[str, ...]:
+    """Every plugin's name, in registry order."""
+    return tuple(p.name for p in plugins())
+
+
+def title(name: str | None) -> str:
+    found = plugin(name)
+    return found.title if found is not None else (name or "unknown")
+
+
+@functools.cache
+def semantics(name: str | None) -> Any:
+    """The semantics of the framework ``name`` (``jobcheck/frameworks/semantics_base.py``);
+    the neutral semantics for a name no plugin knows: nothing is assumed of it."""
+    found = plugin(name)
+    loaded = found.load_semantics() if found is not None else None
+    if loaded is None:
+        loaded = importlib.import_module("jobcheck.frameworks.semantics_base").UNKNOWN
+    return loaded
+
+
+def every_semantics() -> tuple[Any, ...]:
+    """The semantics of every plugin, in registry order."""
+    return tuple(semantics(name) for name in names())
+
+
+@functools.cache
+def queue_constructors() -> dict[str, tuple[tuple[str, str | None], ...]]:
+    """Callee -> (framework, default queue name) of every call that makes a queue."""
+    found: dict[str, list[tuple[str, str | None]]] = {}
+    for p in plugins():
+        for func, default in p.queue_constructors:
+            found.setdefault(func, []).append((p.name, default))
+    return {func: tuple(entries) for func, entries in found.items()}
+
+
+@functools.cache
+def receiver_queue_reader(name: str | None) -> Any:
+    """The function reading the queue a call of framework ``name`` is made on, if any."""
+    found = plugin(name)
+    return found.load_receiver_queue() if found is not None else None
