@@ -94,6 +94,25 @@ class SlowCall:
     func: str
 
 
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """A call of a function the project may define, for call summaries: what a job,
+    a view or a transaction reaches through its helpers (``jobcheck/project/summaries.py``)."""
+
+    callee: str
+    """Dotted path of the called function (``self.x`` methods resolved to their class)."""
+    loc: Loc
+    order: int
+    atomic: str | None = None
+    """"block" or "decorator" when the call runs inside ``transaction.atomic``."""
+    contexts: tuple[str, ...] = ()
+    """Project context managers and decorators around the call (``with atomic_block():``,
+    ``@atomic_with_metrics()``): the project model tells which open a transaction."""
+    arguments: tuple[Argument, ...] = ()
+    spreads: bool = False
+    """Passes ``*args``/``**kwargs`` on (an enqueue wrapper's own parameters)."""
+
+
 @dataclass(slots=True)
 class FunctionFacts:
     """A function or method, with what its body does that job checks care about."""
@@ -123,6 +142,17 @@ class FunctionFacts:
     """Dotted names this function calls (for following helpers across files)."""
     session_writes: list[int] = field(default_factory=list)
     """Walk order of SQLAlchemy session writes (add, merge, flush, delete, execute...)."""
+    call_sites: list[CallSite] = field(default_factory=list)
+    """Calls of functions the project may define (not of libraries)."""
+    opens_transaction: str | None = None
+    """"context-manager" (yields inside ``transaction.atomic``) or "decorator" (runs the
+    function it wraps inside one): a project's own transaction wrapper."""
+    signal: str | None = None
+    """The signal or ORM event this function handles, when it runs inside the
+    transaction that saves ("post_save", "m2m_changed", "after_insert", "before_commit")."""
+    enqueued_params: tuple[str, ...] = ()
+    """Parameters this function enqueues as the job (an enqueue wrapper:
+    ``def enqueue(fn, *args): return queue.enqueue(fn, *args)``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +238,12 @@ class EnqueueSite:
     in_loop: str | None = None
     """The source of the nearest enclosing loop's iterable, when inside a loop."""
     is_signature: bool = False
+    contexts: tuple[str, ...] = ()
+    """Project context managers and decorators around the call (see :class:`CallSite`)."""
+    target_param: str | None = None
+    """The parameter of the enclosing function the call enqueues (an enqueue wrapper)."""
+    spreads: bool = False
+    """Passes ``*args``/``**kwargs`` of the enclosing function on as the payload."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:

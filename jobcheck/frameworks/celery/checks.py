@@ -291,7 +291,7 @@ def manual_retry_backoff(check: Check, job: Job) -> Iterator[Finding]:
             "same time, with no backoff or jitter"
             + _backoff_not_applied(check, job)
             + "; grow the countdown with the attempt "
-            "(e.g. countdown=2 ** check.request.retries * 30 + random jitter)",
+            "(e.g. countdown=2 ** self.request.retries * 30 + random jitter)",
         )
 
 
@@ -300,7 +300,7 @@ def _backoff_not_applied(check: Check, job: Job) -> str:
     only to the retries autoretry_for makes (celery/app/autoretry.py)."""
     backoff = check.project.option(job, "retry_backoff")
     if backoff.is_set and truthy(backoff.value):
-        return " (retry_backoff applies only to autoretry_for retries, not to check.retry())"
+        return " (retry_backoff applies only to autoretry_for retries, not to self.retry())"
     return ""
 
 
