@@ -1,8 +1,8 @@
 """The framework plugins, registered in one place.
 
 Each framework jobcheck understands is a folder here (``celery/``, ``rq/``,
-``dramatiq/``, ``apscheduler/``, ``schedule/``; ``django/`` and ``web/`` for what is not a
-job system but shapes one: settings, models, transactions, request handlers). A
+``dramatiq/``, ``apscheduler/``, ``schedule/``, ``sidekiq/`` for Ruby; ``django/`` and
+``web/`` for what is not a job system but shapes one: settings, models, transactions, request handlers). A
 plugin's ``__init__`` declares a :class:`~jobcheck.frameworks.base.Plugin`; adding a
 framework is one folder, one line below, its fixtures and its docs.
 
@@ -21,9 +21,19 @@ from jobcheck.frameworks.django import PLUGIN as DJANGO
 from jobcheck.frameworks.dramatiq import PLUGIN as DRAMATIQ
 from jobcheck.frameworks.rq import PLUGIN as RQ
 from jobcheck.frameworks.schedule import PLUGIN as SCHEDULE
+from jobcheck.frameworks.sidekiq import PLUGIN as SIDEKIQ
 from jobcheck.frameworks.web import PLUGIN as WEB
 
-PLUGINS: tuple[Plugin, ...] = (WEB, CELERY, RQ, DRAMATIQ, DJANGO, APSCHEDULER, SCHEDULE)
+PLUGINS: tuple[Plugin, ...] = (
+    WEB,
+    CELERY,
+    RQ,
+    DRAMATIQ,
+    DJANGO,
+    APSCHEDULER,
+    SCHEDULE,
+    SIDEKIQ,
+)
 """In the order their recognizers run: the web plugin first (it marks request handlers
 before the others look at their bodies)."""
 
@@ -73,3 +83,14 @@ def recognizers() -> tuple[type, ...]:
         StartupRecognizer,
         RoutingRecognizer,
     )
+
+
+@functools.cache
+def ruby_recognizers() -> tuple[type, ...]:
+    """Every Ruby recognizer (``jobcheck/ruby/walker.py``), in plugin order."""
+    return tuple(cls for p in PLUGINS for cls in load_all(p.ruby_recognizers))
+
+
+def plugin_triggers() -> list[Any]:
+    """The prefilter triggers plugins declare beside their recognizers'."""
+    return [t for p in PLUGINS if p.triggers for t in load_all((p.triggers,))[0]]

@@ -28,6 +28,11 @@ class Plugin:
     """``module:object`` of its semantics (``jobcheck/frameworks/semantics.py``)."""
     aliases: tuple[str, ...] = field(default=())
     """Other names its facts may carry (``rq-scheduler`` schedules are RQ's)."""
+    ruby_recognizers: tuple[str, ...] = ()
+    """``module:Class`` of the recognizers the Ruby walker runs (``jobcheck/ruby``)."""
+    triggers: str | None = None
+    """``module:object``: prefilter triggers of its own, beside its recognizers' (for
+    files no Python recognizer reads: Ruby sources, YAML configuration)."""
 
     def load_semantics(self) -> Any:
         return _load(self.semantics) if self.semantics else None
