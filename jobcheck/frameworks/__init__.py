@@ -2,9 +2,10 @@
 
 Each framework jobcheck understands is a folder here (``celery/``, ``rq/``,
 ``dramatiq/``, ``apscheduler/``, ``schedule/``, ``sidekiq/`` for Ruby; ``django/`` and
-``web/`` for what is not a job system but shapes one: settings, models, transactions, request handlers). A
-plugin's ``__init__`` declares a :class:`~jobcheck.frameworks.base.Plugin`; adding a
-framework is one folder, one line below, its fixtures and its docs.
+``web/`` for what is not a job system but shapes one: settings, models, transactions,
+request handlers). A plugin's ``__init__`` declares a
+:class:`~jobcheck.frameworks.base.Plugin`; adding a framework is one folder, one line
+below, its fixtures and its docs.
 
 This module is light: recognizers (libcst) and semantics load on first use.
 """

@@ -21,11 +21,15 @@ TRIGGERS = (
     Trigger("ActiveRecord callback", b"after_commit"),
     Trigger("mail delivery", b"deliver_"),
     Trigger("rufus-scheduler", b"Rufus::Scheduler"),
+    # Rails configuration that decides whether enqueues wait for the commit.
+    Trigger("Rails defaults", b"load_defaults", rb"config\.load_defaults"),
+    Trigger("ActiveJob configuration", b"config.active_job"),
     # whenever's config/schedule.rb and the YAML schedules.
     Trigger("whenever", b"every", rb"(?m)^\s*every\s+(?:[\d:'\"]|\d+\.\w+)"),
-    Trigger("sidekiq.yml", b":queues:"),
-    Trigger("sidekiq.yml", b":concurrency:"),
-    Trigger("sidekiq.yml", b":scheduler:"),
+    # config/sidekiq.yml keys, with or without the leading colon (Sidekiq symbolizes them).
+    Trigger("sidekiq.yml", b"queues:", rb"(?m)^\s*:?queues:"),
+    Trigger("sidekiq.yml", b"concurrency:", rb"(?m)^\s*:?concurrency:"),
+    Trigger("sidekiq.yml", b"scheduler:", rb"(?m)^\s*:?scheduler:"),
     Trigger("sidekiq-cron schedule", b"cron:", rb"(?m)^\s+cron:\s*['\"]?[\d*@]"),
     Trigger("sidekiq-scheduler schedule", b"every:", rb"(?m)^\s+every:\s*['\"\[]?\d"),
 )
