@@ -48,10 +48,12 @@ def compiled() -> Prefilter:
 def all_triggers() -> list[Trigger]:
     from jobcheck.checks import RULE_CLASSES
     from jobcheck.extract import RECOGNIZERS
+    from jobcheck.registry import plugin_triggers
 
     found = list(CORE_TRIGGERS)
     for owner in (*RECOGNIZERS, *RULE_CLASSES):
         found.extend(getattr(owner, "PREFILTER", ()))
+    found.extend(plugin_triggers())
     return found
 
 

@@ -39,6 +39,14 @@ class Plugin:
     (None: the name must be given)."""
     receiver_queue: str | None = None
     """``module:function`` reading the queue an enqueue call is made on (RQ)."""
+    ruby_recognizers: tuple[str, ...] = ()
+    """``module:Class`` of the recognizers the Ruby walker runs (``jobcheck/ruby``)."""
+    triggers: str | None = None
+    """``module:object``: prefilter triggers of its own, beside its recognizers' (for
+    files no Python recognizer reads: Ruby sources, YAML configuration)."""
+    config_reader: str | None = None
+    """``module:function(facts, text) -> facts`` reading its configuration files
+    (Sidekiq's ``sidekiq.yml``, ``schedule.yml``)."""
 
     def load_recognizers(self) -> tuple[type, ...]:
         return tuple(_load(reference) for reference in self.recognizers)
@@ -66,6 +74,7 @@ PLUGIN_MODULES = (
     "jobcheck.frameworks.django",
     "jobcheck.frameworks.apscheduler",
     "jobcheck.frameworks.schedule",
+    "jobcheck.frameworks.sidekiq",
 )
 """In the order their recognizers run: the web plugin first (it marks request handlers
 before the others look at their bodies)."""
@@ -120,6 +129,23 @@ def queue_constructors() -> dict[str, tuple[tuple[str, str | None], ...]]:
         for func, default in p.queue_constructors:
             found.setdefault(func, []).append((p.name, default))
     return {func: tuple(entries) for func, entries in found.items()}
+
+
+@functools.cache
+def ruby_recognizers() -> tuple[type, ...]:
+    """Every Ruby recognizer (``jobcheck/ruby/walker.py``), in plugin order."""
+    return tuple(_load(ref) for p in plugins() for ref in p.ruby_recognizers)
+
+
+@functools.cache
+def config_readers() -> tuple[Any, ...]:
+    """The configuration-file readers plugins declare, in registry order."""
+    return tuple(_load(p.config_reader) for p in plugins() if p.config_reader)
+
+
+def plugin_triggers() -> list[Any]:
+    """The prefilter triggers plugins declare beside their recognizers'."""
+    return [t for p in plugins() if p.triggers for t in _load(p.triggers)]
 
 
 @functools.cache

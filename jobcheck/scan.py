@@ -186,11 +186,14 @@ def extract(display: str, data: bytes, module: str, is_package: bool) -> FileFac
     """:func:`jobcheck.extract.extract_file` with the cyclic garbage collector paused:
     a libcst tree is hundreds of thousands of objects, none in a cycle, and collections
     that walk them again and again while they are built cost a quarter of the parse."""
+    from jobcheck import ruby
     from jobcheck.extract import extract_file
 
     enabled = gc.isenabled()
     gc.disable()
     try:
+        if ruby.handles(display):
+            return ruby.extract_file(display, data, module)
         return extract_file(display, data, module, is_package)
     finally:
         if enabled:

@@ -46,6 +46,21 @@ DEFAULT_EXCLUDES = (
     ".ipynb_checkpoints",
     ".semgrep",  # semgrep rule fixtures: code written to be flagged, never run
 )
+# Python sources, plus the Ruby sources and Sidekiq YAML files the Ruby front end reads
+# (``jobcheck/ruby/__init__.py`` SUFFIXES; kept literal here so discovery stays light).
+SOURCE_SUFFIXES = (
+    ".py",
+    ".rb",
+    "sidekiq.yml",
+    "sidekiq.yaml",
+    "sidekiq.yml.erb",
+    "schedule.yml",
+    "schedule.yaml",
+    "scheduler.yml",
+    "scheduler.yaml",
+    "cron.yml",
+    "cron.yaml",
+)
 # A folder listed this close to its last modification may change again within the file
 # system's timestamp granularity: its listing is not reused.
 _RACY_NS = 2_000_000_000
@@ -137,7 +152,7 @@ def discover(
     paths: Sequence[str],
     exclude: Iterable[str] = (),
     respect_gitignore: bool = True,
-    suffixes: tuple[str, ...] = (".py",),
+    suffixes: tuple[str, ...] = SOURCE_SUFFIXES,
     cache: WalkCache | None = None,
 ) -> list[SourceFile]:
     """Every file to check, in a stable order, each once."""
