@@ -45,18 +45,22 @@ class JobTimeLimits(RuleChecks):
 
     @check("http-call-without-timeout")
     def http_call_without_timeout(self) -> Iterator[Finding]:
+        """Calls made by the job's helpers are reported at the job's call of the helper,
+        with the chain (the same helper may serve callers that set a limit)."""
         for body in job_bodies(self.project):
-            for call in body.function.http_calls:
+            for reach in body.summary(self.project).http_calls:
+                call = reach.item
                 if call.has_timeout:
                     continue
                 yield self.finding(
                     "http-call-without-timeout",
                     body.file.path,
-                    call.loc,
-                    f"{call.func}(...) in job '{body.name}' has no timeout "
+                    reach.loc,
+                    f"{call.func}(...){reach.through()} in job '{body.name}' has no timeout "
                     f"({_no_timeout_reason(call.func)}): a silent server holds the worker, "
                     "and a time limit enforced by a signal or a thread cannot always "
                     "interrupt a blocked socket; pass timeout=(connect, read) seconds",
+                    related=reach.related(f"{call.func}(...) without a timeout"),
                 )
 
 

@@ -77,16 +77,19 @@ class DeadLetterQueue(RuleChecks):
         # those catching only expected outcomes (a deleted record, a duplicate insert,
         # lookup/parse fallbacks): see jobcheck/extract/handlers.py.
         for body in job_bodies(self.project):
-            for handler in body.function.handlers:
+            for reach in body.summary(self.project).handlers:
+                handler = reach.item
                 yield self.finding(
                     "swallowed-exception",
                     body.file.path,
-                    handler.loc,
-                    f"{_except_text(handler)} in job '{body.name}' swallows the error (no "
+                    reach.loc,
+                    f"{_except_text(handler)}{reach.through()} in job '{body.name}' swallows "
+                    "the error (no "
                     "raise, retry, log at info or above, error tracker or saved failure): "
                     "the job is marked successful and the work is silently lost; log it "
                     "with logger.exception(...) or let it fail into retries and the "
                     "dead-letter queue",
+                    related=reach.related(_except_text(handler)),
                 )
 
     # -- no-dead-letter -----------------------------------------------------------------

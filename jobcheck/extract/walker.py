@@ -574,8 +574,10 @@ class Walker:
         """``yield`` inside ``transaction.atomic`` in a ``@contextmanager``: the project's
         own transaction context manager."""
         scope = self.function
-        if scope is not None and self.atomic_blocks and any(
-            d.qualname in CONTEXT_MANAGER_DECORATORS for d in scope.facts.decorators
+        if (
+            scope is not None
+            and self.atomic_blocks
+            and any(d.qualname in CONTEXT_MANAGER_DECORATORS for d in scope.facts.decorators)
         ):
             scope.facts.opens_transaction = "context-manager"
         self.visit_children(node)

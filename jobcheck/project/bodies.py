@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from jobcheck.facts import FileFacts, FunctionFacts, SideEffect
 from jobcheck.project.model import Job, Project
+from jobcheck.project.summaries import Summary
 from jobcheck.registry import semantics
 
 # What ``unguarded_side_effects`` looks for, for messages (details in docs/rules/SCL-17.md).
@@ -33,6 +34,10 @@ class JobBody:
     name: str
     job: Job | None
     """None for a plain function that an RQ queue enqueues by reference."""
+
+    def summary(self, project: Project) -> Summary:
+        """What the body does, directly or through the functions it calls."""
+        return project.summaries.of_function(self.file, self.function)
 
 
 def job_bodies(project: Project) -> list[JobBody]:

@@ -31,6 +31,7 @@ from jobcheck.registry import plugins, semantics
 
 if TYPE_CHECKING:
     from jobcheck.project.routing import Routing
+    from jobcheck.project.summaries import Summaries
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class Project:
         settings_modules: Sequence[str] = (),
         celery_app: str | None = None,
         loader: ModuleLoader | None = None,
+        call_depth: int = 4,
     ) -> None:
         """``loader`` loads, on demand, the facts of project modules that were not
         analysed (``jobcheck/project/lazy.py``) when a by-name lookup misses."""
@@ -81,6 +83,8 @@ class Project:
         self.celery_app = celery_app.replace(":", ".") if celery_app else None
         """``celery-app``: the project's Celery app, when it has several or hides it."""
         self.loader = loader
+        self.call_depth = call_depth
+        """How many calls deep summaries follow a function into its helpers."""
         self.source_of = source_of or _read_source
         self.astroid_modules: dict[str, object] = {}
         self.by_path = {f.path: f for f in self.files}
@@ -206,6 +210,17 @@ class Project:
                     continue
                 if self._unresolved_but_certain(site):
                     yield f, site, None
+
+    def certain_enqueue(self, site: EnqueueSite) -> bool:
+        """Whether a call whose job the project does not define still enqueues."""
+        return self._unresolved_but_certain(site)
+
+    @functools.cached_property
+    def summaries(self) -> Summaries:
+        """What each function does through the functions it calls (built on use)."""
+        from jobcheck.project.summaries import Summaries
+
+        return Summaries(self, self.call_depth)
 
     def _unresolved_but_certain(self, site: EnqueueSite) -> bool:
         if semantics(site.framework_hint).hint_is_certain(site):
