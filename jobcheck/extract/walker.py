@@ -314,7 +314,7 @@ class Walker:
         facts.loc = self.loc(node.name)
         every = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         facts.params = tuple(
-            Param(p.name, p.annotation, self.loc(param.name))
+            Param(p.name, p.annotation, self.loc(param.name), p.injected)
             for p, param in zip(facts.params, every)
         )
 
@@ -565,6 +565,8 @@ def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
         or facts.slow_calls
         or facts.commit_orders
         or facts.session_writes
+        or facts.cancel_handlers
+        or facts.enqueues_only
     ):
         return True
     if any(p.annotation and p.annotation not in _BUILTIN_ANNOTATIONS for p in facts.params):

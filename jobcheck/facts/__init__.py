@@ -23,6 +23,9 @@ class Param:
     name: str
     annotation: str | None = None
     loc: Loc = NOWHERE
+    injected: bool = False
+    """Filled in by the framework when the job runs, not sent in the payload: a taskiq
+    ``TaskiqDepends()`` default or ``Annotated[..., TaskiqDepends(...)]`` annotation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +126,14 @@ class FunctionFacts:
     """Dotted names this function calls (for following helpers across files)."""
     session_writes: list[int] = field(default_factory=list)
     """Walk order of SQLAlchemy session writes (add, merge, flush, delete, execute...)."""
+    cancel_handlers: list[Loc] = field(default_factory=list)
+    """In an ``async def``: ``except`` clauses that catch the cancellation a job runner
+    sends on timeout or shutdown (a bare ``except:``, ``BaseException``,
+    ``asyncio.CancelledError``) and do not re-raise it."""
+    enqueues_only: tuple[str, ...] = ()
+    """When the body does nothing but enqueue jobs (``send_report.delay()``): what each
+    call enqueues, as written (a dotted path, or the job name an ``enqueue_job("name")``
+    gives). A scheduled function of this shape schedules those jobs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +322,13 @@ class FileFacts:
     failure_handlers: list[FailureHandler] = field(default_factory=list)
     middleware: list[MiddlewareDecl] = field(default_factory=list)
     constants: list[Constant] = field(default_factory=list)
+    instances: dict[str, str] = field(default_factory=dict)
+    """Module-level objects made by calling a class, with the dotted path of the class
+    (``huey = MyHuey()``; for ``Broker(...).with_middlewares(...)``, the broker class), so
+    the project model can tell whose ``.task`` decorator ``huey.task`` is."""
+    configs: list[FrameworkConfig] = field(default_factory=list)
+    """Job-system configuration in the framework's own terms (Huey instances, arq
+    ``WorkerSettings``, taskiq brokers and schedulers, ``DRAMATIQ_BROKER``...)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,8 +344,9 @@ class Timing:
     """For "cron": the five crontab(5) fields (minute, hour, day of month, month, day
     of week) in cron syntax; None for a field that cannot be read statically."""
     minute_defaulted: bool = False
-    """A Celery ``crontab()`` that restricts a coarser field but leaves ``minute`` at its
-    default ``"*"``, so it fires every minute of that period."""
+    """A Celery or Huey ``crontab()`` (or an arq ``cron()``) that restricts a coarser field
+    but leaves ``minute`` at its default (``"*"``, arq's None), so it fires every minute
+    of that period."""
     seconds: float | None = None
     """For "interval": the length of the interval."""
     anchored: bool = False
@@ -338,6 +357,9 @@ class Timing:
     expanded``), so that checks on cached facts never need croniter."""
     gap: float | None = None
     """For "cron": seconds between the two closest runs, computed at extraction."""
+    days_and: bool = False
+    """For "cron": a day must match both the day-of-month and the day-of-week field
+    (Huey's ``crontab``); cron itself fires on either when both are restricted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,7 +387,17 @@ class ScheduleEntry:
     timing_loc: Loc
     options: tuple[tuple[str, Value], ...] = ()
     """Options the schedule sends its job with (a beat entry's ``options``, the keyword
-    arguments of ``add_periodic_task``, rq-scheduler's ``ttl``/``timeout``...)."""
+    arguments of ``add_periodic_task``, rq-scheduler's ``ttl``/``timeout``...), and for
+    schedules outside Python (Kubernetes, crontab) their settings (``concurrencyPolicy``,
+    ``lock``, ``timeout``...)."""
+    command: str | None = None
+    """For a schedule that runs a command (a Kubernetes CronJob's container, a crontab
+    line): the command line, for mapping ``python manage.py x`` or ``celery call x`` to
+    the job's code."""
+    enqueues: tuple[str, ...] = ()
+    """When the scheduled function (in the same file) does nothing but enqueue jobs of a
+    job system (``send_report.delay()``): what it enqueues. Those are the jobs that run
+    on this schedule; across files, ``FunctionFacts.enqueues_only`` says the same."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:
@@ -477,6 +509,36 @@ class MiddlewareDecl:
     name: str
     options: tuple[tuple[str, Value], ...]
     loc: Loc
+
+    def option(self, key: str) -> Value | None:
+        for k, v in self.options:
+            if k == key:
+                return v
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkConfig:
+    """A job system configured in code or settings, in the framework's own terms: a Huey
+    instance or djhuey's ``HUEY`` setting, an arq ``WorkerSettings`` class, a taskiq broker
+    or ``TaskiqScheduler``, an APScheduler scheduler's job defaults, django_dramatiq's
+    ``DRAMATIQ_BROKER``."""
+
+    framework: str
+    kind: str
+    """"instance" (``RedisHuey(...)``), "settings" (a settings dict: ``HUEY``,
+    ``DRAMATIQ_BROKER``), "worker" (arq ``WorkerSettings``), "broker" (taskiq), "scheduler"
+    (``TaskiqScheduler``, an APScheduler scheduler)."""
+    qualname: str
+    """The object, class or setting (``app.huey``, ``app.worker.WorkerSettings``)."""
+    cls: str | None
+    """What it is made from (``huey.RedisHuey``, ``taskiq_redis.ListQueueBroker``)."""
+    options: tuple[tuple[str, Value], ...]
+    """Its settings as written: constructor keywords, class attributes, dict items."""
+    loc: Loc
+    parts: tuple[str, ...] = ()
+    """What it is built from, as dotted paths or texts: a taskiq broker's middlewares,
+    a scheduler's schedule sources, ``DRAMATIQ_BROKER["MIDDLEWARE"]``."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:

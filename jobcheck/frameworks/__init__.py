@@ -15,17 +15,32 @@ import functools
 from typing import Any
 
 from jobcheck.frameworks.apscheduler import PLUGIN as APSCHEDULER
+from jobcheck.frameworks.arq import PLUGIN as ARQ
 from jobcheck.frameworks.base import Plugin, load_all
 from jobcheck.frameworks.celery import PLUGIN as CELERY
 from jobcheck.frameworks.django import PLUGIN as DJANGO
 from jobcheck.frameworks.dramatiq import PLUGIN as DRAMATIQ
+from jobcheck.frameworks.huey import PLUGIN as HUEY
 from jobcheck.frameworks.rq import PLUGIN as RQ
 from jobcheck.frameworks.schedule import PLUGIN as SCHEDULE
+from jobcheck.frameworks.taskiq import PLUGIN as TASKIQ
 from jobcheck.frameworks.web import PLUGIN as WEB
 
-PLUGINS: tuple[Plugin, ...] = (WEB, CELERY, RQ, DRAMATIQ, DJANGO, APSCHEDULER, SCHEDULE)
+PLUGINS: tuple[Plugin, ...] = (
+    WEB,
+    HUEY,
+    TASKIQ,
+    CELERY,
+    RQ,
+    DRAMATIQ,
+    ARQ,
+    DJANGO,
+    APSCHEDULER,
+    SCHEDULE,
+)
 """In the order their recognizers run: the web plugin first (it marks request handlers
-before the others look at their bodies)."""
+before the others look at their bodies); the frameworks whose objects also have
+``.task`` decorators (Huey, taskiq) before Celery, which leaves their jobs alone."""
 
 _BY_NAME = {name: plugin for plugin in PLUGINS for name in (plugin.name, *plugin.aliases)}
 
@@ -33,6 +48,13 @@ _BY_NAME = {name: plugin for plugin in PLUGINS for name in (plugin.name, *plugin
 def plugin(name: str | None) -> Plugin | None:
     """The plugin whose facts carry ``name`` (None for a name no plugin knows)."""
     return _BY_NAME.get(name or "")
+
+
+def checked(name: str | None) -> bool:
+    """Whether the checks read facts of the framework ``name`` (see ``Plugin.checked``);
+    True for a name no plugin knows, as before plugins declared it."""
+    found = plugin(name)
+    return found is None or found.checked
 
 
 def title(name: str | None) -> str:
@@ -51,9 +73,20 @@ def semantics(name: str | None) -> Any:
     return loaded if loaded is not None else UNKNOWN
 
 
+def adopt(task: Any, library_class: str) -> Any:
+    """A job the Celery recognizer read from ``@obj.task``, as the job of the framework
+    whose class made ``obj`` (``library_class``, found by the project model across
+    files); None when no plugin models that library's jobs."""
+    for candidate in PLUGINS:
+        if candidate.adopt and candidate.owns_class(library_class):
+            return candidate.load_adopt()(task)
+    return None
+
+
 @functools.cache
 def recognizers() -> tuple[type, ...]:
     """Every recognizer, in the order the walker runs them."""
+    from jobcheck.extract.delegation import DelegationRecognizer
     from jobcheck.extract.effects import EffectsRecognizer
     from jobcheck.extract.locks import LockRecognizer
     from jobcheck.extract.routing import RoutingRecognizer
@@ -62,10 +95,11 @@ def recognizers() -> tuple[type, ...]:
 
     main = [cls for p in PLUGINS for cls in load_all(p.recognizers)]
     schedules = [cls for p in PLUGINS for cls in load_all(p.schedule_readers)]
-    # The routing recognizer comes last: it reads the enqueue sites the framework
-    # recognizers record for the same call.
+    # The delegation and routing recognizers read the enqueue sites the framework
+    # recognizers record for the same call; routing comes last.
     return (
         *main,
+        DelegationRecognizer,
         EffectsRecognizer,
         *schedules,
         ScheduleBookkeeping,

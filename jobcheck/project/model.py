@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jobcheck import frameworks
 from jobcheck.facts import (
     NOWHERE,
     SPLAT,
@@ -24,6 +25,7 @@ from jobcheck.facts import (
     TaskDef,
 )
 from jobcheck.facts.values import CallV, DictV, Opaque, Ref, SeqV, Value, string
+from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
@@ -94,6 +96,9 @@ class Project:
         self.astroid_modules: dict[str, object] = {}
         self.by_path = {f.path: f for f in self.files}
         self._foreign = {q for f in self.files for q in f.foreign_objects}
+        self._instances: dict[str, str] = {
+            q: cls for f in self.files for q, cls in f.instances.items()
+        }
         self.classes: dict[str, tuple[str, ...]] = {
             q: bases for f in self.files for q, bases in f.classes.items()
         }
@@ -116,9 +121,14 @@ class Project:
         }
         if loader is not None:
             self._aliases = LazyDict(self._aliases, self._load_for)
-        self.jobs: list[Job] = [
-            Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
+        self.all_jobs: list[Job] = [
+            Job(own, f)
+            for f in self.files
+            for task in f.tasks
+            if (own := self._own_task(task)) is not None
         ]
+        """Jobs of every framework, including those the checks do not read yet."""
+        self.jobs: list[Job] = [job for job in self.all_jobs if frameworks.checked(job.framework)]
         self.jobs.extend(self._class_based_tasks())
         self.jobs.extend(self._custom_decorator_jobs())
         self._by_qualname = {job.task.qualname: job for job in self.jobs}
@@ -133,8 +143,32 @@ class Project:
 
     # -- jobs -------------------------------------------------------------------
 
-    def _is_real_task(self, task: TaskDef) -> bool:
-        return task.app_ref is None or task.app_ref not in self._foreign
+    def _own_task(self, task: TaskDef) -> TaskDef | None:
+        """``@obj.task`` makes a Celery task only when ``obj`` is a Celery app or unknown:
+        made by another library's class (``huey = MyHuey()``, ``broker =
+        ListQueueBroker(...)``, in another file), it is that library's job, or none
+        jobcheck models."""
+        if task.framework != "celery" or task.app_ref is None or task.app_ref in self._every_app:
+            return task
+        library = self._library_class(task.app_ref)
+        if library is None:
+            return None if task.app_ref in self._foreign else task
+        return frameworks.adopt(task, library)
+
+    def _library_class(self, obj: str) -> str | None:
+        """The class of another job library that made the module-level object ``obj``:
+        its own class, or the nearest such base of a project class."""
+        pending = [self._instances.get(obj)]
+        seen: set[str] = set()
+        while pending and len(seen) < 50:
+            cls = pending.pop(0)
+            if cls is None or cls in seen:
+                continue
+            seen.add(cls)
+            if is_foreign(cls):
+                return cls
+            pending.extend(self.classes.get(cls, ()))
+        return None
 
     def _class_based_tasks(self) -> Iterator[Job]:
         for f in self.files:
@@ -253,6 +287,8 @@ class Project:
         are kept."""
         for f in self.files:
             for site in f.enqueues:
+                if not frameworks.checked(site.framework_hint):
+                    continue
                 job = self.job_for(site)
                 if job is not None:
                     if _method_fits(site.method, job.framework):
@@ -264,7 +300,7 @@ class Project:
     def _unresolved_but_certain(self, site: EnqueueSite) -> bool:
         if site.framework_hint in ("rq", "celery"):
             return True
-        if site.method in ("send", "send_with_options"):
+        if site.method in ("send", "send_with_options", "call", "schedule"):
             return False
         module = (site.target or "").rpartition(".")[0]
         return module.split(".")[-1] in ("tasks", "jobs") and module not in self.modules
@@ -499,7 +535,13 @@ class Project:
 
     def schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
         """Every schedule entry of the project outside test code (a test project's
-        settings schedule nothing in production)."""
+        settings schedule nothing in production), of the frameworks the checks read."""
+        return [
+            (f, entry) for f, entry in self.all_schedules() if frameworks.checked(entry.framework)
+        ]
+
+    def all_schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
+        """Every schedule entry outside test code, of every framework."""
         return [(f, entry) for f in self.files if not is_test_code(f) for entry in f.schedules]
 
     def scheduled_jobs(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
@@ -556,6 +598,7 @@ class Project:
     def _load_on_demand(self) -> None:
         """Turn the by-name indexes into ones that load a missing name's module."""
         self._foreign = LazySet(self._foreign, self._load_for)
+        self._instances = LazyDict(self._instances, self._load_for)
         self.classes = LazyDict(self.classes, self._load_for)
         self._model_roots = LazySet(self._model_roots, self._load_for)
         self.functions = LazyDict(self.functions, self._load_for)
@@ -568,6 +611,8 @@ class Project:
         loaded = self.loader.load_for(str(name))
         for f in loaded:
             set.update(self._foreign, f.foreign_objects)
+            for qualname, cls in f.instances.items():
+                dict.setdefault(self._instances, qualname, cls)
             for qualname, bases in f.classes.items():
                 dict.setdefault(self.classes, qualname, bases)
             set.update(self._model_roots, (m.qualname for m in f.models))
@@ -642,6 +687,10 @@ def _tail(qualname: str) -> str:
 
 
 def _method_fits(method: str, framework: str) -> bool:
+    if method in ("call", "schedule"):
+        # huey/api.py ``TaskWrapper.__call__`` and ``schedule``: calling a Huey task
+        # enqueues it; calling another framework's job runs it here.
+        return framework == "huey"
     if framework == "dramatiq":
         return method in ("send", "send_with_options")
     if framework == "rq":

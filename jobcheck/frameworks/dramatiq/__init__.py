@@ -1,11 +1,17 @@
-"""Dramatiq."""
+"""Dramatiq, periodiq, dramatiq-crontab, django_dramatiq and flask_dramatiq."""
 
 from jobcheck.frameworks.base import Plugin
 
 PLUGIN = Plugin(
     name="dramatiq",
     title="Dramatiq",
-    recognizers=("jobcheck.frameworks.dramatiq.recognizer:DramatiqRecognizer",),
-    schedule_readers=("jobcheck.frameworks.dramatiq.schedules:PeriodiqSchedules",),
-    aliases=("periodiq",),
+    recognizers=(
+        "jobcheck.frameworks.dramatiq.recognizer:DramatiqRecognizer",
+        "jobcheck.frameworks.dramatiq.settings:DramatiqSettingsRecognizer",
+    ),
+    schedule_readers=(
+        "jobcheck.frameworks.dramatiq.schedules:PeriodiqSchedules",
+        "jobcheck.frameworks.dramatiq.crontab:DramatiqCrontabSchedules",
+    ),
+    aliases=("periodiq", "dramatiq-crontab"),
 )

@@ -1,0 +1,13 @@
+"""Huey (2.x) and djhuey."""
+
+from jobcheck.frameworks.base import Plugin
+
+PLUGIN = Plugin(
+    name="huey",
+    title="Huey",
+    recognizers=("jobcheck.frameworks.huey.recognizer:HueyRecognizer",),
+    checked=False,  # facts only: the checks do not speak its semantics yet
+    schedule_readers=("jobcheck.frameworks.huey.schedules:HueySchedules",),
+    object_roots=("huey",),
+    adopt="jobcheck.frameworks.huey.jobs:adopt",
+)
