@@ -16,6 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jobcheck.extract.files import PATTERNS as OTHER_SOURCES
+from jobcheck.extract.files import is_other_source
+
 # Folders no one wants linted: VCS data, virtualenvs, caches, dependencies, build output.
 DEFAULT_EXCLUDES = (
     ".git",
@@ -139,8 +142,11 @@ def discover(
     respect_gitignore: bool = True,
     suffixes: tuple[str, ...] = (".py",),
     cache: WalkCache | None = None,
+    patterns: tuple[str, ...] = OTHER_SOURCES,
 ) -> list[SourceFile]:
-    """Every file to check, in a stable order, each once."""
+    """Every file to check, in a stable order, each once: files ending in ``suffixes``
+    and, by default, the other kinds jobcheck reads (``patterns``, globs on the path:
+    Kubernetes manifests, crontab files... ``jobcheck/extract/files.py``)."""
     excludes = _Matcher(tuple(DEFAULT_EXCLUDES) + tuple(exclude))
     user_excludes = _Matcher(tuple(exclude))
     found: dict[str, SourceFile] = {}
@@ -152,8 +158,8 @@ def discover(
             if not user_excludes.excluded(path.name, path.as_posix()):
                 found.setdefault(os.path.realpath(path), SourceFile(_clean(path), explicit=True))
             continue
-        walker = _Walker(path, excludes, respect_gitignore, suffixes)
-        key = (os.path.realpath(path), excludes.patterns, respect_gitignore, suffixes)
+        walker = _Walker(path, excludes, respect_gitignore, suffixes, patterns)
+        key = (os.path.realpath(path), excludes.patterns, respect_gitignore, suffixes, patterns)
         for file, identity, symlink in walker.walk(
             cache.walks.get(key) if cache is not None else None
         ):
@@ -203,11 +209,13 @@ class _Walker:
         excludes: _Matcher,
         respect_gitignore: bool,
         suffixes: tuple[str, ...],
+        patterns: tuple[str, ...] = (),
     ) -> None:
         self.root = root
         self.excludes = excludes
         self.respect_gitignore = respect_gitignore
         self.suffixes = suffixes
+        self._others = _compile(patterns)
         self.state = _Walk()
         self.changed = False
         self.unreadable: list[tuple[str, str]] = []
@@ -296,7 +304,9 @@ class _Walker:
                 if _ignored(f"{relative}{name}", ignores, is_dir=True):
                     continue
                 subfolders.append(name)
-            elif name.endswith(self.suffixes):
+            elif name.endswith(self.suffixes) or (
+                self._others is not None and self._others.match("/" + path_text)
+            ):
                 if self.excludes.excluded(name, path_text):
                     continue
                 if _ignored(f"{relative}{name}", ignores, is_dir=False):
@@ -407,6 +417,8 @@ def module_name(path: Path | str, symlink: bool | None = None) -> tuple[str, boo
     is a package's ``__init__``; symbolic links are followed (``symlink``: whether the
     file is one, when the caller knows)."""
     text = os.fspath(path)
+    if is_other_source(text):
+        return "", False  # a manifest or a crontab is no module
     if symlink if symlink is not None else os.path.islink(text):
         folder, name = os.path.split(os.path.realpath(text))
         prefix = _prefix_of(folder)

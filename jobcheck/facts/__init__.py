@@ -138,7 +138,8 @@ class FunctionFacts:
 
 @dataclass(frozen=True, slots=True)
 class TaskDef:
-    """A job definition: a Celery task, an RQ ``@job`` function or a Dramatiq actor."""
+    """A job definition: a Celery task, an RQ ``@job`` function, a Dramatiq actor, a Huey
+    or taskiq task, a function an arq worker's settings list."""
 
     framework: str
     qualname: str
@@ -151,6 +152,8 @@ class TaskDef:
     option_locs: tuple[tuple[str, Loc], ...] = ()
     base: str | None = None
     kind: str = "function"
+    """"function", "class" (a class-based Celery task, a GenericActor) or "cron" (an arq
+    cron job)."""
     bound: bool = False
     function: str | None = None
     """Qualname of the function holding the body (``run`` for class-based tasks)."""
@@ -329,6 +332,8 @@ class FileFacts:
     configs: list[FrameworkConfig] = field(default_factory=list)
     """Job-system configuration in the framework's own terms (Huey instances, arq
     ``WorkerSettings``, taskiq brokers and schedulers, ``DRAMATIQ_BROKER``...)."""
+    processes: list[ProcessDecl] = field(default_factory=list)
+    """Processes a deployment file runs (a Procfile's ``clock:``, supervisord programs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,11 +373,14 @@ class ScheduleEntry:
     rq-scheduler or RQ cron job, a periodiq actor, an APScheduler or ``schedule`` job."""
 
     framework: str
-    """"celery", "rq-scheduler", "rq-cron", "periodiq", "apscheduler" or "schedule"."""
+    """"celery", "rq-scheduler", "rq-cron", "periodiq", "apscheduler", "schedule",
+    "huey", "arq", "taskiq", "dramatiq-crontab", "kubernetes" or "crontab"."""
     source: str
     """How it was declared: "beat_schedule", "add_periodic_task", "periodic_task",
     "cron", "schedule", "job-definition", "register", "periodic", "add_job",
-    "scheduled_job" or "every"."""
+    "scheduled_job", "every", "interval" (dramatiq-crontab), "schedule-label",
+    "schedule_by_cron", "schedule_by_interval" (taskiq), "cronjob" (Kubernetes) or
+    "crontab" (a crontab line)."""
     name: str | None
     """The entry's own name: a beat entry's key, ``name=`` or ``id=``."""
     task_name: str | None
@@ -539,6 +547,27 @@ class FrameworkConfig:
     parts: tuple[str, ...] = ()
     """What it is built from, as dotted paths or texts: a taskiq broker's middlewares,
     a scheduler's schedule sources, ``DRAMATIQ_BROKER["MIDDLEWARE"]``."""
+
+    def option(self, key: str) -> Value | None:
+        for k, v in self.options:
+            if k == key:
+                return v
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessDecl:
+    """A process a deployment file runs: a Procfile line (``clock: python clock.py``), a
+    supervisord ``[program:x]``. Which job system it starts is read from the command."""
+
+    source: str
+    """"procfile" or "supervisord"."""
+    name: str
+    """The process type or program name (``clock``, ``celerybeat``)."""
+    command: str
+    loc: Loc
+    options: tuple[tuple[str, Value], ...] = ()
+    """Settings beside the command (supervisord's ``numprocs``, ``autorestart``...)."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:

@@ -18,9 +18,11 @@ from jobcheck.frameworks.apscheduler import PLUGIN as APSCHEDULER
 from jobcheck.frameworks.arq import PLUGIN as ARQ
 from jobcheck.frameworks.base import Plugin, load_all
 from jobcheck.frameworks.celery import PLUGIN as CELERY
+from jobcheck.frameworks.crontab import PLUGIN as CRONTAB
 from jobcheck.frameworks.django import PLUGIN as DJANGO
 from jobcheck.frameworks.dramatiq import PLUGIN as DRAMATIQ
 from jobcheck.frameworks.huey import PLUGIN as HUEY
+from jobcheck.frameworks.kubernetes import PLUGIN as KUBERNETES
 from jobcheck.frameworks.rq import PLUGIN as RQ
 from jobcheck.frameworks.schedule import PLUGIN as SCHEDULE
 from jobcheck.frameworks.taskiq import PLUGIN as TASKIQ
@@ -37,6 +39,8 @@ PLUGINS: tuple[Plugin, ...] = (
     DJANGO,
     APSCHEDULER,
     SCHEDULE,
+    KUBERNETES,
+    CRONTAB,
 )
 """In the order their recognizers run: the web plugin first (it marks request handlers
 before the others look at their bodies); the frameworks whose objects also have

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jobcheck.extract import enqueue
-from jobcheck.extract.walker import Recognizer
+from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import (
     SPLAT,
     CeleryApp,
@@ -140,14 +140,22 @@ class CeleryRecognizer(Recognizer):
         Trigger("Celery config module", module=r"celery[^.]*$"),
     )
 
+    def __init__(self, walker: Walker) -> None:
+        super().__init__(walker)
+        # Kept here rather than read back from the facts: the language server replays
+        # statements whose walk reads no facts (jobcheck/lsp/reuse.py).
+        self._foreign: set[str] = set()
+        """Objects this file makes with another job library's classes."""
+        self._bases: dict[str, tuple[str, ...]] = {}
+        """Classes this file defines, with their bases."""
+
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         if self._claimed(facts.qualname):
             return  # another framework's recognizer (Huey, taskiq) made it its job
-        foreign = self.walker.facts.foreign_objects
         for decorator_node, decorator in zip(node.decorators, facts.decorators):
             if not is_celery_task_decorator(decorator.qualname):
                 continue
-            if (decorator.qualname or "").rpartition(".")[0] in foreign:
+            if (decorator.qualname or "").rpartition(".")[0] in self._foreign:
                 continue  # ``@huey.task()`` for ``huey = RedisHuey()`` in this file
             self._task(node, facts, decorator_node.decorator, decorator.qualname or "")
             return
@@ -195,6 +203,7 @@ class CeleryRecognizer(Recognizer):
         )
 
     def classdef(self, node: cst.ClassDef, qualname: str, bases: tuple[str, ...]) -> None:
+        self._bases[qualname] = bases
         attrs: list[tuple[str, Value]] = []
         locs = []
         has_run = False
@@ -389,6 +398,7 @@ class CeleryRecognizer(Recognizer):
                 if func in CELERY_APP_CLASSES and call is value:
                     self._app(target.value, value)  # type: ignore[arg-type]
                 elif self._made_by_other_library(func):
+                    self._foreign.add(local)
                     walker.facts.foreign_objects.append(local)
                 else:
                     self._setting(target.value, value, node, "module", None)
@@ -414,7 +424,7 @@ class CeleryRecognizer(Recognizer):
             return False
         if is_foreign(func):
             return True
-        bases = self.walker.facts.classes.get(func, ())
+        bases = self._bases.get(func, ())
         return any(self._made_by_other_library(base, depth + 1) for base in bases)
 
     def _setting(
