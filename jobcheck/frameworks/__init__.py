@@ -61,6 +61,12 @@ def checked(name: str | None) -> bool:
     return found is None or found.checked
 
 
+def enqueued_by_call(name: str | None) -> bool:
+    """Whether calling a job of the framework ``name`` enqueues it (``Plugin.enqueued_by_call``)."""
+    found = plugin(name)
+    return found is not None and found.enqueued_by_call
+
+
 def title(name: str | None) -> str:
     found = plugin(name)
     return found.title if found is not None else (name or "unknown")

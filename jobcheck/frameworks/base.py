@@ -36,6 +36,9 @@ class Plugin:
     whose facts are extracted but whose semantics the checks do not speak yet: the
     project model keeps its facts (``Project.all_jobs``, ``all_schedules``) out of what
     the checks iterate, so no check judges them as another framework's."""
+    enqueued_by_call: bool = False
+    """Calling one of its jobs enqueues it (Huey): the second pass analyses the files that
+    name a job of this framework, as it does for Dramatiq's ``actor.send``."""
     adopt: str | None = None
     """``module:function`` (light: no libcst) that turns a job read from ``@obj.task`` by
     the Celery recognizer into this framework's job, for an ``obj`` that the project

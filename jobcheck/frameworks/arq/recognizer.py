@@ -76,9 +76,10 @@ def worker_settings(walker: Walker, node: cst.ClassDef) -> dict[str, cst.BaseExp
 
 
 def entries(walker: Walker, value: cst.BaseExpression, wrappers: frozenset[str]) -> Iterator[Entry]:
-    """The items of a ``functions``/``cron_jobs`` list or tuple display; items that are
-    neither a reference nor a ``func(...)``/``cron(...)`` call are skipped."""
-    if not isinstance(value, (cst.List, cst.Tuple)):
+    """The items of a ``functions``/``cron_jobs`` list, tuple or set display (arq maps
+    ``func`` over any sequence); items that are neither a reference nor a
+    ``func(...)``/``cron(...)`` call are skipped."""
+    if not isinstance(value, (cst.List, cst.Tuple, cst.Set)):
         return
     for element in value.elements:
         if not isinstance(element, cst.Element):

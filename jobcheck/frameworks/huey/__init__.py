@@ -9,5 +9,6 @@ PLUGIN = Plugin(
     checked=False,  # facts only: the checks do not speak its semantics yet
     schedule_readers=("jobcheck.frameworks.huey.schedules:HueySchedules",),
     object_roots=("huey",),
+    enqueued_by_call=True,
     adopt="jobcheck.frameworks.huey.jobs:adopt",
 )

@@ -42,8 +42,31 @@ TASK_DECORATORS = frozenset(
     {"task", "periodic_task", "context_task", "db_task", "db_periodic_task", "on_commit_task"}
 )
 PERIODIC_DECORATORS = frozenset({"periodic_task", "db_periodic_task"})
-# A module named like a tasks module: ``tasks``, ``huey_tasks``, ``tasks_v2``.
-_TASKS_MODULE = re.compile(r"(?:^|_)tasks?(?:$|_)")
+# A module or package named like a tasks module: ``tasks``, ``huey_tasks``, ``tasks_v2``.
+_TASKS_MODULE = re.compile(r"tasks?|\w+_tasks?|tasks_\w+")
+# Methods of job objects (Celery, RQ, Dramatiq, taskiq, Huey's own): calling one is not
+# calling a Huey task.
+_JOB_METHODS = frozenset(
+    {
+        "delay",
+        "apply_async",
+        "apply",
+        "s",
+        "si",
+        "signature",
+        "send",
+        "send_with_options",
+        "kiq",
+        "kicker",
+        "map",
+        "call_local",
+        "revoke",
+        "restore",
+        "is_revoked",
+        "retry",
+        "enqueue",
+    }
+)
 # djhuey's module-level instance, and Django's setting djhuey reads it from.
 DJHUEY_INSTANCES = frozenset({f"{DJHUEY_MODULE}.HUEY", "django.conf.settings.HUEY"})
 
@@ -215,17 +238,21 @@ class HueyRecognizer(Recognizer):
             self._call(node, func)
 
     def _may_be_task(self, expr: cst.BaseExpression, target: str) -> bool:
-        """A Huey task of this file, or a function imported from a tasks module (djhuey
-        imports every app's ``tasks`` module: huey/contrib/djhuey/management/commands/
-        run_huey.py ``autodiscover_modules("tasks")``); the project model keeps the
-        sites whose target is a Huey job."""
+        """A Huey task of this file, or a function imported from a tasks module or package
+        (djhuey imports every app's ``tasks`` module: huey/contrib/djhuey/management/
+        commands/run_huey.py ``autodiscover_modules("tasks")``); the project model keeps
+        the sites whose target is a Huey job."""
         if target in self._tasks:
             return True
-        written = dotted(expr) or ""
-        if written.split(".")[0] not in self.walker.names.aliases:
+        written = (dotted(expr) or "").split(".")
+        # ``send(...)`` imported from a tasks module, or ``tasks.send(...)``; not a method
+        # of something imported (``send.delay(...)``).
+        if len(written) > 2 or written[0] not in self.walker.names.aliases:
             return False
         module, _, name = target.rpartition(".")
-        return name[:1].islower() and _TASKS_MODULE.search(module.rpartition(".")[2]) is not None
+        if not name[:1].islower() or name in _JOB_METHODS:
+            return False
+        return any(_TASKS_MODULE.fullmatch(part) for part in module.split("."))
 
     def _call(self, node: cst.Call, target: str) -> None:
         """``send(user.pk, delay=60)``: huey/api.py ``TaskWrapper.__call__`` enqueues

@@ -143,7 +143,7 @@ class TaskiqRecognizer(Recognizer):
             head, _, method = qualname.rpartition(".")
             if method != "task" or not head:
                 continue
-            if self._is_broker(head) or _taskiq_schedule(decorator.call):
+            if self._is_broker(head) or _taskiq_signature(decorator.call):
                 self._task(facts, decorator_node.decorator, qualname, decorator.call)
                 return
 
@@ -304,11 +304,14 @@ class TaskiqRecognizer(Recognizer):
         )
 
 
-def _taskiq_schedule(call: Value | None) -> bool:
-    """A ``schedule=[{"cron": ...}]`` label: taskiq's LabelScheduleSource shape, which no
-    other library's ``.task`` takes."""
+def _taskiq_signature(call: Value | None) -> bool:
+    """``.task(task_name=...)`` or a ``schedule=[{"cron": ...}]`` label (taskiq's
+    LabelScheduleSource shape): what no other library's ``.task`` takes, for a broker
+    made in another file or by a factory function."""
     if not isinstance(call, CallV):
         return False
+    if call.kwarg("task_name") is not None:
+        return True
     schedule = call.kwarg("schedule")
     return (
         isinstance(schedule, SeqV)
