@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jobcheck.extract.files import NOT_SOURCES, is_other_source
 from jobcheck.extract.files import PATTERNS as OTHER_SOURCES
-from jobcheck.extract.files import is_other_source
 
 # Folders no one wants linted: VCS data, virtualenvs, caches, dependencies, build output.
 DEFAULT_EXCLUDES = (
@@ -305,7 +305,9 @@ class _Walker:
                     continue
                 subfolders.append(name)
             elif name.endswith(self.suffixes) or (
-                self._others is not None and self._others.match("/" + path_text)
+                self._others is not None
+                and self._others.match("/" + path_text)
+                and not name.endswith(NOT_SOURCES)
             ):
                 if self.excludes.excluded(name, path_text):
                     continue

@@ -77,7 +77,7 @@ FILE_KINDS: tuple[FileKind, ...] = (
 PATTERNS: tuple[str, ...] = tuple(p for kind in FILE_KINDS for p in kind.patterns)
 """Every kind's patterns, for discovery."""
 
-_NOT_SOURCES = (".md", ".rst", ".html", ".json", ".swp", ".bak", ".orig", "~")
+NOT_SOURCES = (".md", ".rst", ".html", ".json", ".swp", ".bak", ".orig", "~")
 """A document or an editor's copy named like a source of a kind (``crontab.md``)."""
 
 
@@ -93,7 +93,7 @@ def _matchers() -> tuple[tuple[FileKind, Callable[[str], object]], ...]:
 def kind_of(path: str) -> FileKind | None:
     """The kind of a file that is not Python; None for Python (any file no row claims,
     which is how a file named on the command line without ``.py`` is read)."""
-    if path.endswith(PYTHON_SUFFIXES) or path.endswith(_NOT_SOURCES):
+    if path.endswith(PYTHON_SUFFIXES) or path.endswith(NOT_SOURCES):
         return None
     text = "/" + path.replace("\\", "/").lstrip("/")
     for kind, match in _matchers():

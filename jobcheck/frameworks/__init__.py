@@ -21,6 +21,7 @@ from jobcheck.frameworks.celery import PLUGIN as CELERY
 from jobcheck.frameworks.crontab import PLUGIN as CRONTAB
 from jobcheck.frameworks.django import PLUGIN as DJANGO
 from jobcheck.frameworks.dramatiq import PLUGIN as DRAMATIQ
+from jobcheck.frameworks.dramatiq_crontab import PLUGIN as DRAMATIQ_CRONTAB
 from jobcheck.frameworks.huey import PLUGIN as HUEY
 from jobcheck.frameworks.kubernetes import PLUGIN as KUBERNETES
 from jobcheck.frameworks.rq import PLUGIN as RQ
@@ -39,6 +40,7 @@ PLUGINS: tuple[Plugin, ...] = (
     DJANGO,
     APSCHEDULER,
     SCHEDULE,
+    DRAMATIQ_CRONTAB,
     KUBERNETES,
     CRONTAB,
 )

@@ -1,4 +1,4 @@
-"""Dramatiq, periodiq, dramatiq-crontab, django_dramatiq and flask_dramatiq."""
+"""Dramatiq, periodiq, django_dramatiq and flask_dramatiq."""
 
 from jobcheck.frameworks.base import Plugin
 
@@ -9,9 +9,6 @@ PLUGIN = Plugin(
         "jobcheck.frameworks.dramatiq.recognizer:DramatiqRecognizer",
         "jobcheck.frameworks.dramatiq.settings:DramatiqSettingsRecognizer",
     ),
-    schedule_readers=(
-        "jobcheck.frameworks.dramatiq.schedules:PeriodiqSchedules",
-        "jobcheck.frameworks.dramatiq.crontab:DramatiqCrontabSchedules",
-    ),
-    aliases=("periodiq", "dramatiq-crontab"),
+    schedule_readers=("jobcheck.frameworks.dramatiq.schedules:PeriodiqSchedules",),
+    aliases=("periodiq",),
 )

@@ -1,38 +1,12 @@
-"""Verified facts of Dramatiq's companion packages (not wired to checks yet): the
-dramatiq-crontab scheduler, django_dramatiq's and flask_dramatiq's broker settings.
+"""Verified facts of Dramatiq's framework integrations (not wired to checks yet):
+django_dramatiq's and flask_dramatiq's broker settings.
 
-Read in the wheels of dramatiq-crontab 1.2.1, django-dramatiq 0.15.0 and flask-dramatiq
-0.8.0 (never imported). Light module: no libcst.
+Read in the wheels of django-dramatiq 0.15.0 and flask-dramatiq 0.8.0 (never imported).
+Light module: no libcst. dramatiq-crontab has a plugin of its own
+(``jobcheck/frameworks/dramatiq_crontab``).
 """
 
 from __future__ import annotations
-
-# dramatiq-crontab (PyPI ``dramatiq-crontab``, voiio/dramatiq-crontab; module
-# ``dramatiq_crontab``; Django only). dramatiq_crontab/__init__.py ``cron(schedule)``:
-# stacked above a Dramatiq actor (``@cron("0 0 * * *")`` then ``@dramatiq.actor``), it adds
-# ``actor.send`` to a module-level APScheduler 3 ``BlockingScheduler`` with
-# ``CronTrigger.from_crontab(schedule, timezone=django.utils.timezone
-# .get_default_timezone())``, named after the actor. ``*_, day_schedule =
-# schedule.split(" ")``: a digit in the day-of-week field raises ValueError (APScheduler 3
-# counts weekdays from Monday = 0). ``from_crontab`` wants exactly five fields
-# (apscheduler/triggers/cron/__init__.py:142-144): no ``@hourly``.
-# ``interval(*, seconds)`` uses an ``IntervalTrigger``, counted from the scheduler's start.
-CRONTAB_DECORATORS = frozenset({"dramatiq_crontab.cron"})
-INTERVAL_DECORATORS = frozenset({"dramatiq_crontab.interval"})
-CRONTAB_TIMEZONE = "django.utils.timezone.get_default_timezone()"
-CRONTAB_JOB_DEFAULTS = {"max_instances": 1, "coalesce": True, "misfire_grace_time": 1}
-"""APScheduler 3's job defaults (apscheduler/schedulers/base.py ``_configure``). They bound
-the ``actor.send`` call, not the actor's run in a worker: runs can still overlap."""
-# management/commands/crontab.py runs the scheduler ``with utils.lock``: a Redis lock
-# ``"dramatiq-scheduler"`` only when ``settings.DRAMATIQ_CRONTAB["REDIS_URL"]`` is set,
-# else ``FakeLock`` (no lock): dramatiq_crontab/utils.py. conf.py defaults:
-CRONTAB_SETTINGS_DEFAULTS = {
-    "REDIS_URL": None,
-    "LOCK_REFRESH_INTERVAL": 5,
-    "LOCK_TIMEOUT": 10,
-    "LOCK_BLOCKING_TIMEOUT": 15,
-}
-SCHEDULER_LOCK_NEEDS = "DRAMATIQ_CRONTAB['REDIS_URL']"
 
 # django_dramatiq/apps.py: ``broker_settings()`` is ``getattr(settings, "DRAMATIQ_BROKER",
 # DEFAULT_BROKER_SETTINGS)``; the broker is made as ``broker_class(middleware=middleware,

@@ -1,25 +1,27 @@
 """Dramatiq brokers configured by its framework integrations: django_dramatiq's
-``DRAMATIQ_BROKER`` setting and flask_dramatiq's ``Dramatiq(...)`` (whose actors are
-``@<instance>.actor``). Library facts: ``jobcheck/frameworks/dramatiq/companions.py``."""
+``DRAMATIQ_BROKER`` setting and flask_dramatiq's ``Dramatiq(...)``, and dramatiq-crontab's
+``DRAMATIQ_CRONTAB``. (flask_dramatiq's actors, ``@<instance>.actor``, are not read as
+Dramatiq jobs yet: their broker's middleware decides their retries and dead letters,
+which the checks cannot ask yet.) Library facts:
+``jobcheck/frameworks/dramatiq/companions.py``, ``jobcheck/frameworks/dramatiq_crontab``."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from jobcheck.extract.walker import Recognizer, Walker
-from jobcheck.facts import FrameworkConfig, FunctionFacts, TaskDef
+from jobcheck.extract.walker import Recognizer
+from jobcheck.facts import FrameworkConfig
 from jobcheck.facts.values import CallV, DictV, Opaque, Ref, SeqV, Value, string
 from jobcheck.frameworks.dramatiq.companions import DJANGO_BROKER_SETTING, FLASK_DRAMATIQ
+from jobcheck.frameworks.dramatiq_crontab.semantics import CRONTAB_SETTING
 from jobcheck.triggers import Trigger
 
 
 class DramatiqSettingsRecognizer(Recognizer):
-    PREFILTER = (Trigger("DRAMATIQ_BROKER setting", b"DRAMATIQ_BROKER"),)
-
-    def __init__(self, walker: Walker) -> None:
-        super().__init__(walker)
-        self._flask: set[str] = set()
-        """flask_dramatiq instances this file makes."""
+    PREFILTER = (
+        Trigger("DRAMATIQ_BROKER setting", b"DRAMATIQ_BROKER"),
+        Trigger("DRAMATIQ_CRONTAB setting", b"DRAMATIQ_CRONTAB"),
+    )
 
     def assign(
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
@@ -33,6 +35,8 @@ class DramatiqSettingsRecognizer(Recognizer):
             qualname = walker.names.local(target.value)
             if target.value == DJANGO_BROKER_SETTING:
                 self._django(qualname, value)
+            elif target.value == CRONTAB_SETTING:
+                self._crontab_settings(qualname, value)
             elif (
                 walker.at_module_level
                 and isinstance(value, cst.Call)
@@ -60,11 +64,28 @@ class DramatiqSettingsRecognizer(Recognizer):
             )
         )
 
+    def _crontab_settings(self, qualname: str, node: cst.BaseExpression) -> None:
+        """dramatiq-crontab's ``DRAMATIQ_CRONTAB`` (its ``REDIS_URL`` decides whether the
+        scheduler takes a lock: dramatiq_crontab/utils.py)."""
+        walker = self.walker
+        value = walker.evaluate(node)
+        if not isinstance(value, DictV):
+            return
+        walker.facts.configs.append(
+            FrameworkConfig(
+                framework="dramatiq-crontab",
+                kind="settings",
+                qualname=qualname,
+                cls=None,
+                options=tuple((k, v) for k in value.str_keys() if (v := value.get(k)) is not None),
+                loc=walker.loc(node),
+            )
+        )
+
     def _flask_instance(self, qualname: str, node: cst.Call) -> None:
         """flask_dramatiq.py ``Dramatiq(app=None, broker_cls=..., name="dramatiq",
         config_prefix=None, middleware=None)``."""
         walker = self.walker
-        self._flask.add(qualname)
         value = walker.evaluate(node)
         assert isinstance(value, CallV)
         walker.facts.configs.append(
@@ -78,30 +99,6 @@ class DramatiqSettingsRecognizer(Recognizer):
                 parts=_names(value.kwarg("middleware")),
             )
         )
-
-    def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
-        """``@dramatiq.actor(...)`` of a flask_dramatiq instance of this file
-        (flask_dramatiq.py ``Dramatiq.actor(fn=None, **kw)``)."""
-        walker = self.walker
-        for decorator_node, decorator in zip(node.decorators, facts.decorators):
-            head, _, method = (decorator.qualname or "").rpartition(".")
-            if method != "actor" or head not in self._flask:
-                continue
-            options = decorator.call.kwargs if isinstance(decorator.call, CallV) else ()
-            walker.facts.tasks.append(
-                TaskDef(
-                    framework="dramatiq",
-                    qualname=facts.qualname,
-                    name=node.name.value,
-                    registered_name=string(dict(options).get("actor_name")) or node.name.value,
-                    loc=walker.loc(decorator_node.decorator),
-                    decorator=decorator.qualname,
-                    app_ref=head,
-                    options=options,
-                    function=facts.qualname,
-                )
-            )
-            return
 
 
 def _names(value: Value | None) -> tuple[str, ...]:

@@ -8,8 +8,8 @@ import libcst as cst
 from jobcheck import timing
 from jobcheck.extract.schedules import ScheduleReader
 from jobcheck.facts import FunctionFacts, Timing
-from jobcheck.facts.values import CallV, string
-from jobcheck.frameworks.dramatiq.companions import CRONTAB_DECORATORS, INTERVAL_DECORATORS
+from jobcheck.facts.values import CallV, Const, string
+from jobcheck.frameworks.dramatiq_crontab.semantics import CRONTAB_DECORATORS, INTERVAL_DECORATORS
 from jobcheck.triggers import Trigger
 
 
@@ -22,10 +22,14 @@ class DramatiqCrontabSchedules(ScheduleReader):
             call = decorator.call
             if not isinstance(call, CallV):
                 continue
+            options: tuple = ()
             if decorator.qualname in CRONTAB_DECORATORS:
                 expression = string(call.arg(0, "schedule"))
                 when = crontab_timing(expression, self.walker.text(decorator_node.decorator))
                 source = "cron"
+                problem = invalid(expression)
+                if problem is not None:
+                    options = (("invalid", Const(problem)),)
             elif decorator.qualname in INTERVAL_DECORATORS:
                 seconds = timing.timedelta_seconds(call.kwarg("seconds"))
                 when = timing.interval(seconds, self.walker.text(decorator_node.decorator))
@@ -44,17 +48,26 @@ class DramatiqCrontabSchedules(ScheduleReader):
                 loc=loc,
                 task_loc=loc,
                 timing_loc=loc,
+                options=options,
             )
+
+
+def invalid(expression: str | None) -> str | None:
+    """Why dramatiq-crontab refuses a schedule when the module is imported, if it does."""
+    if expression is None:
+        return None
+    if len(expression.split()) != 5:
+        return "CronTrigger.from_crontab wants five fields"
+    if any(c.isdigit() for c in expression.split(" ")[-1]):
+        return "a numeric day of week raises ValueError"
+    return None
 
 
 def crontab_timing(expression: str | None, text: str) -> Timing:
     """``CronTrigger.from_crontab`` wants five fields, and dramatiq-crontab refuses a digit
     in the day-of-week field (a ValueError when the module is imported): such a
-    schedule never runs, and is "other"."""
-    if expression is None:
-        return timing.other(text)
-    day_of_week = expression.split(" ")[-1]
-    if len(expression.split()) != 5 or any(c.isdigit() for c in day_of_week):
+    schedule never runs, and is "other" (its entry says why: ``invalid``)."""
+    if expression is None or invalid(expression) is not None:
         return timing.other(text)
     return timing.cron_expression(expression, text)
 
