@@ -250,7 +250,7 @@ class HueyRecognizer(Recognizer):
         if len(written) > 2 or written[0] not in self.walker.names.aliases:
             return False
         module, _, name = target.rpartition(".")
-        if not name[:1].islower() or name in _JOB_METHODS:
+        if not name[:1].islower() or (len(written) == 2 and name in _JOB_METHODS):
             return False
         return any(_TASKS_MODULE.fullmatch(part) for part in module.split("."))
 
