@@ -553,7 +553,8 @@ _BUILTIN_ANNOTATIONS = frozenset(
 
 
 def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
-    if facts.decorators or facts.view:
+    # A coroutine may be an arq job that another file's worker settings list.
+    if facts.decorators or facts.view or facts.is_async:
         return True
     if (
         facts.retry_calls
