@@ -30,7 +30,7 @@ from jobcheck.facts import EnqueueSite, FileFacts
 from jobcheck.facts.values import Ref, string
 from jobcheck.findings import FileError
 from jobcheck.project.lazy import ModuleLoader
-from jobcheck.registry import semantics
+from jobcheck.registry import enqueued_by_call, semantics
 
 if TYPE_CHECKING:
     from jobcheck.scan import FileResult, FileTask
@@ -384,8 +384,8 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     modules ``config_from_object`` names (their lower-case names are settings), the
     configured settings modules, modules that define RQ jobs enqueued by reference or
     functions schedules name, files that ``.send(`` to a Dramatiq actor of the
-    project, and files decorated with the project's own wrapper of a job decorator
-    (``job = partial(MyRQJob, ...)``)."""
+    project or name a job enqueued by calling it (Huey), and files decorated with the
+    project's own wrapper of a job decorator (``job = partial(MyRQJob, ...)``)."""
     modules = _config_modules(facts) | set(always)
     modules |= {
         (site.target or "").rpartition(".")[0]
@@ -400,15 +400,28 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     }
     modules.discard("")
     patterns: list[tuple[re.Pattern[bytes], bool]] = []
+    from jobcheck.triggers import names_pattern
+
     actors = {
         t.name for f in facts for t in f.tasks if semantics(t.framework).sends_by_actor_name()
     }
     if actors:
-        from jobcheck.triggers import names_pattern
-
         pattern = names_pattern(actors)
         if pattern is not None:
             patterns.append((pattern, True))
+    # Jobs enqueued by calling them (Huey): files that name one may enqueue it. A job of
+    # an instance made in another file is known once the project model adopts it.
+    called = {t.name for f in facts for t in f.tasks if enqueued_by_call(t.framework)}
+    if any(f.foreign_objects for f in facts):
+        from jobcheck.project import Project
+
+        called |= {
+            job.task.name for job in Project(facts).all_jobs if enqueued_by_call(job.framework)
+        }
+    if called:
+        pattern = names_pattern(called)
+        if pattern is not None:
+            patterns.append((pattern, False))
     decorators = _custom_job_decorators(facts)
     if decorators:
         alternatives = b"|".join(re.escape(n.encode()) for n in sorted(decorators))

@@ -57,5 +57,21 @@ def all_triggers() -> list[Trigger]:
     return found
 
 
+def decide(path: str, data: bytes, module: str) -> Decision:
+    """The prefilter's verdict on a file: Python's triggers for Python (and Ruby), a
+    kind's own for the other files ``jobcheck/extract/files.py`` names (a YAML file that
+    is not a CronJob is skipped after one ``bytes.find``)."""
+    from jobcheck.extract import files
+
+    kind = files.kind_of(path)
+    if kind is None or kind.python_triggers:
+        return compiled().decide(data, module)
+    triggers = files.kind_triggers(kind)
+    if triggers is None:
+        return Decision(True, kind.name, False)
+    reason = triggers.reason(data)
+    return Decision(reason is not None, reason, False)
+
+
 def may_matter(data: bytes, module: str = "") -> bool:
     return compiled().reason(data, module) is not None

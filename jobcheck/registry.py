@@ -44,6 +44,21 @@ class Plugin:
     triggers: str | None = None
     """``module:object``: prefilter triggers of its own, beside its recognizers' (for
     files no Python recognizer reads: Ruby sources, YAML configuration)."""
+    object_roots: tuple[str, ...] = ()
+    """Top-level packages whose objects' ``.task`` decorators make this framework's jobs
+    (``huey``); a root ending in ``_`` is a prefix (``taskiq_``: every broker package)."""
+    checked: bool = True
+    """Whether the checks read its jobs, schedules and enqueue sites. False for a plugin
+    whose facts are extracted but whose semantics the checks do not speak yet: the
+    project model keeps its facts (``Project.all_jobs``, ``all_schedules``) out of what
+    the checks iterate, so no check judges them as another framework's."""
+    enqueued_by_call: bool = False
+    """Calling one of its jobs enqueues it (Huey): the second pass analyses the files that
+    name a job of this framework, as it does for Dramatiq's ``actor.send``."""
+    adopt: str | None = None
+    """``module:function`` (light: no libcst) that turns a job read from ``@obj.task`` by
+    the Celery recognizer into this framework's job, for an ``obj`` that the project
+    model finds was made, in another file, by a class of one of ``object_roots``."""
     config_reader: str | None = None
     """``module:function(facts, text) -> facts`` reading its configuration files
     (Sidekiq's ``sidekiq.yml``, ``schedule.yml``)."""
@@ -53,6 +68,13 @@ class Plugin:
 
     def load_schedule_readers(self) -> tuple[type, ...]:
         return tuple(_load(reference) for reference in self.schedule_readers)
+
+    def owns_class(self, qualname: str) -> bool:
+        root = qualname.split(".")[0]
+        return any(root == r or (r.endswith("_") and root.startswith(r)) for r in self.object_roots)
+
+    def load_adopt(self) -> Any:
+        return _load(self.adopt) if self.adopt else None
 
     def load_receiver_queue(self) -> Any:
         return _load(self.receiver_queue) if self.receiver_queue else None
@@ -68,16 +90,23 @@ def _load(reference: str) -> Any:
 
 PLUGIN_MODULES = (
     "jobcheck.frameworks.web",
+    "jobcheck.frameworks.huey",
+    "jobcheck.frameworks.taskiq",
     "jobcheck.frameworks.celery",
     "jobcheck.frameworks.rq",
     "jobcheck.frameworks.dramatiq",
+    "jobcheck.frameworks.arq",
     "jobcheck.frameworks.django",
     "jobcheck.frameworks.apscheduler",
     "jobcheck.frameworks.schedule",
+    "jobcheck.frameworks.dramatiq_crontab",
+    "jobcheck.frameworks.kubernetes",
+    "jobcheck.frameworks.crontab",
     "jobcheck.frameworks.sidekiq",
 )
 """In the order their recognizers run: the web plugin first (it marks request handlers
-before the others look at their bodies)."""
+before the others look at their bodies); the frameworks whose objects also have
+``.task`` decorators (Huey, taskiq) before Celery, which leaves their jobs alone."""
 
 
 @functools.cache
@@ -98,6 +127,28 @@ def plugin(name: str | None) -> Plugin | None:
 def names() -> tuple[str, ...]:
     """Every plugin's name, in registry order."""
     return tuple(p.name for p in plugins())
+
+
+def checked(name: str | None) -> bool:
+    """Whether the checks read facts of the framework ``name`` (``Plugin.checked``);
+    True for a name no plugin knows."""
+    found = plugin(name)
+    return found is None or found.checked
+
+
+def enqueued_by_call(name: str | None) -> bool:
+    """Whether calling a job of the framework ``name`` enqueues it (Huey)."""
+    found = plugin(name)
+    return found is not None and found.enqueued_by_call
+
+
+def adopt(task: Any, library_class: str) -> Any:
+    """A job read from ``@obj.task`` as the job of the framework whose class made ``obj``
+    (``library_class``); None when no plugin models that library's jobs."""
+    for candidate in plugins():
+        if candidate.adopt and candidate.owns_class(library_class):
+            return candidate.load_adopt()(task)
+    return None
 
 
 def title(name: str | None) -> str:

@@ -119,11 +119,12 @@ def _read(task: FileTask, use_prefilter: bool) -> FileResult | _Read:
         return FileResult(
             task.display, digest, False, False, None, unchanged=True, read_at_ns=read_at
         )
-    from jobcheck.prefilter import compiled
+    from jobcheck.extract import files
+    from jobcheck.prefilter import decide
 
-    decision = compiled().decide(data, task.module)
+    decision = decide(task.display, data, task.module)
     # A file Python cannot read as source (UTF-16, NUL bytes) is reported, not skipped.
-    unreadable = b"\x00" in data
+    unreadable = b"\x00" in data and files.kind_of(task.display) is None
     result = FileResult(
         task.display,
         digest,
@@ -146,16 +147,15 @@ def _oversized(task: FileTask, file: Oversized, read_at: int) -> FileResult:
     """A file above ``max-file-size``: scanned in chunks for whether it can matter; an
     error when it can (or was named on the command line), else skipped like any file
     that cannot matter."""
-    from jobcheck.prefilter import compiled
+    from jobcheck.prefilter import decide
 
-    prefilter = compiled()
     digest = hashlib.blake2b(digest_size=16)
     kept = sends = False
     try:
         chunks = [task.data] if task.data is not None else file.chunks()
         for chunk in chunks:
             digest.update(chunk)
-            decision = prefilter.decide(chunk, task.module)
+            decision = decide(task.display, chunk, task.module)
             kept, sends = kept or decision.kept, sends or decision.sends
     except ReadError as error:
         return FileResult(task.display, None, False, False, None, str(error), read_at_ns=read_at)
@@ -183,18 +183,17 @@ def _with_facts(read: _Read, facts: FileFacts) -> FileResult:
 
 
 def extract(display: str, data: bytes, module: str, is_package: bool) -> FileFacts:
-    """:func:`jobcheck.extract.extract_file` with the cyclic garbage collector paused:
-    a libcst tree is hundreds of thousands of objects, none in a cycle, and collections
-    that walk them again and again while they are built cost a quarter of the parse."""
-    from jobcheck import ruby
-    from jobcheck.extract import extract_file
+    """The facts of one file by its kind (``jobcheck/extract/files.py``: Python to
+    :func:`jobcheck.extract.extract_file`, manifests and crontabs to their readers), with
+    the cyclic garbage collector paused: a libcst tree is hundreds of thousands of
+    objects, none in a cycle, and collections that walk them again and again while they
+    are built cost a quarter of the parse."""
+    from jobcheck.extract import files
 
     enabled = gc.isenabled()
     gc.disable()
     try:
-        if ruby.handles(display):
-            return ruby.extract_file(display, data, module)
-        return extract_file(display, data, module, is_package)
+        return files.extract(display, data, module, is_package)
     finally:
         if enabled:
             gc.enable()

@@ -11,6 +11,7 @@ import traceback
 
 import libcst as cst
 
+from jobcheck.extract.delegation import DelegationRecognizer
 from jobcheck.extract.effects import EffectsRecognizer
 from jobcheck.extract.fan_out import FanOutRecognizer
 from jobcheck.extract.locks import LockRecognizer
@@ -35,6 +36,7 @@ def recognizers() -> tuple[type, ...]:
     schedules = [cls for p in plugins() for cls in p.load_schedule_readers()]
     return (
         *main,
+        DelegationRecognizer,
         EffectsRecognizer,
         *schedules,
         ScheduleBookkeeping,

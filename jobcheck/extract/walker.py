@@ -331,7 +331,7 @@ class Walker:
         facts.loc = self.loc(node.name)
         every = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         facts.params = tuple(
-            Param(p.name, p.annotation, self.loc(param.name))
+            Param(p.name, p.annotation, self.loc(param.name), p.injected)
             for p, param in zip(facts.params, every)
         )
 
@@ -703,9 +703,10 @@ _BUILTIN_ANNOTATIONS = frozenset(
 
 
 def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
-    if facts.decorators or facts.view or facts.call_sites or facts.opens_transaction:
+    # A coroutine may be an arq job that another file's worker settings list.
+    if facts.decorators or facts.view or facts.is_async or facts.call_sites:
         return True
-    if facts.signal or facts.enqueued_params:
+    if facts.opens_transaction or facts.signal or facts.enqueued_params:
         return True
     if (
         facts.retry_calls
@@ -717,6 +718,8 @@ def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
         or facts.slow_calls
         or facts.commit_orders
         or facts.session_writes
+        or facts.cancel_handlers
+        or facts.enqueues_only
     ):
         return True
     if any(p.annotation and p.annotation not in _BUILTIN_ANNOTATIONS for p in facts.params):

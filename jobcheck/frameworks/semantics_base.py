@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jobcheck.facts import EnqueueSite, FileFacts, ScheduleEntry
+    from jobcheck.facts import EnqueueSite, FileFacts, ScheduleEntry, TaskDef
     from jobcheck.facts.values import CallV
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project, Resolved
@@ -46,6 +46,11 @@ class Semantics:
     library_roots: frozenset[str] = frozenset()
     """Top-level packages of the framework itself (a base class from there sets no
     options the checks do not know)."""
+
+    def claim(self, project: Project, task: TaskDef) -> TaskDef | None:
+        """The job a task its recognizer read really is (itself by default): a framework
+        may hand it to another, or drop it."""
+        return task
 
     def accepts_enqueue(self, method: str) -> bool:
         """Whether ``job.method(...)`` enqueues one of its jobs."""

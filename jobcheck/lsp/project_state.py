@@ -162,9 +162,9 @@ class ProjectState:
             item = _read(SourceFile(Path(path), explicit=False), {})
             if item.data is None:
                 return None
-            from jobcheck.extract import extract_file
+            from jobcheck.extract import files
 
-            cached = extract_file(path, item.data, item.module, item.is_package)
+            cached = files.extract(path, item.data, item.module, item.is_package)
             self._loaded[path] = cached
         return None if cached.error is not None else cached
 
@@ -320,10 +320,11 @@ class ProjectState:
 
 
 def analyse_all(items: Iterable) -> list[FileFacts]:
-    """Facts of files the second pass picked (no prefilter: they are known to matter)."""
-    from jobcheck.extract import extract_file
+    """Facts of files the second pass picked (no prefilter: they are known to matter),
+    each read by its kind (``jobcheck/extract/files.py``)."""
+    from jobcheck.extract import files
 
-    return [extract_file(i.source.display, i.data, i.module, i.is_package) for i in items]
+    return [files.extract(i.source.display, i.data, i.module, i.is_package) for i in items]
 
 
 def path_key(path: Path | str) -> str:

@@ -27,7 +27,7 @@ from jobcheck.facts.values import CallV, DictV, Opaque, Ref, Value, string
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
-from jobcheck.registry import plugins, semantics
+from jobcheck.registry import checked, plugins, semantics
 
 if TYPE_CHECKING:
     from jobcheck.project.routing import Routing
@@ -88,7 +88,10 @@ class Project:
         self.source_of = source_of or _read_source
         self.astroid_modules: dict[str, object] = {}
         self.by_path = {f.path: f for f in self.files}
-        self._foreign = {q for f in self.files for q in f.foreign_objects}
+        self.foreign_objects = {q for f in self.files for q in f.foreign_objects}
+        self.instances: dict[str, str] = {
+            q: cls for f in self.files for q, cls in f.instances.items()
+        }
         self.classes: dict[str, tuple[str, ...]] = {
             q: bases for f in self.files for q, bases in f.classes.items()
         }
@@ -102,7 +105,7 @@ class Project:
         if loader is not None:
             self._load_on_demand()
         self.apps: list[tuple[FileFacts, CeleryApp]] = [(f, a) for f in self.files for a in f.apps]
-        self._every_app = frozenset(a.qualname for _, a in self.apps)
+        self.every_app = frozenset(a.qualname for _, a in self.apps)
         chosen = [(f, a) for f, a in self.apps if a.qualname == self.celery_app]
         if chosen:
             self.apps = chosen
@@ -111,11 +114,15 @@ class Project:
         }
         if loader is not None:
             self._aliases = LazyDict(self._aliases, self._load_for)
-        self.jobs: list[Job] = [
-            Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
+        self.all_jobs: list[Job] = [
+            Job(own, f)
+            for f in self.files
+            for task in f.tasks
+            if (own := self._own_task(task)) is not None
         ]
         for plugin in plugins():
-            self.jobs.extend(semantics(plugin.name).class_based_jobs(self))
+            self.all_jobs.extend(semantics(plugin.name).class_based_jobs(self))
+        self.jobs: list[Job] = [job for job in self.all_jobs if checked(job.framework)]
         self.jobs.extend(self._custom_decorator_jobs())
         self._by_qualname = {job.task.qualname: job for job in self.jobs}
         self._by_tail: dict[str, list[Job]] = {}
@@ -129,8 +136,10 @@ class Project:
 
     # -- jobs -------------------------------------------------------------------
 
-    def _is_real_task(self, task: TaskDef) -> bool:
-        return task.app_ref is None or task.app_ref not in self._foreign
+    def _own_task(self, task: TaskDef) -> TaskDef | None:
+        """The job a recognized task really is: its framework may hand it to another
+        (``@obj.task`` on an object another job library made), or drop it."""
+        return semantics(task.framework).claim(self, task)
 
     def _custom_decorator_jobs(self) -> Iterator[Job]:
         """Functions decorated with a project's own wrapper of a job decorator:
@@ -203,6 +212,8 @@ class Project:
         are kept."""
         for f in self.files:
             for site in f.enqueues:
+                if not checked(site.framework_hint):
+                    continue
                 job = self.job_for(site)
                 if job is not None:
                     if semantics(job.framework).accepts_enqueue(site.method):
@@ -225,7 +236,7 @@ class Project:
     def _unresolved_but_certain(self, site: EnqueueSite) -> bool:
         if semantics(site.framework_hint).hint_is_certain(site):
             return True
-        if site.method in ("send", "send_with_options"):
+        if site.method in _NEEDS_ITS_JOB:
             return False
         module = (site.target or "").rpartition(".")[0]
         return module.split(".")[-1] in ("tasks", "jobs") and module not in self.modules
@@ -278,7 +289,7 @@ class Project:
     def _honoured(self, f: FileFacts, setting: Setting) -> bool:
         if self.settings_modules and setting.origin == "module" and setting.raw_key.isupper():
             return _in_modules(f.module, self.settings_modules)
-        if self.celery_app and setting.origin == "conf" and setting.app in self._every_app:
+        if self.celery_app and setting.origin == "conf" and setting.app in self.every_app:
             return setting.app == self.celery_app
         if setting.origin != "module" or setting.raw_key.isupper():
             return True
@@ -434,7 +445,11 @@ class Project:
 
     def schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
         """Every schedule entry of the project outside test code (a test project's
-        settings schedule nothing in production)."""
+        settings schedule nothing in production), of the frameworks the checks read."""
+        return [(f, entry) for f, entry in self.all_schedules() if checked(entry.framework)]
+
+    def all_schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
+        """Every schedule entry outside test code, of every framework."""
         return [(f, entry) for f in self.files if not is_test_code(f) for entry in f.schedules]
 
     def scheduled_jobs(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
@@ -490,7 +505,8 @@ class Project:
 
     def _load_on_demand(self) -> None:
         """Turn the by-name indexes into ones that load a missing name's module."""
-        self._foreign = LazySet(self._foreign, self._load_for)
+        self.foreign_objects = LazySet(self.foreign_objects, self._load_for)
+        self.instances = LazyDict(self.instances, self._load_for)
         self.classes = LazyDict(self.classes, self._load_for)
         self._model_roots = LazySet(self._model_roots, self._load_for)
         self.functions = LazyDict(self.functions, self._load_for)
@@ -502,7 +518,9 @@ class Project:
         assert self.loader is not None
         loaded = self.loader.load_for(str(name))
         for f in loaded:
-            set.update(self._foreign, f.foreign_objects)
+            set.update(self.foreign_objects, f.foreign_objects)
+            for qualname, cls in f.instances.items():
+                dict.setdefault(self.instances, qualname, cls)
             for qualname, bases in f.classes.items():
                 dict.setdefault(self.classes, qualname, bases)
             set.update(self._model_roots, (m.qualname for m in f.models))
@@ -570,6 +588,11 @@ def _read_source(path: str) -> str | None:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+# Methods that enqueue only when called on a job (Dramatiq's ``actor.send``, calling a
+# Huey task, Huey's ``task.schedule``): on anything else they are not enqueues at all.
+_NEEDS_ITS_JOB = frozenset({"send", "send_with_options", "call", "schedule"})
 
 
 def _tail(qualname: str) -> str:

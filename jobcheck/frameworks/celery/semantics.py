@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from jobcheck.facts import TaskDef
 from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
+from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.frameworks.semantics_base import Check, Semantics
 
 if TYPE_CHECKING:
@@ -43,7 +44,9 @@ GLOBAL_TASK_SETTINGS = {
     "reject_on_worker_lost": "task_reject_on_worker_lost",
     "queue": "task_default_queue",
 }
-SEND_METHODS = frozenset({"send", "send_with_options"})
+# Dramatiq's sends, and calls Huey's recognizer records (calling a Huey task enqueues it):
+# on a Celery task they run it here, or send nothing.
+NOT_CELERY_ENQUEUES = frozenset({"send", "send_with_options", "call", "schedule"})
 KOMBU_QUEUES = frozenset({"kombu.Queue", "kombu.entity.Queue"})
 
 _SCHEDULE_KINDS = {
@@ -65,8 +68,22 @@ class CelerySemantics(Semantics):
 
     # -- jobs -------------------------------------------------------------------------
 
+    def claim(self, project: Project, task: TaskDef) -> TaskDef | None:
+        """``@obj.task`` makes a Celery task only when ``obj`` is a Celery app or unknown:
+        made by another library's class (``huey = MyHuey()``, ``broker =
+        ListQueueBroker(...)``, in another file), it is that library's job, or none
+        jobcheck models."""
+        if task.app_ref is None or task.app_ref in project.every_app:
+            return task
+        library = _library_class(project, task.app_ref)
+        if library is None:
+            return None if task.app_ref in project.foreign_objects else task
+        from jobcheck.registry import adopt
+
+        return adopt(task, library)
+
     def accepts_enqueue(self, method: str) -> bool:
-        return method not in SEND_METHODS
+        return method not in NOT_CELERY_ENQUEUES
 
     def hint_is_certain(self, site: EnqueueSite) -> bool:
         return True
@@ -301,6 +318,22 @@ def _persistent_beat(project: Project) -> bool:
         if isinstance(text, str) and text not in DEFAULT_BEAT_SCHEDULERS:
             return True
     return False
+
+
+def _library_class(project: Project, obj: str) -> str | None:
+    """The class of another job library that made the module-level object ``obj``: its
+    own class, or the nearest such base of a project class."""
+    pending = [project.instances.get(obj)]
+    seen: set[str] = set()
+    while pending and len(seen) < 50:
+        cls = pending.pop(0)
+        if cls is None or cls in seen:
+            continue
+        seen.add(cls)
+        if is_foreign(cls):
+            return cls
+        pending.extend(project.classes.get(cls, ()))
+    return None
 
 
 def _annotation_option(project: Project, task: TaskDef, key: str) -> Resolved | None:

@@ -1,5 +1,5 @@
 """What makes a Ruby or YAML file worth parsing for Sidekiq and ActiveJob (the
-prefilter, ``jobcheck/extract/prefilter.py``): a job class, an enqueue, a schedule, a
+prefilter, ``jobcheck/prefilter.py``): a job class, an enqueue, a schedule, a
 Sidekiq configuration. Light: no parser is imported here."""
 
 from jobcheck.triggers import Trigger
