@@ -24,12 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jobcheck.extract import extract_tree, suppressions
 from jobcheck.facts import FileFacts, Loc
 from jobcheck.lsp.reuse import ReusingWalker
-from jobcheck.syntax.positions import Positions
+from jobcheck.syntax.positions import CodeRange, Positions, node_ranges
 from jobcheck.syntax.source import parse
 
 # Python's (and the LSP's) line ends; ``str.splitlines`` also splits on form feeds and
@@ -144,12 +143,8 @@ class BufferPositions(Positions):
         if start is not None:
             code_range = self._relative(statement).get(id(node))  # type: ignore[arg-type]
             if code_range is not None:
-                return Loc(
-                    code_range.start.line + start,
-                    code_range.start.column + 1,
-                    code_range.end.line + start,
-                    code_range.end.column + 1,
-                )
+                line, column, end_line, end_column = code_range
+                return Loc(line + start, column + 1, end_line + start, end_column + 1)
         return super().loc(node, statement, anchors)
 
     def _relative(self, statement: cst.CSTNode) -> dict[int, CodeRange]:
@@ -157,8 +152,7 @@ class BufferPositions(Positions):
         if cached is not None and cached[0] is statement:
             return cached[1]
         alone = self._buffer.tree.with_changes(body=[statement], header=[], footer=[])
-        ranges = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-        relative = {id(node): code_range for node, code_range in ranges.items()}
+        relative = node_ranges(alone)
         self._buffer.ranges[id(statement)] = (statement, relative)
         return relative
 
