@@ -27,7 +27,7 @@ import libcst as cst
 
 from jobcheck.extract import extract_tree, suppressions
 from jobcheck.facts import FileFacts, Loc
-from jobcheck.lsp.reuse import ReusingWalker
+from jobcheck.lsp.reuse import Replays, ReusingWalker
 from jobcheck.syntax.positions import CodeRange, Positions, node_ranges
 from jobcheck.syntax.source import parse
 
@@ -57,12 +57,14 @@ class ParsedBuffer:
     and blank lines included)."""
     ranges: dict[int, _StatementRanges] = field(default_factory=dict)
     """Positions of statements placed so far, shared by the versions of one buffer."""
-    replays: dict = field(default_factory=dict)
+    replays: Replays = field(default_factory=Replays)
     """What the walker learnt from each statement (:mod:`jobcheck.lsp.reuse`)."""
     reparsed_lines: int = 0
     """How many lines the last update parsed (for benchmarks and tests)."""
     walked_statements: int = 0
     """How many top-level statements the last extraction walked (the rest replayed)."""
+    rewalked_statements: int = 0
+    """How many replayed statements it walked again to rebuild the walker's state."""
     exact: bool = True
     """Whether the tree gives back the text line for line. libcst drops a line that
     holds only a backslash; such a buffer is always parsed in full."""
@@ -105,18 +107,22 @@ def extract_buffer(buffer: ParsedBuffer, path: str, module: str, is_package: boo
     positions = BufferPositions(buffer)
     if not buffer.exact:
         return extract_tree(facts, buffer.tree, buffer.text, is_package, positions)
-    starts = {id(s): start for s, start in zip(buffer.tree.body, buffer.starts, strict=True)}
+    body = buffer.tree.body
+    starts = {id(s): start for s, start in zip(body, buffer.starts, strict=True)}
+    ends = [*buffer.starts[1:], len(buffer.lines)][: len(body)]
+    lengths = {id(s): end - start for s, start, end in zip(body, buffer.starts, ends, strict=True)}
 
     class Replaying(ReusingWalker):
         def __init__(self, *args: Any) -> None:
             super().__init__(*args)
-            self.use_replays(buffer.replays, starts)
+            self.use_replays(buffer.replays, starts, lengths)
 
         def run(self) -> FileFacts:
             try:
                 return super().run()
             finally:
                 buffer.walked_statements = self.walked
+                buffer.rewalked_statements = self.rewalked
 
     return extract_tree(
         facts, buffer.tree, buffer.text, is_package, positions, walker_class=Replaying
@@ -301,9 +307,9 @@ def _with_leading(statement: cst.BaseStatement, lines: tuple | list) -> cst.Base
 def _forget_unused(buffer: ParsedBuffer) -> None:
     """Drop cached positions of statements no longer in the tree (bounded memory)."""
     alive = {id(statement) for statement in buffer.tree.body}
-    for cache in (buffer.ranges, buffer.replays):
-        for key in [k for k in cache if k not in alive]:
-            del cache[key]
+    for key in [k for k in buffer.ranges if k not in alive]:
+        del buffer.ranges[key]
+    buffer.replays.keep_only(alive)
 
 
 def _without_bom(text: str) -> str:
