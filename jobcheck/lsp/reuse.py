@@ -328,9 +328,11 @@ class ReusingWalker(Walker):
                 break
         top, order, site = self._top, self.order, self.current_site
         real = self.facts
+        # The statements add their facts again, as when they were first walked: each
+        # sees the lists as they stood before it.
+        self.facts = _scratch_facts(real, run[first].lengths)
         try:
             for replayed in run[first:]:
-                self.facts = _scratch_facts(real, replayed.lengths)
                 self.order = replayed.order
                 self._top = replayed.replay.statement
                 Walker.visit(self, replayed.replay.statement)
@@ -371,7 +373,7 @@ def _scratch_facts(real: FileFacts, lengths: dict[str, int]) -> FileFacts:
         if isinstance(value, list):
             setattr(scratch, f.name, list.__getitem__(value, slice(0, lengths.get(f.name, 0))))
         elif isinstance(value, dict):
-            setattr(scratch, f.name, dict.copy(value))
+            setattr(scratch, f.name, dict(dict.items(value)))  # not through its tracking
     return scratch
 
 

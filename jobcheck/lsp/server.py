@@ -31,6 +31,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from jobcheck import __version__
 from jobcheck.findings import Finding
 from jobcheck.lsp import actions
+from jobcheck.lsp.collector import Collector
 from jobcheck.lsp.diagnostics import overlaps, to_diagnostic, to_range
 from jobcheck.lsp.hover import hover_markdown
 from jobcheck.lsp.incremental import split_lines
@@ -154,6 +155,7 @@ class JobcheckLanguageServer(LanguageServer):
         self._task: asyncio.Future | None = None
         self._logged: set[str] = set()
         self.run_count = 0
+        self.collector = Collector()
 
     # -- scheduling (event loop) ------------------------------------------------------
 
@@ -184,6 +186,8 @@ class JobcheckLanguageServer(LanguageServer):
                     self._log(types.MessageType.Error, f"jobcheck: run failed: {error!r}")
                     continue
                 self._deliver(result)
+            if self.collector.due() and self.lint_thread is not None:
+                await self.lint_thread.submit(self.collector.collect)
         finally:
             self._running = False
 
@@ -295,7 +299,8 @@ class JobcheckLanguageServer(LanguageServer):
 
     def _lint(self, work: Work) -> RunResult:
         started = time.perf_counter(), time.process_time()
-        result = self._lint_work(work)
+        with self.collector.paused():
+            result = self._lint_work(work)
         if self.log_timings:
             wall = (time.perf_counter() - started[0]) * 1000
             cpu = (time.process_time() - started[1]) * 1000
