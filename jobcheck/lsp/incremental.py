@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import libcst as cst
 
@@ -75,8 +74,9 @@ def parse_buffer(text: str) -> ParsedBuffer:
     text = _without_bom(text)
     tree = parse(text)
     lines = split_lines(text)
-    starts = _starts(tree, _line_count(tree, tree.header), tree.body)
-    buffer = ParsedBuffer(text, lines, tree, starts, reparsed_lines=len(lines))
+    ranges: dict[int, _StatementRanges] = {}
+    starts = _starts(tree, _line_count(tree, tree.header), tree.body, ranges)
+    buffer = ParsedBuffer(text, lines, tree, starts, ranges, reparsed_lines=len(lines))
     if tree.body:
         last = starts[-1] + len(split_lines(tree.code_for_node(tree.body[-1])))
         buffer.exact = last + _line_count(tree, tree.footer) == len(lines)
@@ -93,6 +93,7 @@ def update_buffer(old: ParsedBuffer, text: str) -> ParsedBuffer:
     spliced = _splice(old, text, lines)
     if spliced is None:
         fresh = parse_buffer(text)
+        old.ranges.update(fresh.ranges)
         fresh.ranges, fresh.replays = old.ranges, old.replays
         _forget_unused(fresh)
         return fresh
@@ -107,26 +108,41 @@ def extract_buffer(buffer: ParsedBuffer, path: str, module: str, is_package: boo
     positions = BufferPositions(buffer)
     if not buffer.exact:
         return extract_tree(facts, buffer.tree, buffer.text, is_package, positions)
-    body = buffer.tree.body
-    starts = {id(s): start for s, start in zip(body, buffer.starts, strict=True)}
-    ends = [*buffer.starts[1:], len(buffer.lines)][: len(body)]
-    lengths = {id(s): end - start for s, start, end in zip(body, buffer.starts, ends, strict=True)}
-
-    class Replaying(ReusingWalker):
-        def __init__(self, *args: Any) -> None:
-            super().__init__(*args)
-            self.use_replays(buffer.replays, starts, lengths)
-
-        def run(self) -> FileFacts:
-            try:
-                return super().run()
-            finally:
-                buffer.walked_statements = self.walked
-                buffer.rewalked_statements = self.rewalked
-
     return extract_tree(
-        facts, buffer.tree, buffer.text, is_package, positions, walker_class=Replaying
+        facts, buffer.tree, buffer.text, is_package, positions, walker_class=BufferWalker
     )
+
+
+class BufferWalker(ReusingWalker):
+    """The walker of a buffer: replays what earlier versions' walks remembered, and
+    counts what it walked into the buffer. (A module-level class: one made per call
+    would hold the buffer in a reference cycle, freed only by a garbage collection.)"""
+
+    def __init__(
+        self,
+        facts: FileFacts,
+        module: cst.Module,
+        source: str,
+        is_package: bool,
+        positions: Positions | None = None,
+    ) -> None:
+        super().__init__(facts, module, source, is_package, positions)
+        assert isinstance(positions, BufferPositions)
+        self.buffer = buffer = positions.buffer
+        body = buffer.tree.body
+        starts = dict(zip(map(id, body), buffer.starts, strict=True))
+        ends = [*buffer.starts[1:], len(buffer.lines)][: len(body)]
+        lengths = {
+            id(s): end - start for s, start, end in zip(body, buffer.starts, ends, strict=True)
+        }
+        self.use_replays(buffer.replays, starts, lengths)
+
+    def run(self) -> FileFacts:
+        try:
+            return super().run()
+        finally:
+            self.buffer.walked_statements = self.walked
+            self.buffer.rewalked_statements = self.rewalked
 
 
 class BufferPositions(Positions):
@@ -134,7 +150,7 @@ class BufferPositions(Positions):
 
     def __init__(self, buffer: ParsedBuffer) -> None:
         super().__init__(buffer.tree, buffer.text)
-        self._buffer = buffer
+        self.buffer = self._buffer = buffer
         statements = zip(buffer.tree.body, buffer.starts, strict=True)
         self._start_of = {id(statement): start for statement, start in statements}
 
@@ -157,8 +173,7 @@ class BufferPositions(Positions):
         cached = self._buffer.ranges.get(id(statement))
         if cached is not None and cached[0] is statement:
             return cached[1]
-        alone = self._buffer.tree.with_changes(body=[statement], header=[], footer=[])
-        relative = node_ranges(alone)
+        relative, _ = _place(self._buffer.tree, statement)
         self._buffer.ranges[id(statement)] = (statement, relative)
         return relative
 
@@ -192,7 +207,7 @@ def _splice(old: ParsedBuffer, text: str, lines: list[str]) -> ParsedBuffer | No
         suffix[0] = _with_leading(suffix[0], segment.footer)
     footer = segment.footer if not suffix else old.tree.footer
     first_new_line = _line_count(segment, header) if i0 == 0 else segment_start
-    new_starts = _starts(segment, first_new_line, new_statements)
+    new_starts = _starts(segment, first_new_line, new_statements, old.ranges)
     body_end = segment_end - _line_count(segment, segment.footer)
     _keep_unchanged(old, i0, i1, lines, new_statements, new_starts, body_end)
     suffix_starts = [start + delta for start in old.starts[i1:]]
@@ -271,13 +286,28 @@ def _statement_at(starts: list[int], line: int) -> int:
     return max(low - 1, 0)
 
 
-def _starts(module: cst.Module, first_line: int, statements: list) -> list[int]:
+def _starts(
+    module: cst.Module, first_line: int, statements: list, ranges: dict[int, _StatementRanges]
+) -> list[int]:
+    """Where each statement starts. Generating a statement's code to count its lines
+    also places its nodes: their positions go to ``ranges`` for the extraction."""
     starts = []
     line = first_line
     for statement in statements:
         starts.append(line)
-        line += len(split_lines(module.code_for_node(statement)))
+        relative, lines = _place(module, statement)
+        ranges[id(statement)] = (statement, relative)
+        line += lines
     return starts
+
+
+def _place(module: cst.Module, statement: cst.CSTNode) -> tuple[dict[int, CodeRange], int]:
+    """The positions of a top-level statement's nodes, relative to its first line (its
+    leading blank and comment lines included), and how many lines it spans."""
+    alone = module.with_changes(body=[statement], header=[], footer=[])
+    relative = node_ranges(alone)
+    _, _, end_line, end_column = relative.pop(id(alone))
+    return relative, end_line - 1 if end_column == 0 else end_line
 
 
 def _line_count(module: cst.Module, empty_lines: Sequence[cst.EmptyLine]) -> int:

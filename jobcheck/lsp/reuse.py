@@ -72,6 +72,7 @@ _STRUCTURE = frozenset(
         "_job_bodies",
         "_lengths",
         "_last_snapshot_bytes",
+        "buffer",  # jobcheck.lsp.incremental.BufferWalker's
     }
 )
 _COUNTER = "order"
@@ -141,8 +142,8 @@ class _Replayed:
 
     replay: Replay
     order: int
-    lengths: dict[str, int]
-    """Lengths of the facts lists before it."""
+    lengths: dict[str, int] | None
+    """Lengths of the facts lists before it (where a rebuild may start)."""
 
 
 class ReusingWalker(Walker):
@@ -330,7 +331,9 @@ class ReusingWalker(Walker):
         real = self.facts
         # The statements add their facts again, as when they were first walked: each
         # sees the lists as they stood before it.
-        self.facts = _scratch_facts(real, run[first].lengths)
+        lengths = run[first].lengths
+        assert lengths is not None
+        self.facts = _scratch_facts(real, lengths)
         try:
             for replayed in run[first:]:
                 self.order = replayed.order
@@ -344,7 +347,10 @@ class ReusingWalker(Walker):
 
     def _replay(self, replay: Replay, start: int) -> None:
         assert self._tracker is not None
-        self._unsettled.append(_Replayed(replay, self.order, self._tracker.lengths()))
+        # A rebuild starts from the run's first statement or a checkpoint's.
+        starts_rebuild = not self._unsettled or replay.checkpoint is not None
+        lengths = self._tracker.lengths() if starts_rebuild else None
+        self._unsettled.append(_Replayed(replay, self.order, lengths))
         lines = start - replay.start
         orders = self.order - replay.order_before
         for name, items in replay.added.items():
@@ -405,17 +411,25 @@ class _JobBodies:
 
 
 @dataclass
-class _Marks:
-    """Where a statement's walk began: lengths of the facts lists, how many rewrites
-    the containers had seen, and the other fields' values."""
+class _Journal:
+    """What the walk did to the facts since the current statement began."""
 
-    lengths: dict[str, int]
+    reads: set[str] = field(default_factory=set)
+    grown: dict[str, int] = field(default_factory=dict)
+    """List field -> its length before its first append."""
+    touched: dict[str, list] = field(default_factory=dict)
+    """Dict field -> the keys stored or deleted, in order."""
+    rewrites: int = 0
+    """Changes a replay could not repeat (anything but appending to a list, storing or
+    deleting a dict's key)."""
+
+
+@dataclass
+class _Marks:
+    """Where a statement's walk began."""
+
     rewrites: int
     scalars: dict[str, Any]
-
-
-def _has(entries: dict, key: Any) -> bool:
-    return dict.__contains__(entries, key)
 
 
 class _FactsTracker:
@@ -424,62 +438,59 @@ class _FactsTracker:
 
     def __init__(self, facts: FileFacts) -> None:
         self.facts = facts
-        self.reads: set[str] = set()
+        self.journal = _Journal()
+        self.reads = self.journal.reads
         self.lists: dict[str, _ReadList] = {}
         self.dicts: dict[str, _ReadDict] = {}
         self.scalars: list[str] = []
         for f in _fields(type(facts)):
             value = getattr(facts, f.name)
             if type(value) is list:
-                self.lists[f.name] = _ReadList(value, self.reads, f.name)
+                self.lists[f.name] = _ReadList(value, self.journal, f.name)
                 setattr(facts, f.name, self.lists[f.name])
             elif type(value) is dict:
-                self.dicts[f.name] = _ReadDict(value, self.reads, f.name)
+                self.dicts[f.name] = _ReadDict(value, self.journal, f.name)
                 setattr(facts, f.name, self.dicts[f.name])
             else:
                 self.scalars.append(f.name)
+        self._containers = [*self.lists.items(), *self.dicts.items()]
 
     def lengths(self) -> dict[str, int]:
         return {name: list.__len__(items) for name, items in self.lists.items()}
 
     def mark(self) -> _Marks:
         """Start of a statement: what it reads and touches is counted from here."""
-        self.reads.clear()
-        for entries in self.dicts.values():
-            entries.touched = []
-        rewrites = sum(c.rewrites for c in (*self.lists.values(), *self.dicts.values()))
+        journal = self.journal
+        journal.reads.clear()
+        journal.grown.clear()
+        journal.touched.clear()
         scalars = {name: getattr(self.facts, name) for name in self.scalars}
-        return _Marks(self.lengths(), rewrites, scalars)
+        return _Marks(journal.rewrites, scalars)
 
     def added(self, marks: _Marks) -> dict[str, Any] | None:
         """What the statement since ``mark`` added, or None when it did more than add
         (changed earlier facts, replaced a field)."""
-        rewrites = sum(c.rewrites for c in (*self.lists.values(), *self.dicts.values()))
-        if rewrites != marks.rewrites:
+        journal, facts = self.journal, self.facts
+        if journal.rewrites != marks.rewrites:
             return None
-        lengths = marks.lengths
+        if any(getattr(facts, name) is not value for name, value in self._containers):
+            return None
+        if any(getattr(facts, name) is not value for name, value in marks.scalars.items()):
+            return None
         added: dict[str, Any] = {}
-        for name, items in self.lists.items():
-            if getattr(self.facts, name) is not items:
-                return None
-            length = list.__len__(items)
-            if length < lengths[name]:
-                return None
-            if length > lengths[name]:
-                added[name] = list.__getitem__(items, slice(lengths[name], None))
-        for name, entries in self.dicts.items():
-            if getattr(self.facts, name) is not entries:
-                return None
+        for name, before in journal.grown.items():
+            items = self.lists[name]
+            if list.__len__(items) > before:
+                added[name] = list.__getitem__(items, slice(before, None))
+        for name, keys in journal.touched.items():
+            entries = self.dicts[name]
             # Keys stored again with an equal value count too: a replay without
             # them would miss the key once an earlier statement stops storing it.
-            touched = dict.fromkeys(entries.touched)
+            touched = dict.fromkeys(keys)
             changed = [(k, dict.__getitem__(entries, k)) for k in touched if _has(entries, k)]
             removed = [k for k in touched if not _has(entries, k)]
             if changed or removed:
                 added[name] = (changed, removed)
-        for name, value in marks.scalars.items():
-            if getattr(self.facts, name) is not value:
-                return None
         return added
 
     def stop(self) -> None:
@@ -490,7 +501,11 @@ class _FactsTracker:
                 setattr(self.facts, name, list.copy(items))
         for name, entries in self.dicts.items():
             if getattr(self.facts, name) is entries:
-                setattr(self.facts, name, dict.copy(entries))
+                setattr(self.facts, name, dict(dict.items(entries)))
+
+
+def _has(entries: dict, key: Any) -> bool:
+    return dict.__contains__(entries, key)
 
 
 _MISSING = object()
@@ -499,18 +514,37 @@ _MISSING = object()
 class _ReadList(list):
     """A facts list that notes when the walk reads it (appending is not reading)."""
 
-    def __init__(self, items: list, reads: set[str], name: str) -> None:
+    def __init__(self, items: list, journal: _Journal, name: str) -> None:
         super().__init__(items)
-        self._reads, self._name = reads, name
-        self.rewrites = 0
-        """Changes other than appending (which a replay could not repeat)."""
+        self._journal, self._name = journal, name
+
+    @property
+    def rewrites(self) -> int:
+        return self._journal.rewrites
 
     def _read(self) -> None:
-        self._reads.add(self._name)
+        self._journal.reads.add(self._name)
 
     def _rewrite(self) -> None:
-        self.rewrites += 1
+        self._journal.rewrites += 1
         self._read()
+
+    def _grow(self) -> None:
+        grown = self._journal.grown
+        if self._name not in grown:
+            grown[self._name] = super().__len__()
+
+    def append(self, item: Any) -> None:
+        self._grow()
+        super().append(item)
+
+    def extend(self, items: Any) -> None:
+        self._grow()
+        super().extend(items)
+
+    def __iadd__(self, items):  # type: ignore[no-untyped-def]
+        self._grow()
+        return super().__iadd__(items)
 
     def __setitem__(self, index, value) -> None:  # type: ignore[no-untyped-def]
         self._rewrite()
@@ -585,20 +619,23 @@ class _ReadDict(dict):
     """A facts dict that notes when the walk reads it (storing and deleting are not
     reading)."""
 
-    def __init__(self, items: dict, reads: set[str], name: str) -> None:
+    def __init__(self, items: dict, journal: _Journal, name: str) -> None:
         super().__init__(items)
-        self._reads, self._name = reads, name
-        self.touched: list = []
-        """Keys stored or deleted, in order, since the statement began."""
-        self.rewrites = 0
-        """Changes a replay could not repeat (clearing, merging)."""
+        self._journal, self._name = journal, name
+
+    @property
+    def rewrites(self) -> int:
+        return self._journal.rewrites
 
     def _read(self) -> None:
-        self._reads.add(self._name)
+        self._journal.reads.add(self._name)
 
     def _rewrite(self) -> None:
-        self.rewrites += 1
+        self._journal.rewrites += 1
         self._read()
+
+    def _touch(self, key: Any) -> None:
+        self._journal.touched.setdefault(self._name, []).append(key)
 
     def popitem(self):  # type: ignore[no-untyped-def]
         self._rewrite()
@@ -617,15 +654,15 @@ class _ReadDict(dict):
         return super().copy()
 
     def __setitem__(self, key, value) -> None:  # type: ignore[no-untyped-def]
-        self.touched.append(key)
+        self._touch(key)
         super().__setitem__(key, value)
 
     def __delitem__(self, key) -> None:  # type: ignore[no-untyped-def]
-        self.touched.append(key)
+        self._touch(key)
         super().__delitem__(key)
 
     def pop(self, key, *default):  # type: ignore[no-untyped-def]
-        self.touched.append(key)
+        self._touch(key)
         return super().pop(key, *default)
 
     def update(self, *args: Any, **kwargs: Any) -> None:

@@ -39,6 +39,10 @@ from jobcheck.lsp.project_state import ProjectState, find_root, path_key
 
 log = logging.getLogger(__name__)
 
+TIDY_DELAY = 1.0
+"""Seconds of idleness before the garbage collector's pass over what the runs left (see
+:mod:`jobcheck.lsp.collector`)."""
+
 DEFAULT_DEBOUNCE = 0.01
 """Seconds to wait after a change before linting: enough to merge the burst of
 notifications one edit can send (changes that arrive during a run are merged into the
@@ -156,6 +160,7 @@ class JobcheckLanguageServer(LanguageServer):
         self._logged: set[str] = set()
         self.run_count = 0
         self.collector = Collector()
+        self._tidy_timer: asyncio.TimerHandle | None = None
 
     # -- scheduling (event loop) ------------------------------------------------------
 
@@ -184,12 +189,23 @@ class JobcheckLanguageServer(LanguageServer):
                 except Exception as error:  # a bug must not stop linting for the session
                     log.exception("jobcheck run failed")
                     self._log(types.MessageType.Error, f"jobcheck: run failed: {error!r}")
-                    continue
-                self._deliver(result)
-            if self.collector.due() and self.lint_thread is not None:
-                await self.lint_thread.submit(self.collector.collect)
+                else:
+                    self._deliver(result)
+                if self.collector.overdue():
+                    await self.lint_thread.submit(self.collector.tidy)
         finally:
             self._running = False
+            self._tidy_when_idle()
+
+    def _tidy_when_idle(self) -> None:
+        if self._tidy_timer is not None:
+            self._tidy_timer.cancel()
+        self._tidy_timer = asyncio.get_running_loop().call_later(TIDY_DELAY, self._tidy)
+
+    def _tidy(self) -> None:
+        self._tidy_timer = None
+        if not self._running:  # else the run's end comes back here
+            self.collector.tidy()
 
     def _deliver(self, result: RunResult) -> None:
         for kind, message in result.messages:
