@@ -236,7 +236,7 @@ class JobcheckLanguageServer(LanguageServer):
                 else:
                     self._deliver(result)
                 if self.collector.overdue():
-                    await self.lint_thread.submit(self.collector.tidy)
+                    await self.lint_thread.submit(lambda: self.collector.tidy(idle=False))
         finally:
             self._running = False
             self._tidy_when_idle()
@@ -436,6 +436,7 @@ class JobcheckLanguageServer(LanguageServer):
                 with result.timed("extract"):
                     result.syntax_errors[uri] = state.set_buffer(buffer.path, buffer.text)
             touched.add(document.root)
+        self.collector.set_aside()
         for root in touched:
             state = self._project(root, result)
             with result.timed("check"):
