@@ -81,7 +81,7 @@ _ORDER_FIELDS = frozenset({"order", "commit_orders", "session_writes"})
 _KNOWN_READS = frozenset({"tasks"})
 """Facts fields a statement may read and still be replayed (see ``_JobBodies``)."""
 
-SNAPSHOT_BYTES_PER_LINE = 300
+SNAPSHOT_BYTES_PER_LINE = 150
 """About how many bytes of pickled state cost as much to key and write as walking one
 line of code costs: the next checkpoint waits until the walk since the last one has cost
 about as much as that checkpoint did, so checkpoints add a fixed share to a walk however
