@@ -9,11 +9,11 @@ from jobcheck.extract.schedules import (
     ScheduleReader,
     argument,
 )
-from jobcheck.frameworks.apscheduler.starts import is_scheduler_class
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FrameworkConfig, FunctionFacts
 from jobcheck.facts.values import CallV, Ref, string
 from jobcheck.frameworks.apscheduler.defaults import SCHEDULER_OPTIONS
+from jobcheck.frameworks.apscheduler.starts import is_scheduler_class
 from jobcheck.frameworks.apscheduler.timing import APSCHEDULER_JOB_KEYWORDS, apscheduler_timing
 from jobcheck.triggers import Trigger
 
