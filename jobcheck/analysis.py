@@ -305,7 +305,7 @@ class Gatherer:
             if f.display not in analysed and f.read_error is None:
                 modules.setdefault(f.module, []).append(f.display)
         all_modules = {f.module for f in self.files}
-        return ModuleLoader(modules, self._load, all_modules)
+        return ModuleLoader(modules, self._load, all_modules, self._load_part)
 
     def _load(self, display: str) -> FileFacts | None:
         from jobcheck.scan import scan_file
@@ -318,6 +318,27 @@ class Gatherer:
         if facts is None or facts.error is not None:
             return None
         return facts
+
+    def _load_part(self, display: str, name: str, method: str | None) -> FileFacts | None:
+        """Facts of only the top-level definition ``name`` of a file, of a class only its
+        ``method`` when given (whole facts when this run or the cache has them)."""
+        f = self.by_display[display]
+        if f.facts is not None:
+            return None if f.facts.error is not None else f.facts
+        from jobcheck.discovery.reading import Oversized, ReadError, read_source
+        from jobcheck.extract import extract_functions
+
+        data: object = f.data
+        if data is None:
+            try:
+                data = read_source(f.source.fspath, self.max_file_size)
+            except ReadError:
+                return None
+        if isinstance(data, Oversized) or not isinstance(data, bytes):
+            return None
+        methods = frozenset({method, "__init__"}) if method else None
+        facts = extract_functions(display, data, f.module, f.is_package, frozenset({name}), methods)
+        return None if facts.error is not None else facts
 
 
 class _Speculation:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import FileFacts, FunctionFacts, Loc, SchedulerStart, StartupHook
+from jobcheck.facts import FileFacts, Loc, SchedulerStart, StartupHook
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe, job_label
@@ -20,7 +20,6 @@ from jobcheck.registry import semantics
 from jobcheck.vocabulary.lock_names import name_words, takes_lock_by_name
 
 LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
-MAX_DELEGATE_CALLS = 1
 # Single-instance task bases: celery-once (celery_once/tasks.py ``QueueOnce``) and
 # celery-singleton (celery_singleton/singleton.py ``Singleton``).
 KNOWN_LOCK_BASES = frozenset(
@@ -72,34 +71,19 @@ class SingleJobRuns(RuleChecks):
             )
 
     def _guarded(self, function: str, job: Job | None) -> bool:
-        facts = self.project.function(function)
-        if facts is not None:
-            if self._locks(facts):
-                return True
-            # One call deep: a job that hands its work to a helper which takes the lock
-            # (taiga's send_bulk_email task calls services.send_bulk_email, which runs
-            # under advisory_lock(..., wait=False)).
-            if any(self._locks(callee) for callee in self._callees(facts)):
-                return True
-        return job is not None and self._lock_base(job)
-
-    def _locks(self, facts: FunctionFacts) -> bool:
-        return any(guard.kind in LOCK_GUARDS for guard in facts.guards) or any(
-            self._lock_decorator(d.qualname) for d in facts.decorators
+        """A lock in the job or in the functions it calls (taiga's send_bulk_email task
+        calls services.send_bulk_email, which runs under advisory_lock(..., wait=False)),
+        a lock decorator on either, or a single-instance base class."""
+        if job is not None and self._lock_base(job):
+            return True
+        summary = self.project.summaries.of(function)
+        if any(reach.item.kind in LOCK_GUARDS for reach in summary.guards):
+            return True
+        return any(
+            self._lock_decorator(d.qualname)
+            for reach in summary.functions
+            for d in reach.item.decorators
         )
-
-    def _callees(self, facts: FunctionFacts) -> Iterator[FunctionFacts]:
-        """The project functions ``facts`` calls. A job that only hands its work on (one
-        project call) has its helper's module parsed when the prefilter skipped it; for
-        the others only analysed modules are looked in: parsing every module that
-        saleor's scheduled jobs call into costs two seconds."""
-        roots = self.project.root_packages
-        names = [name for name in facts.calls if name.split(".")[0] in roots]
-        load = len(names) <= MAX_DELEGATE_CALLS
-        for name in names:
-            callee = self.project.function(self.project.resolve_function(name) or name, load)
-            if callee is not None and callee is not facts:
-                yield callee
 
     def _lock_decorator(self, qualname: str | None) -> bool:
         if not qualname:

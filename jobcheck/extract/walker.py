@@ -518,7 +518,8 @@ class Walker:
     def _note_call_site(self, node: cst.Call, func: str) -> None:
         """A call of what may be a project function, for the summaries that follow a
         job, a view or a transaction into its helpers."""
-        if is_library(func) or not self._may_be_project_function(func):
+        written = dotted(node.func)
+        if is_library(func) or written is None or not self._may_be_project_function(written):
             return
         callee = self.resolve_method(func)
         facts = self.functions[-1].facts

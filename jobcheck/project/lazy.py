@@ -25,15 +25,49 @@ class ModuleLoader:
         modules: dict[str, list[str]],
         load: Callable[[str], FileFacts | None],
         all_modules: Iterable[str] = (),
+        load_part: Callable[[str, str, str | None], FileFacts | None] | None = None,
     ) -> None:
         """``modules``: module name -> paths of the files not analysed yet;
         ``load(path)``: the facts of one of them (None when it cannot be read);
         ``all_modules``: every module of the project, analysed or not."""
         self._modules = modules
         self._load = load
+        self._load_part = load_part
+        """``load_part(path, name, method)``: the facts of only the top-level definition
+        ``name`` (of a class, only its ``method`` when given)."""
+        self._parts: dict[tuple[str, str, str | None], FileFacts | None] = {}
         self.all_modules = frozenset(all_modules) | frozenset(modules)
         self.loaded: list[FileFacts] = []
         self._tried: set[str] = set()
+
+    def part_for(self, qualname: str) -> list[FileFacts]:
+        """Facts of just the top-level definition ``qualname`` names (``pkg.mod.f`` or
+        ``pkg.mod.Class.method``), from the module it may be defined in, without the rest
+        of that module (a call summary following a helper); the module's whole facts
+        when it was loaded already, or when the loader cannot read parts."""
+        if self._load_part is None:
+            return self.load_for(qualname)
+        found: list[FileFacts] = []
+        parts = qualname.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:end])
+            paths = self._modules.get(module)
+            if not paths:
+                continue
+            if module in self._tried:
+                continue  # loaded whole: the project's indexes have it
+            name = parts[end]
+            method = parts[end + 1] if end + 2 == len(parts) else None
+            for path in paths:
+                key = (path, name, method)
+                if key not in self._parts:
+                    self._parts[key] = self._load_part(path, name, method)
+                facts = self._parts[key]
+                if facts is not None:
+                    found.append(facts)
+            if found:
+                return found
+        return found
 
     def modules(self) -> dict[str, list[str]]:
         """Module name -> paths of the files not analysed (a copy)."""
@@ -44,7 +78,9 @@ class ModuleLoader:
         that a tree holds several times, ``jobcheck/project/units.py``); files it loads
         are also listed in this loader's ``loaded``."""
         modules = {m: [p for p in paths if keep(p)] for m, paths in self._modules.items()}
-        narrowed = ModuleLoader({m: p for m, p in modules.items() if p}, self._load)
+        narrowed = ModuleLoader(
+            {m: p for m, p in modules.items() if p}, self._load, load_part=self._load_part
+        )
         narrowed.loaded = self.loaded
         return narrowed
 

@@ -106,6 +106,8 @@ class Summary:
     guards: list[Reach[Guard]] = field(default_factory=list)
     enqueues: list[Reach[EnqueueSite]] = field(default_factory=list)
     """Enqueues made when the function runs (not deferred to a commit)."""
+    functions: list[Reach[FunctionFacts]] = field(default_factory=list)
+    """The function itself and every project function it reaches (their decorators)."""
 
 
 class Summaries:
@@ -116,7 +118,8 @@ class Summaries:
         self.depth = depth
         self._memo: dict[tuple[str, int], Summary] = {}
         self._active: set[str] = set()
-        self._enqueues_by_function: dict[str, list[EnqueueSite]] | None = None
+        self._parts: dict[str, tuple[FileFacts, FunctionFacts] | None] = {}
+        self._part_classes: dict[str, tuple[str, ...]] = {}
 
     def of(self, qualname: str) -> Summary:
         entry = self.project.functions.get(qualname)
@@ -128,15 +131,33 @@ class Summaries:
         return self._summary(f, function, self.depth)
 
     def callee(self, site: CallSite) -> tuple[FileFacts, FunctionFacts] | None:
-        """The project function a call site calls, when the project defines it."""
-        project = self.project
-        qualname = project.resolve_function(site.callee) or site.callee
-        entry = project.functions.get(qualname)
-        if entry is None:
-            entry = self._inherited(qualname)
-        if entry is None:
-            entry = self._constructor(qualname)
-        return entry
+        """The project function a call site calls, when the project defines it: from the
+        analysed files, else read alone from its module (``ModuleLoader.part_for``)."""
+        qualname = self.project.resolve_function(site.callee) or site.callee
+        return (
+            self._function(qualname)
+            or self._inherited(qualname)
+            or self._function(f"{qualname}.__init__")
+        )
+
+    def _function(self, qualname: str) -> tuple[FileFacts, FunctionFacts] | None:
+        entry = dict.get(self.project.functions, qualname)
+        if entry is not None:
+            return entry  # type: ignore[no-any-return]
+        known = self._parts.get(qualname, False)
+        if known is not False:
+            return known  # type: ignore[return-value]
+        found = None
+        loader = self.project.loader
+        if loader is not None:
+            for facts in loader.part_for(qualname):
+                function = facts.functions.get(qualname)
+                if function is not None:
+                    found = (facts, function)
+                    self._part_classes.update(facts.classes)
+                    break
+        self._parts[qualname] = found
+        return found
 
     # -- computing -------------------------------------------------------------------
 
@@ -168,9 +189,12 @@ class Summaries:
             guards=[Reach(g, path, function) for g in function.guards],
             enqueues=[
                 Reach(site, path, function)
-                for site in self._enqueues_of(function.qualname)
-                if not site.deferred
+                for site in f.enqueues
+                if site.function == function.qualname
+                and not site.deferred
+                and self._confirmed(site)
             ],
+            functions=[Reach(function, path, function)],
         )
 
     def _add_callee(
@@ -196,22 +220,7 @@ class Summaries:
         summary.handlers.extend(_prefixed(inner.handlers, hop))
         summary.guards.extend(_prefixed(inner.guards, hop))
         summary.enqueues.extend(_prefixed(inner.enqueues, hop))
-
-    def _enqueues_of(self, qualname: str) -> list[EnqueueSite]:
-        if self._enqueues_by_function is None:
-            index: dict[str, list[EnqueueSite]] = {}
-            for _, site, _job in self.project.enqueues():
-                if site.function:
-                    index.setdefault(site.function, []).append(site)
-            self._enqueues_by_function = index
-        found = self._enqueues_by_function.get(qualname)
-        if found is not None:
-            return found
-        # A helper module loaded on demand: its enqueue sites are not in the index.
-        entry = self.project.functions.get(qualname)
-        if entry is None:
-            return []
-        return [s for s in entry[0].enqueues if s.function == qualname and self._confirmed(s)]
+        summary.functions.extend(_prefixed(inner.functions, hop))
 
     def _confirmed(self, site: EnqueueSite) -> bool:
         return self.project.job_for(site) is not None or self.project.certain_enqueue(site)
@@ -221,16 +230,11 @@ class Summaries:
         owner, _, method = qualname.rpartition(".")
         if not owner:
             return None
-        for base in self.project.classes.get(owner, ()):
-            entry = self.project.functions.get(f"{base}.{method}")
+        bases = dict.get(self.project.classes, owner) or self._part_classes.get(owner, ())
+        for base in bases:
+            entry = self._function(f"{base}.{method}")
             if entry is not None:
                 return entry
-        return None
-
-    def _constructor(self, qualname: str) -> tuple[FileFacts, FunctionFacts] | None:
-        """``Service(...)`` runs ``Service.__init__``."""
-        if qualname in self.project.classes:
-            return self.project.functions.get(f"{qualname}.__init__")
         return None
 
 
