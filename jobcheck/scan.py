@@ -350,3 +350,80 @@ def _pool(jobs: int) -> ProcessPoolExecutor | None:
         return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
     except (OSError, ValueError, NotImplementedError):
         return None
+
+
+PartRequest = tuple[str, frozenset[str]]
+"""(top-level name, methods kept of it when it is a class)."""
+
+
+def extract_parts(
+    display: str, data: bytes, module: str, is_package: bool, wanted: Sequence[PartRequest]
+) -> list[FileFacts]:
+    """The facts of several parts of one file (``jobcheck/extract/parts.py``), its
+    outline read once; with the cyclic collector paused, as :func:`extract`."""
+    from jobcheck.extract import extract_functions
+    from jobcheck.extract.parts import outline
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        read = outline(data)
+        return [
+            extract_functions(display, data, module, is_package, frozenset({n}), m, read)
+            for n, m in wanted
+        ]
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@dataclass(frozen=True, slots=True)
+class PartsTask:
+    """Parts of one file to extract."""
+
+    display: str
+    data: bytes
+    module: str
+    is_package: bool
+    wanted: tuple[PartRequest, ...]
+
+
+def _extract_parts_task(task: PartsTask) -> list[FileFacts]:
+    return extract_parts(task.display, task.data, task.module, task.is_package, task.wanted)
+
+
+# Below this many parts, forking workers costs more than extracting them here.
+MIN_PARTS_FOR_POOL = 24
+
+
+def extract_parts_all(
+    tasks: Sequence[PartsTask], jobs: int
+) -> Iterator[tuple[PartsTask, list[FileFacts]]]:
+    """Each task's parts, in worker processes when there are enough of them. A task
+    whose worker died is left out (the caller reads those parts one by one later, as it
+    would have without this batch)."""
+    count = sum(len(task.wanted) for task in tasks)
+    pool = _pool(jobs) if jobs > 1 and count >= MIN_PARTS_FOR_POOL else None
+    if pool is None:
+        for task in tasks:
+            yield (
+                task,
+                extract_parts(task.display, task.data, task.module, task.is_package, task.wanted),
+            )
+        return
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with pool:
+            futures = {
+                pool.submit(_extract_parts_task, task): task
+                for task in sorted(tasks, key=lambda t: -len(t.wanted))
+            }
+            for future in as_completed(futures):
+                try:
+                    yield futures[future], future.result()
+                except BrokenProcessPool:
+                    continue
+    except BrokenProcessPool:
+        return

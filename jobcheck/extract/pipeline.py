@@ -6,24 +6,23 @@ Imported lazily through ``jobcheck.extract`` so that light modules of this packa
 
 from __future__ import annotations
 
-import ast
 import re
 import traceback
-from collections.abc import Callable
 
 import libcst as cst
 
+from jobcheck.extract import parts
 from jobcheck.extract.delegation import DelegationRecognizer
 from jobcheck.extract.effects import EffectsRecognizer
 from jobcheck.extract.fan_out import FanOutRecognizer
 from jobcheck.extract.locks import LockRecognizer
+from jobcheck.extract.parts import Outline
 from jobcheck.extract.routing import RoutingRecognizer
 from jobcheck.extract.schedules import ScheduleBookkeeping
 from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FileFacts
 from jobcheck.registry import plugins
-from jobcheck.syntax import quiet
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.syntax.deep import run_deep
 from jobcheck.syntax.positions import Positions
@@ -62,7 +61,9 @@ def extract_file(path: str, data: bytes, module: str, is_package: bool = False) 
     return run_deep(lambda: _extract_file(path, data, module, is_package))
 
 
-def _extract_file(path: str, data: bytes, module: str, is_package: bool) -> FileFacts:
+def _extract_file(
+    path: str, data: bytes, module: str, is_package: bool, defined: frozenset[str] = frozenset()
+) -> FileFacts:
     facts = FileFacts(path=path, module=module)
     try:
         text = decode(data)
@@ -72,7 +73,7 @@ def _extract_file(path: str, data: bytes, module: str, is_package: bool) -> File
         facts.error = str(error)
         facts.parsed = False
         return facts
-    return extract_tree(facts, tree, text, is_package)
+    return _extract_tree(facts, tree, text, is_package, None, Walker, defined)
 
 
 def extract_functions(
@@ -82,66 +83,18 @@ def extract_functions(
     is_package: bool,
     names: frozenset[str],
     methods: frozenset[str] | None = None,
+    outline: Outline | None = None,
 ) -> FileFacts:
-    """The facts of the top-level functions and classes ``names`` of a file, with its
-    imports, and of nothing else: a helper a call summary follows into a module no check
-    needs whole. CPython's parser finds the statements (several times faster than
-    libcst's); libcst then reads a text of the same lines with every other statement
-    blanked out, so positions hold. Of a class, ``methods`` (when given) are kept with
-    the class statement and its class-level assignments, not the other methods. Never
-    raises."""
-    try:
-        text = decode(data)
-        tree = quiet.parse(text)
-    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+    """The facts of the top-level functions and classes ``names`` of a file (of a class,
+    when ``methods`` is given, only those methods), and of nothing else: a helper a call
+    summary follows into a module no check needs whole (``jobcheck/extract/parts.py``).
+    Pass the file's ``outline`` when asking for several parts of it. Never raises."""
+    outline = outline or parts.outline(data)
+    if outline is None:
         return extract_file(path, data, module, is_package)
-    lines = text.splitlines(keepends=True)
-    kept = [False] * len(lines)
-
-    def keep(node: ast.stmt) -> None:
-        decorators = getattr(node, "decorator_list", ())
-        first = min([node.lineno, *(d.lineno for d in decorators)])
-        for index in range(first - 1, node.end_lineno or node.lineno):
-            kept[index] = True
-
-    for statement in tree.body:
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            keep(statement)
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if statement.name in names:
-                keep(statement)
-        elif isinstance(statement, ast.ClassDef) and statement.name in names:
-            _keep_class_part(statement, keep, kept, methods)
-    reduced = "".join(
-        line if keep else ("\n" if line.endswith("\n") else "") for line, keep in zip(lines, kept)
-    )
-    return extract_file(path, reduced.encode("utf-8"), module, is_package)
-
-
-def _keep_class_part(
-    node: ast.ClassDef,
-    keep: Callable[[ast.stmt], None],
-    kept: list[bool],
-    methods: frozenset[str] | None,
-) -> None:
-    """Keep a class whole, or (``methods`` given) its header, its class-level statements
-    and those methods only."""
-    if methods is None:
-        keep(node)
-        return
-    body = node.body
-    decorators = node.decorator_list
-    first = min([node.lineno, *(d.lineno for d in decorators)])
-    for index in range(first - 1, body[0].lineno - 1 if body else node.lineno):
-        kept[index] = True
-    kept_any = False
-    for statement in body:
-        is_method = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-        if not is_method or statement.name in methods:
-            keep(statement)
-            kept_any = True
-    if not kept_any:
-        keep(node)  # an empty body would not parse
+    reduced = outline.reduced(names, methods)
+    defined = outline.defined
+    return run_deep(lambda: _extract_file(path, reduced, module, is_package, defined))
 
 
 def extract_tree(
@@ -165,10 +118,13 @@ def _extract_tree(
     is_package: bool,
     positions: Positions | None,
     walker_class: type[Walker],
+    defined: frozenset[str] = frozenset(),
 ) -> FileFacts:
     path, module = facts.path, facts.module
     try:
         walker = walker_class(facts, tree, text, is_package, positions)
+        for name in defined:
+            walker.names.define(name)
         walker.recognizers = [recognizer(walker) for recognizer in RECOGNIZERS]
         return walker.run()
     except RecursionError:

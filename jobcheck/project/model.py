@@ -228,10 +228,20 @@ class Project:
 
     @functools.cached_property
     def summaries(self) -> Summaries:
-        """What each function does through the functions it calls (built on use)."""
+        """What each function does through the functions it calls (built on use; the
+        helpers the jobs reach are read at once when the first summary is asked,
+        ``Summaries.prefetch``)."""
         from jobcheck.project.summaries import Summaries
 
-        return Summaries(self, self.call_depth)
+        return Summaries(self, self.call_depth, roots=self._job_functions)
+
+    def _job_functions(self) -> list[tuple[FileFacts, FunctionFacts]]:
+        found = []
+        for job in self.jobs:
+            entry = self.functions.get(job.task.function or "")
+            if entry is not None:
+                found.append(entry)
+        return found
 
     def _unresolved_but_certain(self, site: EnqueueSite) -> bool:
         if semantics(site.framework_hint).hint_is_certain(site):

@@ -14,7 +14,7 @@ the caller checks the record's state before calling the helper.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -113,9 +113,17 @@ class Summary:
 class Summaries:
     """Memoized summaries of a project's functions."""
 
-    def __init__(self, project: Project, depth: int = DEFAULT_DEPTH) -> None:
+    def __init__(
+        self,
+        project: Project,
+        depth: int = DEFAULT_DEPTH,
+        roots: Callable[[], Iterable[tuple[FileFacts, FunctionFacts]]] | None = None,
+    ) -> None:
+        """``roots``: the functions most summaries will be asked of (the jobs), whose
+        helpers are read at once before the first summary (:meth:`prefetch`)."""
         self.project = project
         self.depth = depth
+        self._roots = roots
         self._memo: dict[tuple[str, int], Summary] = {}
         self._active: set[str] = set()
         self._parts: dict[str, tuple[FileFacts, FunctionFacts] | None] = {}
@@ -125,10 +133,42 @@ class Summaries:
         entry = self.project.functions.get(qualname)
         if entry is None:
             return Summary()
-        return self._summary(entry[0], entry[1], self.depth)
+        return self.of_function(entry[0], entry[1])
 
     def of_function(self, f: FileFacts, function: FunctionFacts) -> Summary:
+        if self._roots is not None:
+            roots, self._roots = self._roots, None
+            self.prefetch(roots())
         return self._summary(f, function, self.depth)
+
+    def prefetch(self, roots: Iterable[tuple[FileFacts, FunctionFacts]]) -> None:
+        """Read, a call level at a time and all at once, the helpers the summaries of
+        ``roots`` will follow into modules no check read whole (in worker processes:
+        one by one they cost about 5 ms each, and a large project's jobs reach hundreds).
+        Only a speed-up: what it does not read, :meth:`callee` reads when asked."""
+        loader = self.project.loader
+        if loader is None:
+            return
+        level = list(roots)
+        seen = {function.qualname for _, function in level}
+        for _ in range(self.depth):
+            wanted: dict[str, None] = {}
+            for _, function in level:
+                for site in function.call_sites:
+                    qualname = self.project.resolve_function(site.callee) or site.callee
+                    if dict.get(self.project.functions, qualname) is None:
+                        wanted[qualname] = None
+            loader.prefetch(wanted)
+            following = []
+            for _, function in level:
+                for site in function.call_sites:
+                    target = self.callee(site)
+                    if target is not None and target[1].qualname not in seen:
+                        seen.add(target[1].qualname)
+                        following.append(target)
+            level = following
+            if not level:
+                return
 
     def callee(self, site: CallSite) -> tuple[FileFacts, FunctionFacts] | None:
         """The project function a call site calls, when the project defines it: from the
