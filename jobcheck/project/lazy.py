@@ -12,7 +12,7 @@ the files a check actually reaches.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 
 from jobcheck.facts import FileFacts
 
@@ -80,18 +80,7 @@ class ModuleLoader:
             self._parts.update(self._load_parts(list(wanted)))
 
     def _part_keys(self, qualname: str) -> Iterator[list[PartKey]]:
-        """The parts that may define ``qualname``, for each module it may be in (longest
-        first). A part is (path, top-level name, method): a class named without a method
-        is read for its ``__init__`` (a constructor call), so the two share a key."""
-        parts = qualname.split(".")
-        for end in range(len(parts) - 1, 0, -1):
-            module = ".".join(parts[:end])
-            paths = self._modules.get(module)
-            if not paths or module in self._tried:
-                continue  # loaded whole: the project's indexes have it
-            name = parts[end]
-            method = parts[end + 1] if end + 2 == len(parts) else None
-            yield [(path, name, method or "__init__") for path in paths]
+        return part_keys(qualname, self._modules, self._tried)
 
     def modules(self) -> dict[str, list[str]]:
         """Module name -> paths of the files not analysed (a copy)."""
@@ -127,6 +116,24 @@ class ModuleLoader:
                     self.loaded.append(facts)
                     found.append(facts)
         return found
+
+
+def part_keys(
+    qualname: str, modules: Mapping[str, list[str]], loaded: Container[str] = ()
+) -> Iterator[list[PartKey]]:
+    """The parts that may define ``qualname``, for each module of ``modules`` (module
+    name -> paths) it may be in, longest first, skipping modules ``loaded`` whole. A
+    part is (path, top-level name, method): a class named without a method is read for
+    its ``__init__`` (a constructor call), so the two share a key."""
+    parts = qualname.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:end])
+        paths = modules.get(module)
+        if not paths or module in loaded:
+            continue  # loaded whole: the project's indexes have it
+        name = parts[end]
+        method = parts[end + 1] if end + 2 == len(parts) else None
+        yield [(path, name, method or "__init__") for path in paths]
 
 
 class LazyDict(dict):  # type: ignore[type-arg]
