@@ -57,6 +57,8 @@ _STRUCTURE = frozenset(
         "names",
         "evaluate",
         "positions",
+        "_source",
+        "_source_lines",
         "recognizers",
         "_top",
         "_dispatch",

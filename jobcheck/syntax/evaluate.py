@@ -27,7 +27,7 @@ _BINARY: dict[type, Callable[[object, object], object]] = {
     cst.Power: operator.pow,
 }
 
-_MAX_EXCERPT = 60
+MAX_EXCERPT = 60
 MAX_DEPTH = 40
 """Deeper values become :class:`Opaque`: configuration is never nested this deep, and
 every reader of values (the caches, the project model) may recurse through them."""
@@ -38,7 +38,7 @@ valid Python, and computing it would stall the run."""
 
 def excerpt(module: cst.Module, node: cst.CSTNode) -> str:
     text = " ".join(module.code_for_node(node).split())
-    return text if len(text) <= _MAX_EXCERPT else text[: _MAX_EXCERPT - 3] + "..."
+    return text if len(text) <= MAX_EXCERPT else text[: MAX_EXCERPT - 3] + "..."
 
 
 class Evaluator:
