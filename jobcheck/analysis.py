@@ -503,8 +503,9 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     modules ``config_from_object`` names (their lower-case names are settings), the
     configured settings modules, modules that define RQ jobs enqueued by reference or
     functions schedules name, files that ``.send(`` to a Dramatiq actor of the
-    project or name a job enqueued by calling it (Huey), and files decorated with the
-    project's own wrapper of a job decorator (``job = partial(MyRQJob, ...)``)."""
+    project or name a job enqueued by calling it (Huey), files decorated with the
+    project's own wrapper of a job decorator (``job = partial(MyRQJob, ...)``), and
+    files that call one of the project's enqueue wrappers."""
     modules = _config_modules(facts) | set(always)
     modules |= {
         (site.target or "").rpartition(".")[0]
@@ -545,6 +546,13 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     if decorators:
         alternatives = b"|".join(re.escape(n.encode()) for n in sorted(decorators))
         patterns.append((re.compile(rb"@(?:\w+\.)*(?:" + alternatives + rb")\b"), False))
+    # Calls of the project's enqueue wrappers are enqueue sites (project/wrappers.py).
+    from jobcheck.project.wrappers import wrapper_functions
+
+    wrappers = {qualname.rsplit(".", 1)[-1] for qualname in wrapper_functions(facts)}
+    if wrappers:
+        alternatives = b"|".join(re.escape(n.encode()) for n in sorted(wrappers))
+        patterns.append((re.compile(rb"(?<![\w])(?:" + alternatives + rb")\s*\("), False))
     return Wanted(modules, patterns)
 
 

@@ -704,6 +704,9 @@ def _call_arguments(walker: Walker, node: cst.Call) -> tuple[Argument, ...]:
                 text=walker.text_at(loc, arg.value),
                 loc=loc,
                 keyword=arg.keyword.value if arg.keyword else None,
+                ref=walker.qualify(arg.value)
+                if isinstance(arg.value, (cst.Name, cst.Attribute))
+                else None,
             )
         )
     return tuple(result)

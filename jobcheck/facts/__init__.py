@@ -227,6 +227,9 @@ class Argument:
     text: str
     loc: Loc
     keyword: str | None = None
+    ref: str | None = None
+    """The dotted path a name or attribute argument stands for (of a call site: the job
+    an enqueue wrapper is handed)."""
 
 
 @dataclass(frozen=True, slots=True)

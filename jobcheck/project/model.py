@@ -209,18 +209,34 @@ class Project:
         ``.delay`` on something that is not a job, or ``.send`` on a signal, is not
         an enqueue: only sites whose target is a known job, a Celery canvas, a
         ``send_task``, an RQ queue call or a task imported from a ``tasks`` module
-        are kept."""
+        are kept. Calls of the project's enqueue wrappers are enqueue sites too
+        (``jobcheck/project/wrappers.py``); a wrapper's own call, whose job is its
+        parameter, is not."""
+        for f, site in self.enqueue_sites():
+            if site.target_param is not None:
+                continue
+            if not checked(site.framework_hint):
+                continue
+            job = self.job_for(site)
+            if job is not None:
+                if semantics(job.framework).accepts_enqueue(site.method):
+                    yield f, site, job
+                continue
+            if self._unresolved_but_certain(site):
+                yield f, site, None
+
+    def enqueue_sites(self) -> Iterator[tuple[FileFacts, EnqueueSite]]:
+        """Every enqueue site as written, and those made through enqueue wrappers."""
         for f in self.files:
             for site in f.enqueues:
-                if not checked(site.framework_hint):
-                    continue
-                job = self.job_for(site)
-                if job is not None:
-                    if semantics(job.framework).accepts_enqueue(site.method):
-                        yield f, site, job
-                    continue
-                if self._unresolved_but_certain(site):
-                    yield f, site, None
+                yield f, site
+        yield from self.wrapped_sites
+
+    @functools.cached_property
+    def wrapped_sites(self) -> list[tuple[FileFacts, EnqueueSite]]:
+        from jobcheck.project.wrappers import wrapped_sites
+
+        return wrapped_sites(self)
 
     def certain_enqueue(self, site: EnqueueSite) -> bool:
         """Whether a call whose job the project does not define still enqueues."""

@@ -1,0 +1,159 @@
+"""The project's own enqueue wrappers, and the enqueue sites their callers make.
+
+Many projects never call ``queue.enqueue`` at the place a job is sent: they write
+``def enqueue(fn, *args, **kwargs): return get_queue(...).enqueue(fn, *args, **kwargs)``
+once and call ``jobs.enqueue(send_report, report)`` everywhere. Extraction marks the
+wrapper (an enqueue whose job is a parameter: ``EnqueueSite.target_param``) and records
+every call of a project function with its arguments (``FunctionFacts.call_sites``).
+Here each call of a wrapper becomes an enqueue site of its own, at the call, naming the
+job the caller hands over, with the caller's other arguments as the payload and the
+wrapper's queue and options; a wrapper of a wrapper works the same way, a few levels
+deep. The wrapper's own site, whose job is only a parameter, is left to these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from jobcheck.facts import Argument, CallSite, EnqueueSite, FileFacts, FunctionFacts
+
+if TYPE_CHECKING:
+    from jobcheck.project.model import Project
+
+# A wrapper of a wrapper of ... a wrapper: how many levels are followed.
+MAX_LEVELS = 3
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A function that enqueues the job it is given as its parameter ``param``."""
+
+    function: FunctionFacts
+    site: EnqueueSite
+    param: str
+
+    @property
+    def position(self) -> int | None:
+        """The parameter's position (``self``/``cls`` counted), when positional."""
+        names = [p.name for p in self.function.params]
+        return names.index(self.param) if self.param in names else None
+
+    def job_argument(self, call: CallSite) -> Argument | None:
+        """The argument of ``call`` that the wrapper enqueues."""
+        for argument in call.arguments:
+            if argument.keyword == self.param:
+                return argument
+        position = self.position
+        if position is None:
+            return None
+        if self.function.params and self.function.params[0].name in ("self", "cls"):
+            position -= 1  # a method called on its instance or class
+        positional = [a for a in call.arguments if a.keyword is None]
+        return positional[position] if 0 <= position < len(positional) else None
+
+    def payload(self, call: CallSite, job: Argument) -> tuple[Argument, ...]:
+        """The caller's arguments the wrapper passes on as the job's payload: all but
+        the job and the wrapper's own keyword parameters (``queue=``, ``delay=``)."""
+        own = {p.name for p in self.function.params} - _passed_on(self.site)
+        return tuple(
+            a for a in call.arguments if a is not job and (a.keyword is None or a.keyword not in own)
+        )
+
+
+def _passed_on(site: EnqueueSite) -> set[str]:
+    return {a.text for a in site.arguments}
+
+
+def wrappers_of(files: list[FileFacts]) -> dict[str, Wrapper]:
+    """Every enqueue wrapper of ``files``, by qualname."""
+    found: dict[str, Wrapper] = {}
+    for f in files:
+        for site in f.enqueues:
+            if site.target_param is None or site.function is None:
+                continue
+            function = f.functions.get(site.function)
+            if function is not None and site.function not in found:
+                found[site.function] = Wrapper(function, site, site.target_param)
+    return found
+
+
+def wrapper_functions(files: list[FileFacts]) -> set[str]:
+    """The qualnames of every enqueue wrapper of ``files``, wrappers of wrappers
+    included (before a project model exists: call sites matched as written)."""
+    wrappers = wrappers_of(files)
+    found = set(wrappers)
+    for _ in range(MAX_LEVELS):
+        more: dict[str, Wrapper] = {}
+        for f in files:
+            for function in f.functions.values():
+                if function.qualname in found:
+                    continue
+                params = {p.name for p in function.params}
+                for call in function.call_sites:
+                    wrapper = wrappers.get(call.callee)
+                    job = wrapper.job_argument(call) if wrapper is not None else None
+                    if wrapper is not None and job is not None and job.text in params:
+                        more[function.qualname] = Wrapper(function, wrapper.site, job.text)
+                        break
+        if not more:
+            break
+        found |= set(more)
+        wrappers = more
+    return found
+
+
+def wrapped_sites(project: Project) -> list[tuple[FileFacts, EnqueueSite]]:
+    """The enqueue sites made by calling the project's enqueue wrappers."""
+    wrappers = wrappers_of(project.files)
+    derived: list[tuple[FileFacts, EnqueueSite]] = []
+    seen: set[tuple[str, int, int]] = set()
+    for _ in range(MAX_LEVELS):
+        if not wrappers:
+            break
+        found_now: list[tuple[FileFacts, EnqueueSite]] = []
+        for f in project.files:
+            for function in f.functions.values():
+                for call in function.call_sites:
+                    wrapper = wrappers.get(project.resolve_function(call.callee) or call.callee)
+                    if wrapper is None:
+                        continue
+                    key = (f.path, call.loc.line, call.loc.column)
+                    if key in seen:
+                        continue
+                    site = _site(wrapper, call, function)
+                    if site is not None:
+                        seen.add(key)
+                        found_now.append((f, site))
+        derived += found_now
+        # A caller that hands on its own parameter is a wrapper too (next level).
+        wrappers = {
+            site.function: Wrapper(f.functions[site.function], site, site.target_param)
+            for f, site in found_now
+            if site.target_param and site.function in f.functions
+        }
+    return derived
+
+
+def _site(wrapper: Wrapper, call: CallSite, caller: FunctionFacts) -> EnqueueSite | None:
+    job = wrapper.job_argument(call)
+    if job is None:
+        return None
+    params = {p.name for p in caller.params}
+    handed_on = job.text if job.text in params else None
+    inner = wrapper.site
+    return replace(
+        inner,
+        target=None if handed_on else (job.ref or job.text),
+        target_text=job.text,
+        loc=call.loc,
+        order=call.order,
+        function=caller.qualname,
+        arguments=wrapper.payload(call, job),
+        atomic=call.atomic or inner.atomic,
+        contexts=call.contexts,
+        deferred=inner.deferred,
+        in_loop=None,
+        target_param=handed_on,
+        spreads=call.spreads,
+    )
