@@ -79,6 +79,11 @@ class DeadLetterQueue(RuleChecks):
         for body in job_bodies(self.project):
             for reach in body.summary(self.project).handlers:
                 handler = reach.item
+                if not reach.direct and not handler.catches_all:
+                    # A helper catching one named error and carrying on is a fallback
+                    # it was written for (a bad image, an unparsable header): only a
+                    # catch-all there hides the job's failure.
+                    continue
                 yield self.finding(
                     "swallowed-exception",
                     body.file.path,
