@@ -210,3 +210,63 @@ def test_parts_come_from_the_cache_while_their_file_is_unchanged(
     (root / "proj" / "tasks.py").write_text((root / "proj" / "tasks.py").read_text() + "\n")
     assert _run(root, jobs=1, cache_dir=cache_dir) == first
     assert sorted(set(read)) == [str(changed)], read
+
+
+def test_a_finding_reached_through_calls_carries_the_chain_in_every_format(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from jobcheck.output import json_format, sarif
+
+    root = _project(tmp_path)
+    options = Options(root=str(root), select=["SCL-18"])
+    selection = Selection.resolve(load_catalog(), options.select, options.ignore)
+    report = check_paths([str(root)], options, selection, RunSettings(jobs=1))
+    finding = next(f for f in report.findings if "fetch_0()" in f.message)
+    helpers = str(root / "proj" / "helpers" / "h0.py")
+    assert [(r.path, r.loc.line) for r in finding.related] == [
+        (str(root / "proj" / "tasks.py"), finding.loc.line),
+        (helpers, 5),
+        (helpers, 9),
+    ]
+    as_json = json_format.finding_dict(finding)
+    assert [(r["path"], r["line"]) for r in as_json["related"]] == [
+        (r.path, r.loc.line) for r in finding.related
+    ]
+    data = json.loads(json.dumps(sarif.to_dict(report)))
+    result = next(r for r in data["runs"][0]["results"] if "fetch_0()" in r["message"]["text"])
+    related = result["relatedLocations"]
+    assert [r["physicalLocation"]["region"]["startLine"] for r in related] == [
+        finding.loc.line,
+        5,
+        9,
+    ]
+    assert related[-1]["message"]["text"].startswith("requests.get")
+
+
+def test_the_language_server_gives_the_chain_as_related_information() -> None:
+    from pygls.workspace import PositionCodec
+
+    from jobcheck.facts import Loc
+    from jobcheck.findings import Finding, Related
+    from jobcheck.lsp.diagnostics import to_diagnostic
+
+    finding = Finding(
+        "SCL-18",
+        "http-call-without-timeout",
+        "/p/tasks.py",
+        Loc(3, 5, 3, 14),
+        "requests.get(...) reached through fetch()",
+        related=(
+            Related("/p/tasks.py", Loc(3, 5, 3, 14), "calls fetch()"),
+            Related("/p/helpers.py", Loc(9, 12, 9, 30), "requests.get(...)"),
+        ),
+    )
+    lines = ["import x\n", "\n", "    é = fetch(url)\n"]
+    diagnostic = to_diagnostic(finding, lines, PositionCodec())
+    inside, other = diagnostic.related_information or []
+    assert inside.location.uri == "file:///p/tasks.py"
+    assert other.location.uri == "file:///p/helpers.py"
+    assert (other.location.range.start.line, other.location.range.start.character) == (8, 11)
+    assert other.message == "requests.get(...)"

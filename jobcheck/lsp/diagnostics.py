@@ -8,13 +8,15 @@ each column against the line's text.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
 from jobcheck.facts import Loc
-from jobcheck.findings import Finding
+from jobcheck.findings import Finding, Related
 
 SOURCE = "jobcheck"
 
@@ -57,7 +59,27 @@ def to_diagnostic(finding: Finding, lines: Sequence[str], codec: PositionCodec) 
         code_description=types.CodeDescription(href=finding.url) if finding.url else None,
         source=SOURCE,
         data={"rule": finding.rule, "check": finding.check, "url": finding.url},
+        related_information=[_related(r, finding.path, lines, codec) for r in finding.related]
+        or None,
     )
+
+
+def _related(
+    related: Related, path: str, lines: Sequence[str], codec: PositionCodec
+) -> types.DiagnosticRelatedInformation:
+    """A hop of the call chain that reaches the flagged code. Columns are converted to
+    the client's units in the document itself; in another file they are its code points
+    (exact for ASCII lines, which code almost always is)."""
+    loc = related.loc
+    if related.path == path:
+        where = to_range(loc, lines, codec)
+    else:
+        where = types.Range(
+            start=types.Position(line=max(loc.line - 1, 0), character=max(loc.column - 1, 0)),
+            end=types.Position(line=max(loc.end_line - 1, 0), character=max(loc.end_column - 1, 0)),
+        )
+    uri = Path(os.path.abspath(related.path)).as_uri()
+    return types.DiagnosticRelatedInformation(types.Location(uri, where), related.message)
 
 
 def overlaps(a: types.Range, b: types.Range) -> bool:

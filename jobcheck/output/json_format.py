@@ -12,7 +12,9 @@ VERSION = 1
 
 
 def finding_dict(finding: Finding) -> dict[str, Any]:
-    return {
+    """A finding as the contract has it; ``related`` (the calls that reach the flagged
+    code, then the code itself) only for a finding reached through calls."""
+    found = {
         "rule": finding.rule,
         "alias": finding.alias,
         "check": finding.check,
@@ -25,6 +27,12 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "severity": finding.severity,
         "url": finding.url,
     }
+    if finding.related:
+        found["related"] = [
+            {"path": r.path, "line": r.loc.line, "column": r.loc.column, "message": r.message}
+            for r in finding.related
+        ]
+    return found
 
 
 def to_dict(report: Report) -> dict[str, Any]:

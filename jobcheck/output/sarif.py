@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from jobcheck import __version__
 from jobcheck.catalog import Rule, load_catalog
+from jobcheck.facts import Loc
 from jobcheck.findings import FileError, Finding, Report
 from jobcheck.fingerprint import identities
 from jobcheck.output.locations import (
@@ -129,7 +130,7 @@ def _result(finding: Finding, rule_index: int, fingerprint: str) -> dict[str, An
         "endLine": loc.end_line,
         "endColumn": loc.end_column,
     }
-    return {
+    result = {
         "ruleId": finding.rule,
         "ruleIndex": rule_index,
         "level": LEVELS.get(finding.severity, "warning"),
@@ -137,6 +138,21 @@ def _result(finding: Finding, rule_index: int, fingerprint: str) -> dict[str, An
         "locations": [_location(finding.path, region)],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
         "properties": {"check": finding.check, "alias": finding.alias, "url": finding.url},
+    }
+    if finding.related:
+        result["relatedLocations"] = [
+            {"id": index, **_location(r.path, _region(r.loc)), "message": {"text": r.message}}
+            for index, r in enumerate(finding.related)
+        ]
+    return result
+
+
+def _region(loc: Loc) -> dict[str, int]:
+    return {
+        "startLine": loc.line,
+        "startColumn": loc.column,
+        "endLine": loc.end_line,
+        "endColumn": loc.end_column,
     }
 
 

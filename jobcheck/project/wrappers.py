@@ -57,7 +57,9 @@ class Wrapper:
         the job and the wrapper's own keyword parameters (``queue=``, ``delay=``)."""
         own = {p.name for p in self.function.params} - _passed_on(self.site)
         return tuple(
-            a for a in call.arguments if a is not job and (a.keyword is None or a.keyword not in own)
+            a
+            for a in call.arguments
+            if a is not job and (a.keyword is None or a.keyword not in own)
         )
 
 
