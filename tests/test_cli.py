@@ -128,8 +128,9 @@ def test_unknown_rule_is_a_usage_error(tmp_path: Path) -> None:
     code, output = run("check", "--select", "SCL-99", str(tmp_path))
     assert code == 2
     assert output.strip().splitlines() == [
-        "jobcheck: error: unknown rule or check 'SCL-99' (expected an id such as SCL-18, "
-        "an alias such as EVT-17, or a check slug such as missing-time-limit)"
+        "jobcheck: error: unknown rule or check 'SCL-99' (expected an id such as SCL-18 "
+        "or a prefix such as SCL, an alias such as EVT-17, or a check slug such as "
+        "missing-time-limit); did you mean 'SCL-19'?"
     ]
 
 

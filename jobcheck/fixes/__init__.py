@@ -1,0 +1,105 @@
+"""Automatic fixes, kept apart from the checks.
+
+A check reports a finding; a fix module here, keyed by the finding's (rule id, check
+slug), turns it into a :class:`~jobcheck.findings.Fix` after the checks ran, reading
+only the finding, the flagged file (its text and libcst tree) and facts about the
+project (:class:`~jobcheck.fixes.project.ProjectInfo`). So checks need not know about
+fixes, and a fix module can move next to its check later without changing either.
+
+Each module has ``RULE``, ``CHECK`` and ``fix(finding, source, project) -> Fix | None``
+(None: no fix for this one). Fixes follow Ruff's applicability: "safe" fixes keep what
+the code evidently means and are applied by ``--fix``; "unsafe" ones may change what
+the program does and need ``--unsafe-fixes``; "display" ones are only shown (a value
+that only a person can choose). See docs/fixes.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from jobcheck.findings import Finding
+
+if TYPE_CHECKING:
+    from jobcheck.config import Options
+    from jobcheck.facts import FileFacts
+
+# (rule id, check slug) -> module under jobcheck/fixes/.
+FIX_MODULES: dict[tuple[str, str], str] = {
+    ("SCL-18", "missing-time-limit"): "scl18_missing_time_limit",
+    ("SCL-18", "http-call-without-timeout"): "scl18_http_call_without_timeout",
+    ("SCL-19", "schedule-without-expiry"): "scl19_schedule_without_expiry",
+    ("SCL-22", "crontab-missing-minute"): "scl22_crontab_missing_minute",
+    ("SCL-22", "schedule-on-the-hour"): "scl22_schedule_on_the_hour",
+    ("SCL-22", "schedule-pile-up"): "scl22_schedule_pile_up",
+    ("JOB-01", "enqueue-before-commit"): "job01_enqueue_before_commit",
+}
+
+APPLICABILITIES = ("safe", "unsafe", "display")
+
+
+def has_fixer(rule: str, check: str) -> bool:
+    return (rule, check) in FIX_MODULES
+
+
+def fixer_module(rule: str, check: str) -> ModuleType | None:
+    name = FIX_MODULES.get((rule, check))
+    return importlib.import_module(f"jobcheck.fixes.{name}") if name else None
+
+
+def attach_fixes(
+    findings: Sequence[Finding],
+    facts: Iterable[FileFacts],
+    source_of: Callable[[str], str | None],
+    options: Options,
+    roots: Iterable[str] = (),
+) -> list[Finding]:
+    """``findings`` with the fix of each one that has one (a fix a check gave itself is
+    kept). A fix module that fails is a bug: the finding keeps no fix, the run goes on
+    (set JOBCHECK_DEBUG=1 to see the error)."""
+    if not any(f.fix is None and has_fixer(f.rule, f.check) for f in findings):
+        return list(findings)
+    from jobcheck.fixes.project import ProjectInfo
+    from jobcheck.fixes.source import Source
+
+    project = ProjectInfo(facts, options, source_of, roots)
+    sources: dict[str, Source] = {}
+    fixed: list[Finding] = []
+    for finding in findings:
+        module = fixer_module(finding.rule, finding.check) if finding.fix is None else None
+        if module is None:
+            fixed.append(finding)
+            continue
+        source = sources.get(finding.path)
+        if source is None:
+            source = sources[finding.path] = Source(finding.path, source_of(finding.path))
+        try:
+            fix = module.fix(finding, source, project)
+        except Exception:
+            if os.environ.get("JOBCHECK_DEBUG"):
+                raise
+            fix = None
+        fixed.append(replace(finding, fix=fix) if fix is not None else finding)
+    return fixed
+
+
+def read_text(path: str, overrides: dict[str, bytes] | None = None) -> str | None:
+    """A file's text as fixes edit it: UTF-8, newlines as they are (``\\r\\n`` stays);
+    None when it cannot be read or is not UTF-8 (such a file is not fixed)."""
+    data = overrides.get(path) if overrides else None
+    if data is None:
+        from jobcheck.discovery.reading import ReadError, open_regular
+
+        try:
+            with open_regular(path) as stream:
+                data = stream.read()
+        except (ReadError, OSError):
+            return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
