@@ -62,6 +62,16 @@ DEFAULT_BULK_WORDS = (
 DEFAULT_RUNBOOK_DIRS = ("docs", "doc", "runbooks", "runbook", "ops", "playbooks", ".")
 
 
+@dataclass(frozen=True)
+class Layer:
+    """The rule selectors of one source of options (the configuration file, the command
+    line), applied in that order: ``select`` None when the source sets none."""
+
+    select: tuple[str, ...] | None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
 class ConfigError(ValueError):
     """Configuration that jobcheck cannot use; the message names the key."""
 

@@ -14,7 +14,7 @@ from jobcheck.analysis import Analysis, Gatherer, wanted_by
 from jobcheck.cache import FactsCache
 from jobcheck.catalog import Catalog, load_catalog
 from jobcheck.checks import RULE_CLASSES
-from jobcheck.config import Options
+from jobcheck.config import Layer, Options
 from jobcheck.discovery import SourceFile, clear_caches, discover, module_name
 from jobcheck.discovery.docs import find_docs
 from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
@@ -95,15 +95,6 @@ class Selection:
 
     def slugs_of(self, rule: str) -> set[str]:
         return {slug for rule_id, slug in self.enabled if rule_id == rule}
-
-
-@dataclass(frozen=True)
-class Layer:
-    """The selectors of one source of options: ``select`` None when it sets none."""
-
-    select: tuple[str, ...] | None
-    extend_select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
 
 
 @dataclass

@@ -222,12 +222,14 @@ def import_edit(
 def _import_line(source: Source, module: cst.Module) -> int:
     """The line before which a new import goes: after the module's leading docstring,
     ``from __future__`` and import statements."""
-    first_statement = source.loc(module.body[0]) if module.body else None
-    line = first_statement.line if first_statement else len((source.text or "").splitlines()) + 1
-    for index, statement in enumerate(module.body):
-        if not isinstance(statement, cst.SimpleStatementLine):
+    statements = source.statement_lines()
+    if not statements:
+        return len((source.text or "").splitlines()) + 1
+    line = statements[0][1]
+    for index, (statement, _, last) in enumerate(statements):
+        if not isinstance(statement, cst.SimpleStatementLine) or not statement.body:
             break
-        first = statement.body[0] if statement.body else None
+        first = statement.body[0]
         docstring = (
             index == 0
             and isinstance(first, cst.Expr)
@@ -235,10 +237,7 @@ def _import_line(source: Source, module: cst.Module) -> int:
         )
         if not docstring and not isinstance(first, (cst.Import, cst.ImportFrom)):
             break
-        where = source.loc(statement)
-        if where is None:
-            break
-        line = where.end_line + 1
+        line = last + 1
     return line
 
 
