@@ -112,6 +112,28 @@ def apply_fixes(text: str, fixes: Iterable[Fix]) -> tuple[str, list[Fix]]:
     return result, applied
 
 
+def non_conflicting(fixes: Iterable[Fix]) -> list[TextEdit]:
+    """The edits of the fixes that conflict with none before them, each once."""
+    accepted: list[tuple[int, int, str]] = []
+    edits: list[TextEdit] = []
+    for fix in fixes:
+        spans = [(*_key(e), e.new_text) for e in fix.edits]
+        if any(_conflict(s, a) for s in spans for a in accepted):
+            continue
+        for span, edit in zip(spans, fix.edits):
+            if span not in accepted:
+                accepted.append(span)
+                edits.append(edit)
+    return edits
+
+
+def _key(edit: TextEdit) -> tuple[int, int]:
+    """A sortable stand-in for an edit's offsets: (line, column) packed, enough to
+    compare ranges without the text."""
+    loc = edit.loc
+    return loc.line * 1_000_000 + loc.column, loc.end_line * 1_000_000 + loc.end_column
+
+
 def unified_diff(path: str, old: str, new: str) -> str:
     """A ``diff -u`` of one file, as git shows it (``a/`` and ``b/`` prefixes)."""
     lines = difflib.unified_diff(

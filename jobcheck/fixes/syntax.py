@@ -5,6 +5,7 @@ the same indentation and trailing comma style)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 import libcst as cst
@@ -215,30 +216,66 @@ def import_edit(
         return spelled, None
     if not name_is_free(module, name):
         return None
-    line = _import_line(source, module)
-    return name, source.insert_line(line, f"from {source_module} import {name}{source.newline}")
+    line, before, after = _import_place(source, source_module)
+    newline = source.newline
+    text = f"{before * newline}from {source_module} import {name}{newline}{after * newline}"
+    return name, source.insert_line(line, text)
 
 
-def _import_line(source: Source, module: cst.Module) -> int:
-    """The line before which a new import goes: after the module's leading docstring,
-    ``from __future__`` and import statements."""
+def _import_place(source: Source, new_module: str) -> tuple[int, bool, bool]:
+    """Where ``from new_module import ...`` goes among the imports at the top of the
+    module: the line to insert it before, and whether a blank line goes before or after
+    it. Where isort (and Ruff) would put it when those imports are sorted (standard
+    library, then third-party, then the project's own, sections apart; ``import x``
+    before ``from x import``), else after the last of them."""
     statements = source.statement_lines()
     if not statements:
-        return len((source.text or "").splitlines()) + 1
+        return len((source.text or "").splitlines()) + 1, False, False
+    imports: list[tuple[tuple[int, int, str], int, int]] = []
     line = statements[0][1]
-    for index, (statement, _, last) in enumerate(statements):
+    for index, (statement, first, last) in enumerate(statements):
         if not isinstance(statement, cst.SimpleStatementLine) or not statement.body:
             break
-        first = statement.body[0]
+        small = statement.body[0]
         docstring = (
             index == 0
-            and isinstance(first, cst.Expr)
-            and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString))
+            and isinstance(small, cst.Expr)
+            and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
         )
-        if not docstring and not isinstance(first, (cst.Import, cst.ImportFrom)):
+        if not docstring and not isinstance(small, (cst.Import, cst.ImportFrom)):
             break
+        if not docstring:
+            imports.append((_sort_key(small), first, last))
         line = last + 1
-    return line
+    keys = [key for key, _, _ in imports]
+    if not imports or keys != sorted(keys):
+        return line, False, False  # no imports, or no order to respect
+    wanted = (_section(new_module), 1, new_module.lower())
+    earlier = [item for item in imports if item[0] < wanted]
+    if earlier:
+        key, _, last = earlier[-1]
+        return last + 1, key[0] != wanted[0], False
+    key, first, _ = imports[0]
+    return first, False, key[0] != wanted[0]
+
+
+def _section(module: str) -> int:
+    top = module.split(".")[0]
+    if top == "__future__":
+        return 0
+    if top in sys.stdlib_module_names:
+        return 1
+    return 2
+
+
+def _sort_key(statement: cst.Import | cst.ImportFrom) -> tuple[int, int, str]:
+    if isinstance(statement, cst.ImportFrom):
+        if statement.relative:
+            return (3, 1, "." * len(statement.relative) + (_dotted(statement.module) or ""))
+        name = _dotted(statement.module) or ""
+        return (_section(name), 1, name.lower())
+    name = _dotted(statement.names[0].name) or ""
+    return (_section(name), 0, name.lower())
 
 
 def _top_imports(module: cst.Module) -> list[cst.Import | cst.ImportFrom]:

@@ -90,7 +90,7 @@ def load_options(root: Path) -> tuple[Options, Selection, str | None]:
     try:
         found = find_config(root)
         options = load(found) if found else Options(root=str(root))
-        selection = Selection.resolve(catalog, options.select, options.ignore)
+        selection = Selection.for_options(catalog, options)
         for codes in options.per_file_ignores.values():
             for code in codes:
                 catalog.resolve(code)
@@ -280,6 +280,12 @@ class ProjectState:
         for finding in findings:
             grouped.setdefault(finding.path, []).append(finding)
         return CheckRun(grouped, errors)
+
+    def with_fixes(self, findings: list[Finding]) -> list[Finding]:
+        """``findings`` (of one open document) with their automatic fixes."""
+        from jobcheck.fixes import attach_fixes
+
+        return attach_fixes(findings, self.facts.values(), self._source_of, self.options)
 
     def _source_of(self, path: str) -> str | None:
         buffer = self.buffers.get(path)

@@ -365,7 +365,7 @@ class JobcheckLanguageServer(LanguageServer):
             if buffer.error is not None:
                 continue  # keep the last good diagnostics while the buffer does not parse
             lines = buffer.parsed.lines
-            mine = findings.get(document.path, [])
+            mine = state.with_fixes(findings.get(document.path, []))
             entries = [(f, to_diagnostic(f, lines, codec)) for f in mine]
             if uri in work.texts or _differ(entries, document.published):
                 version = work.texts[uri][2] if uri in work.texts else document.version
@@ -477,7 +477,9 @@ def make_server() -> JobcheckLanguageServer:
 
     @ls.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, actions.FIX_ALL_KIND]
+        ),
     )
     def code_action(
         ls: JobcheckLanguageServer, params: types.CodeActionParams
@@ -485,11 +487,15 @@ def make_server() -> JobcheckLanguageServer:
         document = ls.documents.get(params.text_document.uri)
         if document is None:
             return None
-        wanted = params.context.only
-        if wanted and not any(k.value.startswith("quickfix") for k in wanted):
-            return None
-        entries = [(f, d) for f, d in document.published if overlaps(d.range, params.range)]
-        return _code_actions(ls, document, entries) or None
+        # Clients send the kinds as plain strings (lsprotocol keeps unknown ones so).
+        wanted = [str(getattr(k, "value", k)) for k in params.context.only or ()]
+        found: list[types.CodeAction] = []
+        if actions.wants(wanted, types.CodeActionKind.QuickFix.value):
+            entries = [(f, d) for f, d in document.published if overlaps(d.range, params.range)]
+            found += _code_actions(ls, document, entries)
+        if actions.wants(wanted, actions.FIX_ALL_KIND):
+            found += _fix_all(ls, document, explicit=bool(wanted))
+        return found or None
 
     @ls.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: JobcheckLanguageServer, params: types.HoverParams) -> types.Hover | None:
@@ -541,7 +547,7 @@ def _code_actions(
     suppressions: dict[tuple[int, str], types.CodeAction] = {}
     docs: dict[str, types.CodeAction] = {}
     for finding, diagnostic in entries:
-        if finding.fix is not None:
+        if finding.fix is not None and finding.fix.applicability != "display":
             fixes.append(_fix_action(document.uri, finding, diagnostic, lines, codec))
         edit = actions.suppression_edit(text, lines, finding)
         if edit is not None and (edit.line, finding.rule) not in suppressions:
@@ -562,6 +568,31 @@ def _code_actions(
     return [*fixes, *suppressions.values(), *docs.values()]
 
 
+def _fix_all(
+    ls: JobcheckLanguageServer, document: OpenDocument, explicit: bool
+) -> list[types.CodeAction]:
+    """``source.fixAll.jobcheck``: every safe fix of the document in one edit (offered
+    unasked only when there is one; asked for, even when there is nothing to do)."""
+    edits = actions.fix_all_edits([f for f, _ in document.published])
+    if not edits and not explicit:
+        return []
+    try:
+        lines = split_lines(ls.workspace.get_text_document(document.uri).source)
+    except Exception:
+        return []
+    codec = ls.workspace.position_codec
+    changes = [
+        types.TextEdit(range=to_range(e.loc, lines, codec), new_text=e.new_text) for e in edits
+    ]
+    return [
+        types.CodeAction(
+            title=actions.FIX_ALL_TITLE,
+            kind=actions.FIX_ALL_KIND,
+            edit=types.WorkspaceEdit(changes={document.uri: changes}),
+        )
+    ]
+
+
 def _fix_action(uri, finding, diagnostic, lines, codec) -> types.CodeAction:  # type: ignore[no-untyped-def]
     fix = finding.fix
     edits = [
@@ -569,7 +600,7 @@ def _fix_action(uri, finding, diagnostic, lines, codec) -> types.CodeAction:  # 
         for edit in fix.edits
     ]
     return types.CodeAction(
-        title=fix.title,
+        title=fix.title + (" (unsafe)" if fix.applicability == "unsafe" else ""),
         kind=types.CodeActionKind.QuickFix,
         diagnostics=[diagnostic],
         edit=types.WorkspaceEdit(changes={uri: edits}),
