@@ -274,7 +274,7 @@ class _Request:
         stdin_name = given["stdin_filename"]
         stdin = None
         if paths == ("-",):
-            stdin = click.get_binary_stream("stdin").read()
+            stdin = getattr(sys.stdin, "buffer", sys.stdin).read()
             paths = (str(stdin_name),) if stdin_name else ()
         elif "-" in paths:
             raise JobcheckError("'-' (standard input) cannot be combined with other paths")
@@ -945,17 +945,21 @@ def rules_command(output_format: str) -> None:
 
 
 def _rules_table(rows: list[tuple[str, ...]]) -> None:
+    """On a terminal: a rich table that folds the titles and check names to the width,
+    never the ids (at 80 columns rich used to cut them to "SCL…")."""
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title="jobcheck rules", show_lines=False)
-    for column in ("Rule", "Alias", "Level", "Check", "State", "Fix"):
-        table.add_column(column, no_wrap=True)
+    table.add_column("Rule", no_wrap=True, min_width=6)
+    table.add_column("Alias", no_wrap=True, min_width=6)
+    table.add_column("Check", overflow="fold", min_width=34)
+    table.add_column("Fix", no_wrap=True, min_width=3)
     table.add_column("Title", overflow="fold", ratio=1)
-    for row in rows:
-        state = row[4]
-        styled = f"[green]{state}[/]" if state == "implemented" else f"[dim]{state}[/]"
-        table.add_row(*row[:4], styled, *row[5:])
+    for rule_id, alias, level, slug, state, fix, title in rows:
+        check = slug if state == "implemented" else f"[dim]{slug} (planned)[/]"
+        shown = f"{title} [bold](REQUIRED)[/]" if title and level == "required" else title
+        table.add_row(rule_id, alias, check, fix, shown)
     Console(soft_wrap=False).print(table)
 
 

@@ -27,6 +27,8 @@ BOM = "\ufeff"
 class Outcome:
     report: Report
     """The check of the fixed text: the findings that are left."""
+    first: Report | None = None
+    """The first check, before any fix."""
     original: dict[str, str] = field(default_factory=dict)
     """Path -> text before any fix, for every file a fix changed."""
     fixed: dict[str, str] = field(default_factory=dict)
@@ -59,6 +61,8 @@ def fix_rounds(
     for _ in range(rounds):
         report = check(buffers)
         outcome.report = report
+        if outcome.first is None:
+            outcome.first = report
         chosen = [f for f in report.findings if applicable(f.fix, unsafe) and wanted(f)]
         if not chosen or not _apply_round(chosen, buffers, outcome):
             break

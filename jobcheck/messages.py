@@ -91,7 +91,7 @@ def _shorten(head: str) -> tuple[str, str]:
         cut = _clause_cut(kept)
         if cut is not None:
             kept, tail = kept[:cut].rstrip(" ,"), kept[cut:].strip(" ,")
-            notes.append(tail.removeprefix("and "))
+            notes.append(tail)
     return kept, "; ".join(n for n in notes if n)
 
 

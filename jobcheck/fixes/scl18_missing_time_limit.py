@@ -1,12 +1,12 @@
 """SCL-18 ``missing-time-limit``: give the job a finite limit.
 
 - A Celery task with none gets ``time_limit=`` and ``soft_time_limit=`` on its
-  decorator: the limits most of the project's tasks set, else, for a scheduled task, the
-  time between two of its runs (a run that lasts longer overlaps the next), kept below
-  the broker's visibility timeout (configured, else SQS's 1800 s default, the smaller of
-  the two transports jobcheck knows). With nothing to go by, the fix is display-only: a
-  limit is a judgement about the job no tool can make. An explicit ``None`` or infinity
-  is replaced the same way.
+  decorator: the limits most of the project's tasks set, no longer than the time
+  between two of its runs for a scheduled task (a run that lasts longer overlaps the
+  next), and below the broker's visibility timeout (configured, else SQS's 1800 s
+  default, the smaller of the two transports jobcheck knows). When no task sets a
+  limit, the fix is display-only: a limit is a judgement about the job no tool can
+  make. An explicit ``None`` or infinity is replaced the same way.
 - Dramatiq's ``time_limit=None`` fails in the TimeLimit middleware; its default is
   600000 ms (dramatiq/middleware/time_limit.py): written out, it is safe. Infinity
   becomes the default too (unsafe: it was asked for).
@@ -85,14 +85,14 @@ def _celery(finding: Finding, source: Source, project: ProjectInfo, task: TaskDe
 
 def celery_limits(project: ProjectInfo, task: TaskDef) -> tuple[int, int] | None:
     """Hard and soft limits to propose for ``task``, or None with nothing to go by."""
-    gaps = [g for g in (shortest_gap(e.timing) for e in project.schedules_of(task)) if g]
     typical = project.typical_celery_limits
-    if typical is not None:
-        hard, soft = typical
-    elif gaps:
-        hard, soft = min(gaps), None
-    else:
+    if typical is None:
+        # The time between a scheduled task's runs bounds its limit but says nothing
+        # about how long it takes; and a limit written by a fix must not become the
+        # "typical" one the next run proposes for every other task.
         return None
+    hard, soft = typical
+    gaps = [g for g in (shortest_gap(e.timing) for e in project.schedules_of(task)) if g]
     ceiling = (project.visibility_timeout or DEFAULT_VISIBILITY) - 1
     hard = int(min(hard, ceiling, *gaps))
     if hard < 10:
