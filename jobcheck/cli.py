@@ -737,6 +737,9 @@ def _show_settings(request: _Request) -> None:
     click.echo(f"root: {options.root}")
     click.echo("[tool.jobcheck]")
     for key, value in toml_items(options):
+        if value is None:
+            click.echo(f"# {key}: not set")
+            continue
         shown = list(value) if isinstance(value, tuple) else value
         click.echo(f"{key} = {json.dumps(shown, ensure_ascii=False)}")
     layer = request.cli_layer

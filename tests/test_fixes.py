@@ -369,3 +369,27 @@ def test_crlf_and_a_missing_final_newline_survive(tmp_path: Path) -> None:
     fixed = _fix(tmp_path)["tasks.py"]
     assert fixed.endswith("    return requests.get(url, timeout=(3.05, 30))")
     assert "\n" not in fixed.replace("\r\n", "")
+
+
+def test_soft_limit_below_hard_and_retry_backoff(tmp_path: Path) -> None:
+    root = _project(
+        tmp_path,
+        {
+            "tasks.py": """\
+                from celery import shared_task
+
+
+                @shared_task(
+                    time_limit=120,
+                    soft_time_limit=120,
+                    autoretry_for=(ConnectionError,),
+                    max_retries=5,
+                )
+                def sync(order_id):
+                    return order_id
+                """
+        },
+    )
+    fixed = _fix(root)["tasks.py"]
+    assert "    soft_time_limit=108,\n" in fixed
+    assert "    max_retries=5,\n    retry_backoff=True,\n)\n" in fixed

@@ -32,10 +32,12 @@ if TYPE_CHECKING:
 FIX_MODULES: dict[tuple[str, str], str] = {
     ("SCL-18", "missing-time-limit"): "scl18_missing_time_limit",
     ("SCL-18", "http-call-without-timeout"): "scl18_http_call_without_timeout",
+    ("SCL-18", "soft-limit-not-below-hard"): "scl18_soft_limit_not_below_hard",
     ("SCL-19", "schedule-without-expiry"): "scl19_schedule_without_expiry",
     ("SCL-22", "crontab-missing-minute"): "scl22_crontab_missing_minute",
     ("SCL-22", "schedule-on-the-hour"): "scl22_schedule_on_the_hour",
     ("SCL-22", "schedule-pile-up"): "scl22_schedule_pile_up",
+    ("SCL-34", "retry-without-backoff"): "scl34_retry_without_backoff",
     ("JOB-01", "enqueue-before-commit"): "job01_enqueue_before_commit",
 }
 

@@ -43,8 +43,8 @@ def fix_hint(report: Report, unsafe_fixes: bool, fixes_computed: bool = True) ->
         if not maybe:
             return ""
         return (
-            f"{plural(maybe, 'finding')} may have an automatic fix: preview with --diff, "
-            "apply with --fix (see --show-fixes)."
+            f"jobcheck has fixes for the checks of {plural(maybe, 'finding')}, some only "
+            "as suggestions: see them with --show-fixes, preview with --diff."
         )
     safe = sum(1 for fix in fixes if fix.applicability == "safe")
     unsafe = sum(1 for fix in fixes if fix.applicability == "unsafe")
