@@ -11,7 +11,7 @@ left for a person.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from jobcheck.findings import Finding
@@ -30,7 +30,7 @@ class Added:
     """Findings on no line that can carry a comment."""
 
 
-def add_ignores(findings: Iterable[Finding], read: callable) -> Added:  # type: ignore[valid-type]
+def add_ignores(findings: Iterable[Finding], read: Callable[[str], str | None]) -> Added:
     added = Added()
     by_path: dict[str, list[Finding]] = {}
     for finding in findings:

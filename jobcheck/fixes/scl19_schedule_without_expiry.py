@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jobcheck.findings import Finding, Fix
+from jobcheck.findings import Finding, Fix, TextEdit
 from jobcheck.fixes import syntax
 from jobcheck.fixes.project import ProjectInfo
 from jobcheck.fixes.source import Source
+from jobcheck.location import Loc
 from jobcheck.timing import describe_seconds, shortest_gap
 
 RULE, CHECK = "SCL-19", "schedule-without-expiry"
@@ -39,7 +40,7 @@ def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
     return Fix(title, (edit,), "unsafe") if edit is not None else None
 
 
-def _beat_entry_edit(source: Source, key_loc, seconds: cst.BaseExpression):  # type: ignore[no-untyped-def]
+def _beat_entry_edit(source: Source, key_loc: Loc, seconds: cst.BaseExpression) -> TextEdit | None:
     key = source.at(key_loc, cst.BaseExpression)
     holder = source.parent(key) if key is not None else None
     value = holder.value if isinstance(holder, (cst.DictElement, cst.Arg)) else None
@@ -57,7 +58,7 @@ def _beat_entry_edit(source: Source, key_loc, seconds: cst.BaseExpression):  # t
     return None
 
 
-def _in_dict(source: Source, entry: cst.Dict, seconds: cst.BaseExpression):  # type: ignore[no-untyped-def]
+def _in_dict(source: Source, entry: cst.Dict, seconds: cst.BaseExpression) -> TextEdit | None:
     keys = [e.key for e in entry.elements if isinstance(e, cst.DictElement)]
     quote = syntax.quote_of(keys)
     for element in entry.elements:
@@ -70,7 +71,9 @@ def _in_dict(source: Source, entry: cst.Dict, seconds: cst.BaseExpression):  # t
     return source.replace(entry, new)
 
 
-def _in_options(source: Source, options: cst.BaseExpression, seconds, quote: str):  # type: ignore[no-untyped-def]
+def _in_options(
+    source: Source, options: cst.BaseExpression, seconds: cst.BaseExpression, quote: str
+) -> TextEdit | None:
     if not isinstance(options, cst.Dict):
         return None
     keys = [e.key for e in options.elements if isinstance(e, cst.DictElement)]
