@@ -20,6 +20,10 @@ sampled with psutil when it is installed; else the largest single process, from
 ``wait4``), the CPU time, and the ratios jobcheck / Ruff. It also checks that the cold
 and warm runs print the same findings.
 
+A Rails app (Ruby front end, ``pip install 'jobcheck[ruby]'``): alphagov/whitehall, 1,807
+Ruby files (5.1 MB), extracts cold in about 1.4 s on two cores (``JOBCHECK_TIMINGS=1``,
+"gather facts"); see docs/frameworks/sidekiq.md.
+
 ``--replicate K`` copies PATH K times side by side with hard links (``cp -al``) into a
 temporary folder and benchmarks that tree, to see how the time grows with the size.
 """

@@ -8,8 +8,13 @@
    line ``CELERY_TASK_TIME_LIMIT = 300`` is added to (then removed from) the unsaved
    settings buffer, and the time until ``orders/tasks.py``'s diagnostics change is
    measured. Target: under 1 s.
+3. Large documents: a module of N Celery tasks (``from celery import shared_task`` and N
+   three-line tasks) is opened, then one character of it is changed; the time from
+   ``didOpen`` (and from the ``didChange``) to the ``publishDiagnostics`` of that version
+   and the server's peak memory (VmHWM) are printed. Target: under 2 s for 5,000 tasks.
 
-Usage: python benchmarks/lsp_latency.py [--edits 60] [--lines 2000]
+Usage: python benchmarks/lsp_latency.py [--edits 60] [--lines 2000] [--tasks 500,2000,5000]
+(``--only large`` runs the third part alone)
 """
 
 from __future__ import annotations
@@ -235,6 +240,51 @@ async def refresh_latency(rounds: int) -> list[float]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def many_tasks(count: int) -> str:
+    """A module of ``count`` Celery tasks (the shape of tests/test_lsp_hostile.py's)."""
+    tasks = "".join(f"\n@shared_task\ndef t_{i}(x):\n    return x\n" for i in range(count))
+    return "from celery import shared_task\n" + tasks
+
+
+def peak_memory_mib(pid: int) -> float | None:
+    """The resident set's high-water mark of process ``pid`` (Linux only)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
+async def large_document(count: int) -> tuple[float, float, float | None]:
+    """Seconds from didOpen to diagnostics, from a one-character didChange to
+    diagnostics, and the server's peak memory in MiB."""
+    folder = Path(tempfile.mkdtemp(prefix="jobcheck-large-"))
+    try:
+        (folder / "pyproject.toml").write_text("[tool.jobcheck]\n")
+        path = folder / "tasks.py"
+        source = many_tasks(count)
+        path.write_text("")
+        client = await start(folder)
+        sent = time.perf_counter()
+        uri = open_document(client, path, source)
+        opened = await client.wait_for(uri, lambda v, d: v == 1 and d, timeout=600) - sent
+        line = source.count("\n") - 1  # the last task's ``return x``
+        sent = time.perf_counter()
+        change(client, uri, 2, line, len("    return "), "x", "y")
+        changed = await client.wait_for(uri, lambda v, _: v == 2, timeout=600) - sent
+        server = client._server  # the subprocess pygls started
+        memory = peak_memory_mib(server.pid) if server is not None else None
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+        return opened, changed, memory
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def summary(label: str, timings: list[float]) -> None:
     ordered = sorted(timings)
     p90 = ordered[max(0, round(0.9 * len(ordered)) - 1)]
@@ -249,8 +299,21 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=60)
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--tasks", default="500,2000,5000", help="sizes of the large documents")
+    parser.add_argument("--only", choices=["large"], help="run one part only")
     arguments = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
+    if arguments.only != "large":
+        typing_and_refresh(arguments)
+    print("large documents (N Celery tasks):")
+    for count in (int(n) for n in arguments.tasks.split(",") if n):
+        opened, changed, memory = asyncio.run(large_document(count))
+        peak = f"{memory:.0f} MiB" if memory is not None else "unknown"
+        print(f"  {count} tasks: open {opened:.2f} s, change {changed:.2f} s, peak memory {peak}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+def typing_and_refresh(arguments: argparse.Namespace) -> None:
     print(f"typing into a {arguments.lines}-line Celery module:")
     summary(
         "  change -> diagnostics", asyncio.run(typing_latency(arguments.edits, arguments.lines))
@@ -259,7 +322,6 @@ def main() -> None:
     summary(
         "  settings change -> tasks.py diagnostics", asyncio.run(refresh_latency(arguments.rounds))
     )
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -17,9 +17,12 @@ pass, and the loader that reads further modules on demand.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -30,12 +33,36 @@ from jobcheck.facts import EnqueueSite, FileFacts
 from jobcheck.facts.values import Ref, string
 from jobcheck.findings import FileError
 from jobcheck.project.lazy import ModuleLoader
+from jobcheck.registry import enqueued_by_call, semantics
 
 if TYPE_CHECKING:
+    from jobcheck.extract.parts import Outline
     from jobcheck.scan import FileResult, FileTask
 
 # Rounds of the second pass (a config module that names another config module...).
 _MAX_ROUNDS = 5
+
+
+def _methods(method: str | None) -> frozenset[str]:
+    """The methods a part of a class keeps: the one named, and ``__init__``."""
+    return frozenset({method or "__init__", "__init__"})
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic collector off while a part is parsed and walked (its trees hold no
+    cycle; collections walking them again and again cost a third of the work)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# Outlines of files parts are read from, kept for the next part asked of the same file.
+_OUTLINES_KEPT = 32
 
 
 @dataclass(slots=True)
@@ -108,6 +135,9 @@ class Gatherer:
         self.by_display = {f.display: f for f in self.files}
         self._speculation = _Speculation()
         self.stats: dict[str, int] = {"files": len(self.files), "cached": 0, "extracted": 0}
+        self._outlines: OrderedDict[str, Outline | None] = OrderedDict()
+        """The outlines of the files parts were last read from (a summary asks several
+        helpers of one module in a row)."""
 
     # -- the passes ------------------------------------------------------------------------
 
@@ -304,7 +334,7 @@ class Gatherer:
             if f.display not in analysed and f.read_error is None:
                 modules.setdefault(f.module, []).append(f.display)
         all_modules = {f.module for f in self.files}
-        return ModuleLoader(modules, self._load, all_modules)
+        return ModuleLoader(modules, self._load, all_modules, self._load_part, self._load_parts)
 
     def _load(self, display: str) -> FileFacts | None:
         from jobcheck.scan import scan_file
@@ -317,6 +347,96 @@ class Gatherer:
         if facts is None or facts.error is not None:
             return None
         return facts
+
+    def _load_part(self, display: str, name: str, method: str | None) -> FileFacts | None:
+        """Facts of only the top-level definition ``name`` of a file, of a class only its
+        ``method`` (its ``__init__`` when no method is given: a class named alone is a
+        constructor call); the file's whole facts when this run or the cache has them."""
+        f = self.by_display[display]
+        if f.facts is not None:
+            return None if f.facts.error is not None else f.facts
+        cached = self._cached_part(f, name, method)
+        if cached is not None:
+            return None if cached.error is not None else cached
+        from jobcheck.extract import extract_functions
+
+        data = self._part_data(f)
+        if data is None:
+            return None
+        outline = self._outline(display, data)
+        with collector_paused():
+            facts = extract_functions(
+                display, data, f.module, f.is_package, frozenset({name}), _methods(method), outline
+            )
+        self._store_part(f, name, method, facts)
+        return None if facts.error is not None else facts
+
+    def _load_parts(
+        self, keys: Sequence[tuple[str, str, str | None]]
+    ) -> dict[tuple[str, str, str | None], FileFacts | None]:
+        """Many parts at once (``ModuleLoader.prefetch``), in worker processes when
+        there are enough: grouped by file, each file's outline read once."""
+        from jobcheck.scan import PartsTask, extract_parts_all
+
+        found: dict[tuple[str, str, str | None], FileFacts | None] = {}
+        by_file: dict[str, list[tuple[str, str | None]]] = {}
+        for display, name, method in keys:
+            f = self.by_display[display]
+            known = f.facts or self._cached_part(f, name, method)
+            if known is not None:
+                found[(display, name, method)] = None if known.error else known
+            else:
+                by_file.setdefault(display, []).append((name, method))
+        tasks = []
+        for display, wanted in by_file.items():
+            f = self.by_display[display]
+            data = self._part_data(f)
+            if data is None:
+                found.update({(display, n, m): None for n, m in wanted})
+                continue
+            requests = tuple((n, _methods(m)) for n, m in wanted)
+            tasks.append((PartsTask(display, data, f.module, f.is_package, requests), wanted))
+        wanted_of = {id(task): wanted for task, wanted in tasks}
+        for task, results in extract_parts_all([task for task, _ in tasks], self.jobs):
+            f = self.by_display[task.display]
+            for (name, method), facts in zip(wanted_of[id(task)], results):
+                self._store_part(f, name, method, facts)
+                found[(task.display, name, method)] = None if facts.error else facts
+        return found
+
+    def _cached_part(self, f: _File, name: str, method: str | None) -> FileFacts | None:
+        if self.cache is None or f.data is not None or f.entry is None:
+            return None
+        return self.cache.get_part(f.display, f.entry.digest, f"{name}:{method}")
+
+    def _store_part(self, f: _File, name: str, method: str | None, facts: FileFacts) -> None:
+        if self.cache is not None and f.data is None and f.entry is not None:
+            self.cache.put_part(f.display, f.entry.digest, f"{name}:{method}", facts)
+
+    def _part_data(self, f: _File) -> bytes | None:
+        from jobcheck.discovery.reading import Oversized, ReadError, read_source
+
+        data: object = f.data
+        if data is None:
+            try:
+                data = read_source(f.source.fspath, self.max_file_size)
+            except ReadError:
+                return None
+        if isinstance(data, Oversized) or not isinstance(data, bytes):
+            return None
+        return data
+
+    def _outline(self, display: str, data: bytes) -> Outline | None:
+        from jobcheck.extract.parts import outline
+
+        if display in self._outlines:
+            self._outlines.move_to_end(display)
+            return self._outlines[display]
+        with collector_paused():
+            found = self._outlines[display] = outline(data)
+        if len(self._outlines) > _OUTLINES_KEPT:
+            self._outlines.popitem(last=False)
+        return found
 
 
 class _Speculation:
@@ -383,14 +503,14 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     modules ``config_from_object`` names (their lower-case names are settings), the
     configured settings modules, modules that define RQ jobs enqueued by reference or
     functions schedules name, files that ``.send(`` to a Dramatiq actor of the
-    project, and files decorated with the project's own wrapper of a job decorator
-    (``job = partial(MyRQJob, ...)``)."""
+    project or name a job enqueued by calling it (Huey), and files decorated with the
+    project's own wrapper of a job decorator (``job = partial(MyRQJob, ...)``)."""
     modules = _config_modules(facts) | set(always)
     modules |= {
         (site.target or "").rpartition(".")[0]
         for f in facts
         for site in f.enqueues
-        if site.framework_hint == "rq" and site.target
+        if semantics(site.framework_hint).enqueues_by_reference() and site.target
     }
     modules |= {
         (entry.target or entry.task_name or "").rpartition(".")[0]
@@ -399,13 +519,28 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     }
     modules.discard("")
     patterns: list[tuple[re.Pattern[bytes], bool]] = []
-    actors = {t.name for f in facts for t in f.tasks if t.framework == "dramatiq"}
-    if actors:
-        from jobcheck.triggers import names_pattern
+    from jobcheck.triggers import names_pattern
 
+    actors = {
+        t.name for f in facts for t in f.tasks if semantics(t.framework).sends_by_actor_name()
+    }
+    if actors:
         pattern = names_pattern(actors)
         if pattern is not None:
             patterns.append((pattern, True))
+    # Jobs enqueued by calling them (Huey): files that name one may enqueue it. A job of
+    # an instance made in another file is known once the project model adopts it.
+    called = {t.name for f in facts for t in f.tasks if enqueued_by_call(t.framework)}
+    if any(f.foreign_objects for f in facts):
+        from jobcheck.project import Project
+
+        called |= {
+            job.task.name for job in Project(facts).all_jobs if enqueued_by_call(job.framework)
+        }
+    if called:
+        pattern = names_pattern(called)
+        if pattern is not None:
+            patterns.append((pattern, False))
     decorators = _custom_job_decorators(facts)
     if decorators:
         alternatives = b"|".join(re.escape(n.encode()) for n in sorted(decorators))

@@ -88,6 +88,14 @@ class Entry(NamedTuple):
         )
 
 
+class Parts(NamedTuple):
+    """Parts of one file read for call summaries (``jobcheck/extract/parts.py``), by
+    ``"name:method"``, for the content with ``digest``."""
+
+    digest: bytes
+    facts: dict[str, FileFacts]
+
+
 class FactsCache:
     """The cache of one project; load with :meth:`open`, then :meth:`save` when done."""
 
@@ -101,6 +109,8 @@ class FactsCache:
         """Folder listings of earlier walks (``jobcheck.discovery``)."""
         self.extras: dict[str, object] = {}
         """Other results worth keeping: astroid's inferences (``project/inference.py``)."""
+        self.parts: dict[str, Parts] = {}
+        """Parts of files not analysed whole, by file (read by call summaries)."""
         self.dirty = False
         self._lines: dict[str, bytes] = {}
         """The stored record of each entry not replaced since it was read (written back
@@ -115,6 +125,7 @@ class FactsCache:
         loaded = read_store(path, {"kind": "facts", "format": _FORMAT, "key": key})
         entries: dict[str, Entry] = {}
         extras: dict[str, object] = {}
+        parts: dict[str, Parts] = {}
         walk = None
         for name, value in loaded.records.items():
             kind, _, rest = name.partition(":")
@@ -124,8 +135,11 @@ class FactsCache:
                 extras[rest] = value
             elif kind == "walk" and isinstance(value, WalkCache):
                 walk = value
+            elif kind == "parts" and isinstance(value, Parts):
+                parts[rest] = value
         cache = cls(directory, key, entries, walk)
         cache.extras = extras
+        cache.parts = parts
         cache._lines = {
             path: line
             for path in entries
@@ -139,6 +153,20 @@ class FactsCache:
     def put(self, path: str, entry: Entry) -> None:
         self.entries[path] = entry
         self._lines.pop(path, None)
+        self.dirty = True
+
+    def get_part(self, path: str, digest: bytes, key: str) -> FileFacts | None:
+        """The cached part ``key`` ("name:method") of the file with this content."""
+        parts = self.parts.get(path)
+        if parts is None or parts.digest != digest:
+            return None
+        return parts.facts.get(key)
+
+    def put_part(self, path: str, digest: bytes, key: str, facts: FileFacts) -> None:
+        parts = self.parts.get(path)
+        if parts is None or parts.digest != digest:
+            parts = self.parts[path] = Parts(digest, {})
+        parts.facts[key] = facts
         self.dirty = True
 
     def put_extra(self, name: str, value: object) -> None:
@@ -156,6 +184,9 @@ class FactsCache:
             if (walked_cwd and not os.path.isabs(path)) or path.startswith(prefixes):
                 del self.entries[path]
                 self.dirty = True
+        for path in [p for p in self.parts if p not in self.entries]:
+            del self.parts[path]
+            self.dirty = True
 
     def save(self) -> bool:
         """Write the cache atomically; False when the folder cannot be written (a
@@ -165,6 +196,7 @@ class FactsCache:
         self.walk.changed = False
         records: list[tuple[str, object]] = [("walk", self.walk)]
         records += [(f"extra:{name}", value) for name, value in self.extras.items()]
+        records += [(f"parts:{path}", parts) for path, parts in self.parts.items()]
         records += [
             (f"entry:{path}", entry)
             for path, entry in self.entries.items()

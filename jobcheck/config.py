@@ -22,7 +22,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 # SCL-20: words that mark a job a person waits for, and bulk work. Matched on word
-# boundaries of the job's name (jobcheck/syntax/words.py): "sign_in" also matches
+# boundaries of the job's name (jobcheck/vocabulary/words.py): "sign_in" also matches
 # "signin" and "SignIn"; a plural "s" is allowed. Phrases rather than single words
 # where a word alone is ambiguous ("reset_counters" and "last_login" are not urgent).
 DEFAULT_URGENT_WORDS = (

@@ -29,6 +29,16 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place a finding involves: a hop of the call chain that reaches the
+    flagged code, the code itself (SARIF ``relatedLocations``, LSP ``relatedInformation``)."""
+
+    path: str
+    loc: Loc
+    message: str
+
+
+@dataclass(frozen=True)
 class Finding:
     rule: str
     check: str
@@ -39,6 +49,7 @@ class Finding:
     alias: str | None = None
     url: str = ""
     fix: Fix | None = None
+    related: tuple[Related, ...] = ()
 
     @property
     def sort_key(self) -> tuple:

@@ -119,11 +119,12 @@ def _read(task: FileTask, use_prefilter: bool) -> FileResult | _Read:
         return FileResult(
             task.display, digest, False, False, None, unchanged=True, read_at_ns=read_at
         )
-    from jobcheck.extract.prefilter import compiled
+    from jobcheck.extract import files
+    from jobcheck.prefilter import decide
 
-    decision = compiled().decide(data, task.module)
+    decision = decide(task.display, data, task.module)
     # A file Python cannot read as source (UTF-16, NUL bytes) is reported, not skipped.
-    unreadable = b"\x00" in data
+    unreadable = b"\x00" in data and files.kind_of(task.display) is None
     result = FileResult(
         task.display,
         digest,
@@ -146,16 +147,15 @@ def _oversized(task: FileTask, file: Oversized, read_at: int) -> FileResult:
     """A file above ``max-file-size``: scanned in chunks for whether it can matter; an
     error when it can (or was named on the command line), else skipped like any file
     that cannot matter."""
-    from jobcheck.extract.prefilter import compiled
+    from jobcheck.prefilter import decide
 
-    prefilter = compiled()
     digest = hashlib.blake2b(digest_size=16)
     kept = sends = False
     try:
         chunks = [task.data] if task.data is not None else file.chunks()
         for chunk in chunks:
             digest.update(chunk)
-            decision = prefilter.decide(chunk, task.module)
+            decision = decide(task.display, chunk, task.module)
             kept, sends = kept or decision.kept, sends or decision.sends
     except ReadError as error:
         return FileResult(task.display, None, False, False, None, str(error), read_at_ns=read_at)
@@ -183,15 +183,17 @@ def _with_facts(read: _Read, facts: FileFacts) -> FileResult:
 
 
 def extract(display: str, data: bytes, module: str, is_package: bool) -> FileFacts:
-    """:func:`jobcheck.extract.extract_file` with the cyclic garbage collector paused:
-    a libcst tree is hundreds of thousands of objects, none in a cycle, and collections
-    that walk them again and again while they are built cost a quarter of the parse."""
-    from jobcheck.extract import extract_file
+    """The facts of one file by its kind (``jobcheck/extract/files.py``: Python to
+    :func:`jobcheck.extract.extract_file`, manifests and crontabs to their readers), with
+    the cyclic garbage collector paused: a libcst tree is hundreds of thousands of
+    objects, none in a cycle, and collections that walk them again and again while they
+    are built cost a quarter of the parse."""
+    from jobcheck.extract import files
 
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return extract_file(display, data, module, is_package)
+        return files.extract(display, data, module, is_package)
     finally:
         if enabled:
             gc.enable()
@@ -348,3 +350,80 @@ def _pool(jobs: int) -> ProcessPoolExecutor | None:
         return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
     except (OSError, ValueError, NotImplementedError):
         return None
+
+
+PartRequest = tuple[str, frozenset[str]]
+"""(top-level name, methods kept of it when it is a class)."""
+
+
+def extract_parts(
+    display: str, data: bytes, module: str, is_package: bool, wanted: Sequence[PartRequest]
+) -> list[FileFacts]:
+    """The facts of several parts of one file (``jobcheck/extract/parts.py``), its
+    outline read once; with the cyclic collector paused, as :func:`extract`."""
+    from jobcheck.extract import extract_functions
+    from jobcheck.extract.parts import outline
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        read = outline(data)
+        return [
+            extract_functions(display, data, module, is_package, frozenset({n}), m, read)
+            for n, m in wanted
+        ]
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@dataclass(frozen=True, slots=True)
+class PartsTask:
+    """Parts of one file to extract."""
+
+    display: str
+    data: bytes
+    module: str
+    is_package: bool
+    wanted: tuple[PartRequest, ...]
+
+
+def _extract_parts_task(task: PartsTask) -> list[FileFacts]:
+    return extract_parts(task.display, task.data, task.module, task.is_package, task.wanted)
+
+
+# Below this many parts, forking workers costs more than extracting them here.
+MIN_PARTS_FOR_POOL = 24
+
+
+def extract_parts_all(
+    tasks: Sequence[PartsTask], jobs: int
+) -> Iterator[tuple[PartsTask, list[FileFacts]]]:
+    """Each task's parts, in worker processes when there are enough of them. A task
+    whose worker died is left out (the caller reads those parts one by one later, as it
+    would have without this batch)."""
+    count = sum(len(task.wanted) for task in tasks)
+    pool = _pool(jobs) if jobs > 1 and count >= MIN_PARTS_FOR_POOL else None
+    if pool is None:
+        for task in tasks:
+            yield (
+                task,
+                extract_parts(task.display, task.data, task.module, task.is_package, task.wanted),
+            )
+        return
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with pool:
+            futures = {
+                pool.submit(_extract_parts_task, task): task
+                for task in sorted(tasks, key=lambda t: -len(t.wanted))
+            }
+            for future in as_completed(futures):
+                try:
+                    yield futures[future], future.result()
+                except BrokenProcessPool:
+                    continue
+    except BrokenProcessPool:
+        return

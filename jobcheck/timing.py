@@ -128,7 +128,7 @@ def apscheduler_cron(arguments: Mapping[str, Value], text: str) -> Timing:
         values["hour"],
         values["day"],
         values["month"],
-        _apscheduler_weekdays(day_of_week) if day_of_week is not None else None,
+        apscheduler_weekdays(day_of_week) if day_of_week is not None else None,
     )
     return Timing(kind="cron", text=text, fields=fields)
 
@@ -197,8 +197,9 @@ def _plain_field(value: Value) -> str | None:
     return None
 
 
-def _apscheduler_weekdays(expression: str) -> str | None:
-    """APScheduler weekday numbers (Monday = 0) as names croniter reads."""
+def apscheduler_weekdays(expression: str) -> str | None:
+    """APScheduler weekday numbers (Monday = 0, also arq's: arq/cron.py) as names
+    croniter reads."""
 
     def name(match: re.Match[str]) -> str:
         index = int(match.group(0))
@@ -329,7 +330,11 @@ def _cron_gap(timing: Timing) -> float | None:
     try:
         from croniter import croniter
 
-        runs = croniter(" ".join(timing.fields), _GAP_BASE)  # type: ignore[arg-type]
+        runs = croniter(
+            " ".join(timing.fields),  # type: ignore[arg-type]
+            _GAP_BASE,
+            day_or=not timing.days_and,
+        )
         times = [runs.get_next(float) for _ in range(_GAP_SAMPLES)]
     except Exception:  # croniter raises several error types for what it cannot read
         return None

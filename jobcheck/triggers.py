@@ -1,7 +1,7 @@
 """What makes a file worth parsing: the prefilter's triggers (``Trigger``).
 
 Recognizers (``jobcheck/extract/*.py``) and rule classes (``jobcheck/checks/*.py``) declare
-``PREFILTER = (Trigger(...), ...)``; ``jobcheck/extract/prefilter.py`` compiles them all.
+``PREFILTER = (Trigger(...), ...)``; ``jobcheck/prefilter.py`` compiles them all.
 This module imports nothing heavy (the matching itself lives here too), so checks can
 declare triggers without pulling libcst into a run that reads every fact from the cache.
 """

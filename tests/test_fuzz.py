@@ -48,7 +48,7 @@ def _extract(text: str | bytes, path: str = "fuzz.py", module: str = "fuzz") -> 
 @settings(
     max_examples=150 * SCALE,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=list(HealthCheck),
     database=None,
 )
 @given(hypothesmith.from_grammar())
@@ -57,7 +57,9 @@ def test_generated_programs(source: str) -> None:
     check_facts([facts], Options(), SELECTION)
 
 
-@settings(max_examples=50 * SCALE, deadline=None, database=None)
+@settings(
+    max_examples=50 * SCALE, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+)
 @given(hypothesmith.from_node())
 def test_generated_syntax_trees(source: str) -> None:
     _extract(source)

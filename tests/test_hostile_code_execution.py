@@ -142,3 +142,28 @@ def test_planted_pickles_in_the_cache_are_never_loaded(tmp_path: Path, name: str
     again = run_jobcheck("check", ".", "--format", "json", cwd=root)
     assert again.checks() == outcome.checks()
     assert not marker.exists()
+
+
+def test_the_language_server_imports_nothing_of_the_project(tmp_path: Path) -> None:
+    """The same traps, opened in ``jobcheck lsp`` (whose working folder is the project)."""
+    pytest.importorskip("pygls")
+    from tests.test_lsp_hostile import RawServer
+
+    root, markers = tmp_path / "project", tmp_path / "markers"
+    markers.mkdir()
+    _project_with_importable_traps(root, markers)
+    (root / "pyproject.toml").write_text("[tool.jobcheck]\n")
+    _compile_extension(root, markers)
+    server = RawServer(root)
+    try:
+        server.initialize()
+        uri = server.open("tasks.py", (root / "tasks.py").read_text())
+        server.diagnostics(uri, version=1, timeout=60)
+        # A buffer that would overflow libcst's parser is refused, not parsed.
+        deep = "from celery import shared_task\nx = " + "(" * 2000 + "1" + ")" * 2000 + "\n"
+        other = server.open("deep.py", deep)
+        server.diagnostics(other, version=1, timeout=60)
+        assert server.process.poll() is None
+    finally:
+        server.stop()
+    assert sorted(p.name for p in markers.iterdir()) == []

@@ -10,6 +10,7 @@ import pytest
 
 from benchmarks.generate_module import generate_module
 from jobcheck.extract import extract_file
+from jobcheck.lsp import reuse
 from jobcheck.lsp.incremental import extract_buffer, parse_buffer, split_lines, update_buffer
 from jobcheck.syntax.source import SourceError
 
@@ -137,6 +138,43 @@ def test_an_edit_walks_only_the_statements_it_changed() -> None:
     assert updated.walked_statements <= 4
     assert facts == extract_file(PATH, edited.encode(), "pkg.tasks")
     assert facts != first
+
+
+def _many_tasks(count: int) -> str:
+    tasks = "".join(f"\n@shared_task\ndef t_{i}(x):\n    return x\n" for i in range(count))
+    return "from celery import shared_task\n" + tasks
+
+
+def test_the_state_pickled_grows_linearly_with_the_module(monkeypatch) -> None:
+    """The walker's state (symbol tables) grows with the module: pickling it before and
+    after every statement made opening a module of N tasks cost N squared."""
+    pickled = {"bytes": 0}
+    dumps = reuse._dumps
+
+    def counting(value: object) -> bytes:
+        data = dumps(value)
+        pickled["bytes"] += len(data)
+        return data
+
+    monkeypatch.setattr(reuse, "_dumps", counting)
+    sizes = {}
+    for count in (250, 1000):
+        pickled["bytes"] = 0
+        extract_buffer(parse_buffer(_many_tasks(count)), PATH, "pkg.tasks", False)
+        sizes[count] = pickled["bytes"]
+    assert sizes[1000] < 6 * sizes[250], sizes
+
+
+@pytest.mark.parametrize("task", [3, 150, 299])
+def test_an_edit_in_a_large_module_walks_about_one_checkpoint_again(task: int) -> None:
+    text = _many_tasks(300)
+    buffer = parse_buffer(text)
+    extract_buffer(buffer, PATH, "pkg.tasks", False)
+    edited = text.replace(f"def t_{task}(x):\n    return x", f"def t_{task}(x):\n    return y")
+    updated = update_buffer(buffer, edited)
+    facts = extract_buffer(updated, PATH, "pkg.tasks", False)
+    assert facts == extract_file(PATH, edited.encode(), "pkg.tasks")
+    assert updated.walked_statements + updated.rewalked_statements < 60
 
 
 def test_syntax_errors_name_the_line_in_the_whole_buffer() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from jobcheck import prefilter
 from jobcheck.checks import RULE_CLASSES
-from jobcheck.extract import prefilter
 from jobcheck.triggers import Prefilter, Trigger, names_pattern
 
 KEPT = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobcheck.syntax.words import identifier_words, matching_word
+from jobcheck.vocabulary.words import identifier_words, matching_word
 
 
 @pytest.mark.parametrize(

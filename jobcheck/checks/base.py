@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from jobcheck.config import Options
 from jobcheck.facts import Loc
-from jobcheck.findings import Finding, Fix
+from jobcheck.findings import Finding, Fix, Related
 from jobcheck.project import Project
 from jobcheck.triggers import Trigger
 
@@ -38,7 +38,7 @@ class RuleChecks:
     rule: ClassVar[str]
     PREFILTER: ClassVar[tuple[Trigger, ...]] = ()
     """What in a file's bytes means this rule's checks may need the file's facts,
-    beyond what the recognizers' triggers catch (``jobcheck/extract/prefilter.py``)."""
+    beyond what the recognizers' triggers catch (``jobcheck/prefilter.py``)."""
 
     def __init__(self, project: Project, options: Options) -> None:
         self.project = project
@@ -60,8 +60,23 @@ class RuleChecks:
                 yield from getattr(self, name)()
 
     def finding(
-        self, slug: str, path: str, loc: Loc, message: str, fix: Fix | None = None
+        self,
+        slug: str,
+        path: str,
+        loc: Loc,
+        message: str,
+        fix: Fix | None = None,
+        related: tuple[Related, ...] = (),
     ) -> Finding:
         """A finding of check ``slug``; ``fix`` is an automatic fix, when the check can
-        offer one that is certain (edits in ``path`` only)."""
-        return Finding(rule=self.rule, check=slug, path=path, loc=loc, message=message, fix=fix)
+        offer one that is certain (edits in ``path`` only); ``related`` the other places
+        it involves (the hops of a call chain)."""
+        return Finding(
+            rule=self.rule,
+            check=slug,
+            path=path,
+            loc=loc,
+            message=message,
+            fix=fix,
+            related=related,
+        )

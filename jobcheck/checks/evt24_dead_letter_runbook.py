@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.extract.docs import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 from jobcheck.facts import DocFile
 from jobcheck.findings import Finding
 from jobcheck.project.routing import Place
+from jobcheck.registry import plugins, semantics
 
 
 @dataclass(frozen=True)
@@ -69,22 +69,13 @@ class DeadLetterRunbook(RuleChecks):
                         place,
                     )
                 )
-        rq = self._first_place("rq")
-        if rq is not None:
-            found.append(
-                _Destination(
-                    "RQ's failed job registry",
-                    frozenset({RQ_FAILED_TOKEN, FAILED_ITEMS_TOKEN}),
-                    rq,
-                )
-            )
-        dramatiq = self._first_place("dramatiq")
-        if dramatiq is not None:
-            found.append(
-                _Destination(
-                    "Dramatiq's dead-letter queues", frozenset({"xq", FAILED_ITEMS_TOKEN}), dramatiq
-                )
-            )
+        for plugin in plugins():
+            destination = semantics(plugin.name).dead_letter_destination()
+            if destination is None:
+                continue
+            place = self._first_place(plugin.name)
+            if place is not None:
+                found.append(_Destination(destination[0], destination[1], place))
         return found
 
     def _first_place(self, framework: str) -> Place | None:
@@ -101,11 +92,11 @@ class DeadLetterRunbook(RuleChecks):
                 for job in self.project.jobs
                 if job.framework == framework
             ]
-        if not places and framework == "rq":
+        if not places:
             places = [
                 Place(f.path, site.loc)
                 for f, site, job in self.project.enqueues()
-                if (job.framework if job else site.framework_hint) == "rq"
+                if (job.framework if job else site.framework_hint) == framework
             ]
         return min(places, key=lambda p: (p.path, p.loc.line)) if places else None
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import EnqueueSite, FileFacts
 from jobcheck.findings import Finding
+from jobcheck.frameworks.web import semantics as web
 from jobcheck.project.model import Job
 
 AFTER_COMMIT_METHODS = frozenset({"delay_on_commit", "apply_async_on_commit"})
@@ -46,7 +47,8 @@ class EnqueueAfterCommit(RuleChecks):
         function = self.project.function(site.function)
         if function is None:
             return None
-        if atomic_requests and function.view == "django" and not function.non_atomic_requests:
+        in_transaction = web.runs_in_request_transaction(function.view, atomic_requests)
+        if in_transaction and not function.non_atomic_requests:
             return "in a Django view while ATOMIC_REQUESTS wraps every request in a transaction"
         if _uncommitted_session_work(function.commit_orders, function.session_writes, site.order):
             return "before session.commit() in the same function"

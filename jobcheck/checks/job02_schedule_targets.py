@@ -11,13 +11,11 @@ import difflib
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.checks.schedule_support import describe, short
 from jobcheck.facts import ScheduleEntry
 from jobcheck.facts.values import string
 from jobcheck.findings import Finding
-
-# Frameworks whose schedules name a plain function, not a registered task.
-FUNCTION_FRAMEWORKS = frozenset({"rq-scheduler", "rq-cron", "apscheduler", "schedule"})
+from jobcheck.project.schedule_words import describe, short
+from jobcheck.registry import semantics
 
 
 class ScheduleTargets(RuleChecks):
@@ -74,24 +72,13 @@ class ScheduleTargets(RuleChecks):
             return root in self.project.root_packages
         # Celery generates dotted names; a dot-less name was set with name=, in the
         # project if anywhere, so it is checked when the project defines Celery tasks.
-        return entry.framework == "celery" and any(
-            job.framework == "celery" for job in self.project.jobs
-        )
+        return semantics(entry.framework).checks_dotless_names(self.project)
 
 
 def _message(entry: ScheduleEntry, name: str, registered: set[str], renamed: str | None) -> str:
-    if entry.framework in FUNCTION_FRAMEWORKS:
-        problem = (
-            f"{describe(entry)} names '{short(name)}', which the project does not define: "
-            "every run fails to import it"
-        )
-    else:
-        problem = (
-            f"{describe(entry)} names task '{short(name)}', but no task in the project is "
-            "registered under that name (Celery registers a task as its module path plus "
-            "function name unless name= is given): beat sends messages no worker accepts "
-            "and the job never runs"
-        )
+    problem = f"{describe(entry)} " + semantics(entry.framework).unknown_schedule_target(
+        entry, short(name)
+    )
     if renamed is not None:
         return problem + f"; that function is registered as '{renamed}'"
     close = difflib.get_close_matches(name, sorted(registered), n=1, cutoff=0.75)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import FunctionFacts
 from jobcheck.findings import Finding
+from jobcheck.frameworks.web import semantics as web
 from jobcheck.project.bodies import job_bodies
 
 WHAT = {
@@ -57,6 +58,4 @@ class SlowWorkOffRequests(RuleChecks):
 
 
 def _instead(function: FunctionFacts) -> str:
-    if function.view == "fastapi":
-        return "hand it to BackgroundTasks.add_task or enqueue a job"
-    return "enqueue a job with the record's ID and do it there"
+    return web.offload_advice(function.view)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.checks.schedule_support import describe, job_label
 from jobcheck.facts import SideEffect
 from jobcheck.findings import Finding
-from jobcheck.project.bodies import GUARDS_LOOKED_FOR, job_bodies, unguarded_side_effects
+from jobcheck.project.bodies import GUARDS_LOOKED_FOR, job_bodies
+from jobcheck.project.schedule_words import describe, job_label
 
 NON_IDEMPOTENT_KINDS = ("charge", "counter", "send")
 # What the playbook names for scheduled jobs: "Jobs that charge, send or delete must also
@@ -32,14 +32,18 @@ class IdempotentJobs(RuleChecks):
     def non_idempotent_side_effect(self) -> Iterator[Finding]:
         scheduled = self._scheduled_functions()
         for body in job_bodies(self.project):
-            for effect in unguarded_side_effects(body.function, NON_IDEMPOTENT_KINDS):
+            for reach in body.summary(self.project).side_effects:
+                effect = reach.item
+                if effect.kind not in NON_IDEMPOTENT_KINDS:
+                    continue
                 if body.function.qualname in scheduled and effect.kind in SCHEDULED_KINDS:
                     continue  # reported by scheduled-job-not-idempotent
                 yield self.finding(
                     "non-idempotent-side-effect",
                     body.file.path,
-                    effect.loc,
-                    _message(body.name, effect),
+                    reach.loc,
+                    _message(body.name, effect, reach.through()),
+                    related=reach.related(effect.func),
                 )
 
     @check("scheduled-job-not-idempotent")
@@ -52,12 +56,16 @@ class IdempotentJobs(RuleChecks):
             if entry is None:
                 continue
             f, function = entry
-            for effect in unguarded_side_effects(function, SCHEDULED_KINDS):
+            for reach in self.project.summaries.of_function(f, function).side_effects:
+                effect = reach.item
+                if effect.kind not in SCHEDULED_KINDS:
+                    continue
                 yield self.finding(
                     "scheduled-job-not-idempotent",
                     f.path,
-                    effect.loc,
-                    f"scheduled job '{entry_label}' ({schedule}) {_verb(effect)} with no guard "
+                    reach.loc,
+                    f"scheduled job '{entry_label}' ({schedule}) {_verb(effect)}"
+                    f"{reach.through()} with no guard "
                     "before it: a second scheduler, an overlapping run or a caught-up tick "
                     "repeats it; key the run on its period (a processed-runs row or a "
                     "sent_at/deleted-before watermark) and skip what is done "
@@ -80,25 +88,25 @@ def _verb(effect: SideEffect) -> str:
     return f"sends a message ({effect.func})"
 
 
-def _message(job: str, effect: SideEffect) -> str:
+def _message(job: str, effect: SideEffect, through: str = "") -> str:
     if effect.kind == "charge":
         if "braintree" in effect.func:
             remedy = "Braintree has no idempotency keys: record the charge and check it first"
         else:
             remedy = 'pass idempotency_key= derived from the business ID (f"charge-{order.id}")'
         return (
-            f"job '{job}' charges with {effect.func} without an idempotency key or a guard "
-            f"before it: a retried or redelivered job charges again; {remedy} "
+            f"job '{job}' charges with {effect.func}{through} without an idempotency key or a "
+            f"guard before it: a retried or redelivered job charges again; {remedy} "
             f"(looked for: {GUARDS_LOOKED_FOR})"
         )
     if effect.kind == "counter":
         return (
-            f"job '{job}' adds to or subtracts from a counter ({effect.func}) with no guard "
-            "before it: a retried or redelivered job applies the change twice; recompute the "
+            f"job '{job}' adds to or subtracts from a counter ({effect.func}){through} with no "
+            "guard before it: a retried or redelivered job applies the change twice; recompute the "
             f"value, or record the change and check it first (looked for: {GUARDS_LOOKED_FOR})"
         )
     return (
-        f"job '{job}' sends a message ({effect.func}) with no guard before it: a retried or "
-        "redelivered job sends it again; record the send (a sent_at field) and check it "
+        f"job '{job}' sends a message ({effect.func}){through} with no guard before it: a "
+        "retried or redelivered job sends it again; record the send (a sent_at field) and check it "
         f"first (looked for: {GUARDS_LOOKED_FOR})"
     )

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
 from jobcheck.project.routing import Place, QueueUse, is_test_code
+from jobcheck.registry import semantics
 
 
 class BoundedBacklog(RuleChecks):
@@ -27,18 +28,18 @@ class BoundedBacklog(RuleChecks):
 
     @check("unbounded-queue")
     def unbounded_queue(self) -> Iterator[Finding]:
-        celery_in_sight = self.project.routing.celery_config_in_sight()
+        routing = self.project.routing
         broker = self.project.broker_scheme()
-        for use in self.project.routing.queues().values():
+        for use in routing.queues().values():
             if use.bounds or use.maybe_bounded:
                 continue
-            if use.framework == "celery" and not celery_in_sight:
+            if not semantics(use.framework).config_in_sight(routing):
                 continue
             if not use.explicit and not (use.jobs or use.sites):
                 continue
             place = self._place_of(use)
             if place is not None:
-                message = _message(use, broker)
+                message = semantics(use.framework).unbounded_queue_message(use, broker)
                 yield self.finding("unbounded-queue", place.path, place.loc, message)
 
     def _place_of(self, use: QueueUse) -> Place | None:
@@ -49,9 +50,9 @@ class BoundedBacklog(RuleChecks):
         for places in ([p for p, _ in use.declarations], use.namings):
             if places:
                 return min(places, key=_order)
-        routing = self.project.routing
-        if use.framework == "celery":
-            return routing.celery_default.where or routing.app_place()
+        framework = semantics(use.framework)
+        if framework.bounds_configured_centrally:
+            return framework.default_queue_place(self.project.routing, use)
         candidates = [Place(job.file.path, job.task.loc) for job in use.jobs]
         candidates += [Place(f.path, site.loc) for f, site in use.sites]
         return min(candidates, key=_order) if candidates else None
@@ -90,43 +91,3 @@ class BoundedBacklog(RuleChecks):
 
 def _order(place: Place) -> tuple[str, int, int]:
     return place.path, place.loc.line, place.loc.column
-
-
-# Celery transports whose queues take RabbitMQ's x-max-length / x-message-ttl arguments.
-AMQP_SCHEMES = frozenset({"amqp", "amqps", "pyamqp", "librabbitmq"})
-
-
-def _message(use: QueueUse, broker: str | None = None) -> str:
-    implicit = not use.explicit
-    if use.framework == "celery":
-        who = (
-            f"Celery's default queue '{use.name}' (where every task nothing routes elsewhere goes)"
-            if implicit
-            else f"Celery queue '{use.name}'"
-        )
-        if broker is not None and broker not in AMQP_SCHEMES:
-            return (
-                f"{who} has no backlog bound: no expires on the tasks, routes or calls that "
-                "use it, so while workers lag it grows without end. Bound it with expires= "
-                f"on its tasks (the {broker} transport takes no queue length limit)"
-            )
-        return (
-            f"{who} has no backlog bound: no x-max-length, x-max-length-bytes or "
-            "x-message-ttl on its declaration and no expires on the tasks, routes or calls "
-            "that use it, so while workers lag it grows without end. Bound it: "
-            "queue_arguments={'x-max-length': N, 'x-overflow': 'reject-publish'} on "
-            "RabbitMQ, or expires= on its tasks (any broker)"
-        )
-    if use.framework == "rq":
-        return (
-            f"RQ queue '{use.name}' has no backlog bound: no job enqueued on it sets ttl=, "
-            "so jobs wait for ever and the queue grows without end while workers are down. "
-            "Pass ttl= (seconds a job may wait) to enqueue() or @job, and check len(queue) "
-            "before enqueueing more"
-        )
-    return (
-        f"Dramatiq queue '{use.name}' has no backlog bound: no actor on it sets max_age and "
-        "no AgeLimit(max_age=...) middleware is configured, so messages wait for ever and "
-        "the queue grows without end. Set max_age= (milliseconds) on its actors or add "
-        "AgeLimit(max_age=...) to the broker"
-    )

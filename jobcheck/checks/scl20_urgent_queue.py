@@ -18,13 +18,8 @@ from dataclasses import dataclass, field
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
 from jobcheck.project.routing import Place, Route, is_test_code
-from jobcheck.syntax.words import matching_word
-
-HOW_TO_ROUTE = {
-    "celery": "queue= on the task or a task_routes entry",
-    "rq": "enqueue it on a Queue of its own",
-    "dramatiq": "queue_name= on the actor",
-}
+from jobcheck.registry import semantics
+from jobcheck.vocabulary.words import matching_word
 
 
 @dataclass
@@ -80,7 +75,7 @@ class UrgentQueue(RuleChecks):
                     place.loc,
                     f"'{unit.name}' looks like a job a person waits for (its name has "
                     f"'{word}'), but it {why}: a backlog of bulk work delays it. Give it a "
-                    f"queue with its own workers ({HOW_TO_ROUTE[unit.framework]})",
+                    f"queue with its own workers ({semantics(unit.framework).how_to_route()})",
                 )
 
     def _urgent_word(self, unit: _Unit) -> str | None:
@@ -90,7 +85,6 @@ class UrgentQueue(RuleChecks):
         """Each job with the routes it is sent on: its own route when some call (or
         none in sight) relies on it, and each queue a call names for it."""
         routing = self.project.routing
-        celery_in_sight = routing.celery_config_in_sight()
         units: dict[str, _Unit] = {}
         for f, site, job in self.project.enqueues():
             if is_test_code(f):
@@ -114,8 +108,7 @@ class UrgentQueue(RuleChecks):
             if not routing.uses_own_route(job):
                 continue
             route = routing.job_route(job)
-            from_config = route.where is None or route.where == routing.celery_default.where
-            unseen = job.framework == "celery" and from_config and not celery_in_sight
+            unseen = semantics(job.framework).hides_routes_from_view(routing, route)
             if route.known and not unseen:
                 unit.routes.insert(0, (route, Place(job.file.path, job.task.loc)))
         return list(units.values())

@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.checks.schedule_support import describe
 from jobcheck.facts import FileFacts, ScheduleEntry
 from jobcheck.findings import Finding
+from jobcheck.project.schedule_words import describe
+from jobcheck.registry import semantics
 from jobcheck.timing import Firing, describe_seconds, firing, first_shared_moment, may_coincide
 
 # Schedules that start more often than this per hour (every 15 minutes) are left out of
@@ -24,18 +25,6 @@ MAX_STARTS_PER_HOUR = 4
 LONG_INTERVAL = 3600.0
 # Minutes to suggest: away from 0, 15, 30, 45 and other round numbers people pick.
 PREFERRED_MINUTES = (17, 23, 37, 43, 7, 13, 47, 53, 11, 19, 29, 31, 41, 59, 3, 9, 21, 27, 33, 39)
-# Celery beat schedulers that keep each entry's last run in a database or Redis
-# (django-celery-beat, redbeat...), so intervals survive restarts; the default
-# celery.beat:PersistentScheduler keeps it in a local shelve file.
-DEFAULT_BEAT_SCHEDULERS = frozenset(
-    {"celery.beat:PersistentScheduler", "celery.beat.PersistentScheduler"}
-)
-# Packages of beat schedulers that keep entries' last run outside the beat process; the
-# scheduler is often chosen on the command line (``beat --scheduler ...``), which jobcheck
-# does not read, so a project that imports one is assumed to use it.
-PERSISTENT_BEAT_PACKAGES = frozenset(
-    {"django_celery_beat", "redbeat", "celery_sqlalchemy_scheduler", "sqlalchemy_celery_beat"}
-)
 
 
 class SpreadScheduledJobs(RuleChecks):
@@ -73,12 +62,13 @@ class SpreadScheduledJobs(RuleChecks):
                 if together
                 else ""
             )
+            note = semantics(entry.framework).minute_zero_note(entry)
             yield self.finding(
                 "schedule-on-the-hour",
                 f.path,
                 entry.timing_loc,
                 f"{describe(entry)} starts at minute 0 ({entry.timing.text}){company}"
-                f"{_default_note(entry)}: minute 0 is when most scheduled work starts (other "
+                f"{note}: minute 0 is when most scheduled work starts (other "
                 "jobs, backups, other systems' cron), so these runs compete for workers, the "
                 f"database and outside APIs; give it a minute of its own, e.g. {hint}",
             )
@@ -137,14 +127,14 @@ class SpreadScheduledJobs(RuleChecks):
 
     @check("interval-schedule-resets-on-deploy")
     def interval_schedule_resets_on_deploy(self) -> Iterator[Finding]:
-        persistent_beat = self._persistent_beat()
         for f, entry in self.project.schedules():
             when = entry.timing
             if when.kind != "interval" or when.seconds is None or when.anchored:
                 continue
             if when.seconds < LONG_INTERVAL:
                 continue
-            why = _reset_reason(entry, persistent_beat)
+            framework = semantics(entry.framework)
+            why = framework.interval_reset_reason(self.project, entry)
             if why is None:
                 continue
             period = describe_seconds(when.seconds)
@@ -153,19 +143,10 @@ class SpreadScheduledJobs(RuleChecks):
                 f.path,
                 entry.timing_loc,
                 f"{describe(entry)} runs every {period} ({when.text}), {why}; a project "
-                f"that deploys more often than every {period} {_consequence(entry)}: "
-                f"pin it to fixed times instead, e.g. {_cron_hint(entry, when.seconds)}",
+                f"that deploys more often than every {period} "
+                f"{framework.interval_reset_consequence(entry)}: pin it to fixed times "
+                f"instead, e.g. {framework.cron_hint(entry, when.seconds)}",
             )
-
-    def _persistent_beat(self) -> bool:
-        if any(f.imports & PERSISTENT_BEAT_PACKAGES for f in self.project.files):
-            return True
-        for _, setting in self.project.settings("beat_scheduler"):
-            value = setting.value
-            text = getattr(value, "value", None) or getattr(value, "qualname", None)
-            if isinstance(text, str) and text not in DEFAULT_BEAT_SCHEDULERS:
-                return True
-        return False
 
 
 def _without_minute_zero(fire: Firing) -> Firing:
@@ -182,73 +163,12 @@ def _same_job(a: ScheduleEntry, b: ScheduleEntry) -> bool:
     )
 
 
-def _default_note(entry: ScheduleEntry) -> str:
-    if entry.framework == "apscheduler" and "minute" not in entry.timing.text:
-        # apscheduler/triggers/cron/__init__.py: fields after the last one given
-        # take their minimum, so hour= alone means minute=0.
-        return "; APScheduler sets minute=0 when hour= or a day is given without minute="
-    return ""
-
-
 def minute_hint(entry: ScheduleEntry, minute: int) -> str:
     """How to write ``minute`` in the entry's own syntax."""
-    text = entry.timing.text
+    own = semantics(entry.framework).minute_hint(entry, minute)
+    if own is not None:
+        return own
     fields = entry.timing.fields
-    if entry.framework == "schedule":
-        hour = fields[1] if fields and fields[1] not in (None, "*") else None
-        return f'.at("{int(hour):02d}:{minute:02d}")' if hour else f'.at(":{minute:02d}")'
-    if text.startswith("crontab(") or (
-        entry.framework == "apscheduler" and "from_crontab" not in text
-    ):
-        return f"minute={minute}"
     if fields and None not in fields:
         return "'" + " ".join((str(minute), *fields[1:])) + "'"  # type: ignore[arg-type]
     return f"minute {minute}"
-
-
-def _reset_reason(entry: ScheduleEntry, persistent_beat: bool) -> str | None:
-    """Why this interval restarts with the scheduler, or None when it does not."""
-    if entry.framework == "celery":
-        if persistent_beat:
-            return None
-        # celery/beat.py ScheduleEntry: a new entry's last_run_at defaults to now, and
-        # the default PersistentScheduler keeps it only in a local shelve file.
-        return (
-            "counted from when celery beat starts: a fresh beat (a new container, a lost "
-            "celerybeat-schedule file) starts every interval again"
-        )
-    if entry.framework == "apscheduler":
-        # apscheduler/triggers/interval.py: start_date defaults to now + interval.
-        return "counted from when the scheduler starts (the first run comes one interval later)"
-    if entry.framework == "schedule":
-        # schedule/__init__.py Job._schedule_next_run: next_run = now + interval.
-        return "counted from when the process starts (the first run comes one interval later)"
-    if entry.framework == "rq-cron":
-        # rq/cron.py CronJob.should_run: an interval job that never ran runs at once,
-        # then every interval from its last run, kept in memory only.
-        return "counted from when RQ's cron scheduler starts (it runs the job at start-up)"
-    return None  # rq-scheduler keeps the next run time in Redis
-
-
-def _consequence(entry: ScheduleEntry) -> str:
-    if entry.framework == "rq-cron":
-        return "runs it at every deploy instead of on its schedule"
-    return "may never run it at all"
-
-
-def _cron_hint(entry: ScheduleEntry, seconds: float) -> str:
-    hours = seconds / 3600
-    every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
-    if entry.framework == "celery":
-        if hours >= 24:
-            return "crontab(minute=17, hour=3)"
-        return f"crontab(minute=17, hour='*/{every_n}')" if every_n else "crontab(minute=17)"
-    if entry.framework == "apscheduler":
-        if hours >= 24:
-            return '"cron", hour=3, minute=17'
-        return f'"cron", hour="*/{every_n}", minute=17' if every_n else '"cron", minute=17'
-    if entry.framework == "schedule":
-        return 'every().day.at("03:17")' if hours >= 24 else 'every().hour.at(":17")'
-    if hours >= 24:
-        return "cron='17 3 * * *'"
-    return f"cron='17 */{every_n} * * *'" if every_n else "cron='17 * * * *'"

@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.checks.schedule_support import describe, job_label
-from jobcheck.extract.lock_names import name_words, takes_lock_by_name
-from jobcheck.facts import FileFacts, FunctionFacts, Loc, SchedulerStart, StartupHook
+from jobcheck.facts import FileFacts, Loc, SchedulerStart, StartupHook
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
+from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.project.test_code import is_test_code
+from jobcheck.registry import semantics
+from jobcheck.vocabulary.lock_names import name_words, takes_lock_by_name
 
 LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
-MAX_DELEGATE_CALLS = 1
 # Single-instance task bases: celery-once (celery_once/tasks.py ``QueueOnce``) and
 # celery-singleton (celery_singleton/singleton.py ``Singleton``).
 KNOWN_LOCK_BASES = frozenset(
@@ -36,11 +36,6 @@ KNOWN_LOCK_DECORATOR_SUFFIXES = (".lock_task",)
 SINGLE_INSTANCE_WORDS = frozenset(
     {"single", "singleton", "once", "exclusive", "unique", "mutex", "concurrent", "running"}
 )
-# Frameworks that already run one copy of a job at a time within their scheduler:
-# APScheduler's ``max_instances`` defaults to 1 (apscheduler/schedulers/base.py
-# ``_configure``) and the ``schedule`` library runs jobs one after another in its loop.
-# Their risk is running the scheduler in many processes: scheduler-in-every-instance.
-SELF_SERIALIZING = frozenset({"apscheduler", "schedule"})
 
 
 class SingleJobRuns(RuleChecks):
@@ -53,7 +48,7 @@ class SingleJobRuns(RuleChecks):
         """One finding per job, at the first schedule entry that runs it."""
         seen: set[str] = set()
         for f, entry, job in self.project.scheduled_jobs():
-            if entry.framework in SELF_SERIALIZING:
+            if semantics(entry.framework).runs_one_at_a_time(entry):
                 continue
             function = self.project.scheduled_function(entry, job)
             if function is None or function in seen:
@@ -69,40 +64,26 @@ class SingleJobRuns(RuleChecks):
                 "lock: when a run outlasts the interval, or a second scheduler starts it, two "
                 "copies run at once; take a lock at the top (cache.add, a Redis lock, "
                 "pg_try_advisory_lock) and skip the run when it is held"
-                f"{_framework_advice(job.framework if job else entry.framework)}. Looked for "
+                f"{semantics(job.framework if job else entry.framework).single_run_advice()}. "
+                "Looked for "
                 "lock calls in its body and in the functions it calls, lock decorators and "
                 "single-instance base classes",
             )
 
     def _guarded(self, function: str, job: Job | None) -> bool:
-        facts = self.project.function(function)
-        if facts is not None:
-            if self._locks(facts):
-                return True
-            # One call deep: a job that hands its work to a helper which takes the lock
-            # (taiga's send_bulk_email task calls services.send_bulk_email, which runs
-            # under advisory_lock(..., wait=False)).
-            if any(self._locks(callee) for callee in self._callees(facts)):
-                return True
-        return job is not None and self._lock_base(job)
-
-    def _locks(self, facts: FunctionFacts) -> bool:
-        return any(guard.kind in LOCK_GUARDS for guard in facts.guards) or any(
-            self._lock_decorator(d.qualname) for d in facts.decorators
+        """A lock in the job or in the functions it calls (taiga's send_bulk_email task
+        calls services.send_bulk_email, which runs under advisory_lock(..., wait=False)),
+        a lock decorator on either, or a single-instance base class."""
+        if job is not None and self._lock_base(job):
+            return True
+        summary = self.project.summaries.of(function)
+        if any(reach.item.kind in LOCK_GUARDS for reach in summary.guards):
+            return True
+        return any(
+            self._lock_decorator(d.qualname)
+            for reach in summary.functions
+            for d in reach.item.decorators
         )
-
-    def _callees(self, facts: FunctionFacts) -> Iterator[FunctionFacts]:
-        """The project functions ``facts`` calls. A job that only hands its work on (one
-        project call) has its helper's module parsed when the prefilter skipped it; for
-        the others only analysed modules are looked in: parsing every module that
-        saleor's scheduled jobs call into costs two seconds."""
-        roots = self.project.root_packages
-        names = [name for name in facts.calls if name.split(".")[0] in roots]
-        load = len(names) <= MAX_DELEGATE_CALLS
-        for name in names:
-            callee = self.project.function(self.project.resolve_function(name) or name, load)
-            if callee is not None and callee is not facts:
-                yield callee
 
     def _lock_decorator(self, qualname: str | None) -> bool:
         if not qualname:
@@ -202,14 +183,6 @@ class SingleJobRuns(RuleChecks):
         return facts is not None and any(g.kind in LOCK_GUARDS for g in facts.guards)
 
 
-def _framework_advice(framework: str) -> str:
-    if framework == "celery":
-        return ", or give the task a single-instance base (celery-once, celery-singleton)"
-    if framework == "dramatiq":
-        return ", e.g. with dramatiq's ConcurrentRateLimiter(limit=1) as a mutex"
-    return ""
-
-
 def _lookup(name: str, known: Iterable[str]) -> str | None:
     """``name`` itself, or the one known dotted path equal to it up to leading packages
     (a folder without ``__init__.py`` gives its modules shorter names)."""
@@ -228,7 +201,7 @@ def _inside(function: str | None, hook_function: str | None) -> bool:
 
 
 def _every_instance_message(hook: StartupHook, start: SchedulerStart, where: str | None) -> str:
-    what = "an APScheduler scheduler" if start.kind == "apscheduler" else "a schedule run loop"
+    what = semantics(start.kind).scheduler_noun
     if where is not None:
         what += f" ({where})"
     return (

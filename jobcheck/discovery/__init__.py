@@ -16,6 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jobcheck.extract.files import NOT_SOURCES, is_other_source
+from jobcheck.extract.files import PATTERNS as OTHER_SOURCES
+
 # Folders no one wants linted: VCS data, virtualenvs, caches, dependencies, build output.
 DEFAULT_EXCLUDES = (
     ".git",
@@ -45,6 +48,21 @@ DEFAULT_EXCLUDES = (
     ".direnv",
     ".ipynb_checkpoints",
     ".semgrep",  # semgrep rule fixtures: code written to be flagged, never run
+)
+# Python sources, plus the Ruby sources and Sidekiq YAML files the Ruby front end reads
+# (``jobcheck/ruby/__init__.py`` SUFFIXES; kept literal here so discovery stays light).
+SOURCE_SUFFIXES = (
+    ".py",
+    ".rb",
+    "sidekiq.yml",
+    "sidekiq.yaml",
+    "sidekiq.yml.erb",
+    "schedule.yml",
+    "schedule.yaml",
+    "scheduler.yml",
+    "scheduler.yaml",
+    "cron.yml",
+    "cron.yaml",
 )
 # A folder listed this close to its last modification may change again within the file
 # system's timestamp granularity: its listing is not reused.
@@ -137,10 +155,13 @@ def discover(
     paths: Sequence[str],
     exclude: Iterable[str] = (),
     respect_gitignore: bool = True,
-    suffixes: tuple[str, ...] = (".py",),
+    suffixes: tuple[str, ...] = SOURCE_SUFFIXES,
     cache: WalkCache | None = None,
+    patterns: tuple[str, ...] = OTHER_SOURCES,
 ) -> list[SourceFile]:
-    """Every file to check, in a stable order, each once."""
+    """Every file to check, in a stable order, each once: files ending in ``suffixes``
+    and, by default, the other kinds jobcheck reads (``patterns``, globs on the path:
+    Kubernetes manifests, crontab files... ``jobcheck/extract/files.py``)."""
     excludes = _Matcher(tuple(DEFAULT_EXCLUDES) + tuple(exclude))
     user_excludes = _Matcher(tuple(exclude))
     found: dict[str, SourceFile] = {}
@@ -154,8 +175,8 @@ def discover(
             ) and not user_excludes.excludes_a_folder_of(path):
                 found.setdefault(os.path.realpath(path), SourceFile(_clean(path), explicit=True))
             continue
-        walker = _Walker(path, excludes, respect_gitignore, suffixes)
-        key = (os.path.realpath(path), excludes.patterns, respect_gitignore, suffixes)
+        walker = _Walker(path, excludes, respect_gitignore, suffixes, patterns)
+        key = (os.path.realpath(path), excludes.patterns, respect_gitignore, suffixes, patterns)
         for file, identity, symlink in walker.walk(
             cache.walks.get(key) if cache is not None else None
         ):
@@ -235,11 +256,13 @@ class _Walker:
         excludes: _Matcher,
         respect_gitignore: bool,
         suffixes: tuple[str, ...],
+        patterns: tuple[str, ...] = (),
     ) -> None:
         self.root = root
         self.excludes = excludes
         self.respect_gitignore = respect_gitignore
         self.suffixes = suffixes
+        self._others = _compile(patterns)
         self.state = _Walk()
         self.changed = False
         self.unreadable: list[tuple[str, str]] = []
@@ -328,7 +351,11 @@ class _Walker:
                 if _ignored(f"{relative}{name}", ignores, is_dir=True):
                     continue
                 subfolders.append(name)
-            elif name.endswith(self.suffixes):
+            elif name.endswith(self.suffixes) or (
+                self._others is not None
+                and self._others.match("/" + path_text)
+                and not name.endswith(NOT_SOURCES)
+            ):
                 if self.excludes.excluded(name, path_text):
                     continue
                 if _ignored(f"{relative}{name}", ignores, is_dir=False):
@@ -439,6 +466,8 @@ def module_name(path: Path | str, symlink: bool | None = None) -> tuple[str, boo
     is a package's ``__init__``; symbolic links are followed (``symlink``: whether the
     file is one, when the caller knows)."""
     text = os.fspath(path)
+    if is_other_source(text):
+        return "", False  # a manifest or a crontab is no module
     if symlink if symlink is not None else os.path.islink(text):
         folder, name = os.path.split(os.path.realpath(text))
         prefix = _prefix_of(folder)

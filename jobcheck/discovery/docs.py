@@ -52,6 +52,7 @@ def find_docs(
                 exclude=tuple(exclude),
                 respect_gitignore=respect_gitignore,
                 suffixes=DOC_SUFFIXES,
+                patterns=(),
                 cache=walk,
             ):
                 if is_procedure_name(source.path.name):

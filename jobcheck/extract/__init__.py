@@ -11,7 +11,7 @@ from typing import Any
 # The names below live in ``pipeline``, which imports libcst and every recognizer: they
 # are loaded on first use (PEP 562), so a run that reads every fact from the cache, or a
 # check that needs a light helper of this package, never pays for them.
-_PIPELINE = ("RECOGNIZERS", "extract_file", "extract_tree", "suppressions")
+_PIPELINE = ("RECOGNIZERS", "extract_file", "extract_functions", "extract_tree", "suppressions")
 
 __all__ = list(_PIPELINE)
 

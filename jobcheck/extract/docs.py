@@ -11,6 +11,7 @@ import bisect
 import re
 
 from jobcheck.facts import DocFile
+from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 
 # Documents larger than this are read only up to it (a runbook is short).
 MAX_DOC_BYTES = 1_000_000
@@ -26,9 +27,6 @@ RQ_FAILED = re.compile(
 FAILED_ITEMS = re.compile(
     r"\bfailed\s+(?:jobs?|tasks?|messages?|webhooks?|requests?|events?)\b", re.IGNORECASE
 )
-# Tokens added to DocFile.words for the framework-specific names above.
-RQ_FAILED_TOKEN = "<rq-failed-job-registry>"
-FAILED_ITEMS_TOKEN = "<failed-items>"
 INSPECT = re.compile(
     r"\b(?:inspect|list|look\s+at|view|read|show|browse|examine|check|query|dashboard"
     r"|flower|rq\s+info|rqinfo|monitor|count)",

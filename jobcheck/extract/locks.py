@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jobcheck.extract.lock_names import _LOCK_HINT, SQL_LOCKS, takes_lock_by_name
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import Guard
+from jobcheck.vocabulary.lock_names import _LOCK_HINT, SQL_LOCKS, takes_lock_by_name
 
 
 class LockRecognizer(Recognizer):

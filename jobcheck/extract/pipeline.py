@@ -11,15 +11,44 @@ import traceback
 
 import libcst as cst
 
+from jobcheck.extract import parts
+from jobcheck.extract.delegation import DelegationRecognizer
+from jobcheck.extract.effects import EffectsRecognizer
+from jobcheck.extract.fan_out import FanOutRecognizer
+from jobcheck.extract.locks import LockRecognizer
+from jobcheck.extract.parts import Outline
+from jobcheck.extract.routing import RoutingRecognizer
+from jobcheck.extract.schedules import ScheduleBookkeeping
+from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FileFacts
-from jobcheck.frameworks import recognizers
+from jobcheck.registry import plugins
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.syntax.deep import run_deep
 from jobcheck.syntax.positions import Positions
 from jobcheck.syntax.source import parse_source
 
-# Every recognizer, in the order the walker runs them (``jobcheck/frameworks``).
+
+def recognizers() -> tuple[type, ...]:
+    """Every recognizer, in the order the walker runs them: each plugin's (in registry
+    order), the effects recognizer, each plugin's schedule readers, then the generic
+    ones; routing after the framework recognizers, as it reads the enqueue sites they
+    record for the same call."""
+    main = [cls for p in plugins() for cls in p.load_recognizers()]
+    schedules = [cls for p in plugins() for cls in p.load_schedule_readers()]
+    return (
+        *main,
+        DelegationRecognizer,
+        EffectsRecognizer,
+        *schedules,
+        ScheduleBookkeeping,
+        LockRecognizer,
+        StartupRecognizer,
+        RoutingRecognizer,
+        FanOutRecognizer,
+    )
+
+
 RECOGNIZERS = recognizers()
 
 _LINES = re.compile(r"\r\n?|\n")
@@ -33,7 +62,9 @@ def extract_file(path: str, data: bytes, module: str, is_package: bool = False) 
     return run_deep(lambda: _extract_file(path, data, module, is_package))
 
 
-def _extract_file(path: str, data: bytes, module: str, is_package: bool) -> FileFacts:
+def _extract_file(
+    path: str, data: bytes, module: str, is_package: bool, defined: frozenset[str] = frozenset()
+) -> FileFacts:
     facts = FileFacts(path=path, module=module)
     try:
         text = decode(data)
@@ -43,7 +74,28 @@ def _extract_file(path: str, data: bytes, module: str, is_package: bool) -> File
         facts.error = str(error)
         facts.parsed = False
         return facts
-    return extract_tree(facts, tree, text, is_package)
+    return _extract_tree(facts, tree, text, is_package, None, Walker, defined)
+
+
+def extract_functions(
+    path: str,
+    data: bytes,
+    module: str,
+    is_package: bool,
+    names: frozenset[str],
+    methods: frozenset[str] | None = None,
+    outline: Outline | None = None,
+) -> FileFacts:
+    """The facts of the top-level functions and classes ``names`` of a file (of a class,
+    when ``methods`` is given, only those methods), and of nothing else: a helper a call
+    summary follows into a module no check needs whole (``jobcheck/extract/parts.py``).
+    Pass the file's ``outline`` when asking for several parts of it. Never raises."""
+    outline = outline or parts.outline(data)
+    if outline is None:
+        return extract_file(path, data, module, is_package)
+    reduced = outline.reduced(names, methods)
+    defined = outline.defined
+    return run_deep(lambda: _extract_file(path, reduced, module, is_package, defined))
 
 
 def extract_tree(
@@ -67,10 +119,13 @@ def _extract_tree(
     is_package: bool,
     positions: Positions | None,
     walker_class: type[Walker],
+    defined: frozenset[str] = frozenset(),
 ) -> FileFacts:
     path, module = facts.path, facts.module
     try:
         walker = walker_class(facts, tree, text, is_package, positions)
+        for name in defined:
+            walker.names.define(name)
         walker.recognizers = [recognizer(walker) for recognizer in RECOGNIZERS]
         return walker.run()
     except RecursionError:

@@ -60,8 +60,9 @@ class ScheduleReader(Recognizer):
 
 
 class ScheduleBookkeeping(Recognizer):
-    """Runs after every schedule recognizer: the functions the file defines, and each
-    entry's timing expanded (``jobcheck.timing.expanded``)."""
+    """Runs after every schedule recognizer: the functions the file defines, each entry's
+    timing expanded (``jobcheck.timing.expanded``), and for an entry that runs a function
+    of this file which only enqueues jobs, those jobs (``ScheduleEntry.enqueues``)."""
 
     def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
@@ -74,9 +75,17 @@ class ScheduleBookkeeping(Recognizer):
         facts = self.walker.facts
         facts.defined_functions = frozenset(self._defined)
         facts.schedules[:] = [
-            dataclasses.replace(entry, timing=timing.expanded(entry.timing))
+            dataclasses.replace(
+                entry,
+                timing=timing.expanded(entry.timing),
+                enqueues=_enqueued(facts.functions.get(entry.target or "")),
+            )
             for entry in facts.schedules
         ]
+
+
+def _enqueued(function: FunctionFacts | None) -> tuple[str, ...]:
+    return function.enqueues_only if function is not None else ()
 
 
 # -- helpers ------------------------------------------------------------------------

@@ -1,10 +1,11 @@
-"""In-process schedulers and web-app start-up code.
+"""Web-app start-up code.
 
 An in-process scheduler (APScheduler's ``BackgroundScheduler().start()``, a
-``schedule.run_pending()`` loop) started from code that runs in every web process
-(Django ``AppConfig.ready``, ``wsgi.py``/``asgi.py``, Flask ``create_app``, FastAPI
-startup handlers and lifespans, gunicorn server hooks) runs every job once per process
-and per replica. This recognizer records both sides; the project model joins them.
+``schedule.run_pending()`` loop: each plugin records its own starts) started from code
+that runs in every web process (Django ``AppConfig.ready``, ``wsgi.py``/``asgi.py``,
+Flask ``create_app``, FastAPI startup handlers and lifespans, gunicorn server hooks)
+runs every job once per process and per replica. This recognizer records the start-up
+code and what it calls; the project model joins the two.
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ from __future__ import annotations
 import libcst as cst
 
 from jobcheck.extract.walker import Recognizer, Walker
-from jobcheck.facts import NOWHERE, FunctionFacts, Loc, SchedulerStart, StartupHook
+from jobcheck.facts import NOWHERE, FunctionFacts, Loc, StartupHook
 from jobcheck.facts.values import CallV, string
 from jobcheck.syntax.names import dotted, module_of_import
 from jobcheck.syntax.walk import children
 from jobcheck.triggers import Trigger
 
-SCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler"})
 WEB_APP_FACTORIES = frozenset(
     {
         "flask.Flask",
@@ -33,13 +33,6 @@ WEB_APP_FACTORIES = frozenset(
 # ``post_fork`` and ``post_worker_init`` in every worker: all once per server.
 GUNICORN_HOOKS = frozenset({"post_fork", "post_worker_init", "when_ready", "on_starting"})
 THREAD_STARTERS = frozenset({"Thread", "Process", "Timer", "Greenlet", "spawn"})
-
-
-def is_scheduler_class(qualname: str | None) -> bool:
-    if not qualname:
-        return False
-    root, last = qualname.partition(".")[0], qualname.rpartition(".")[2]
-    return root in SCHEDULER_ROOTS and (last.endswith("Scheduler") or last == "APScheduler")
 
 
 class StartupRecognizer(Recognizer):
@@ -70,7 +63,6 @@ class StartupRecognizer(Recognizer):
     def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
         self._hooks: dict[str, tuple[str, Loc, list[tuple[str, Loc]]]] = {}
-        self._scheduler_names: set[str] = set()
         self._module_calls: list[tuple[str, Loc]] = []
         self._web_app = False
         last = walker.facts.module.rpartition(".")[2]
@@ -135,83 +127,11 @@ class StartupRecognizer(Recognizer):
             stack.extend(children(current))
         return found
 
-    # -- scheduler objects and starts -------------------------------------------------
-
-    def assign(
-        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
-    ) -> None:
-        if not isinstance(value, cst.Call) or not is_scheduler_class(
-            self.walker.qualify(value.func)
-        ):
-            return
-        for target in targets:
-            key = self._variable_key(target)
-            if key is None:
-                continue
-            self._scheduler_names.add(key)
-            if self.walker.at_module_level:
-                self.walker.facts.scheduler_objects.append(key)
-
-    def _variable_key(self, expr: cst.BaseExpression) -> str | None:
-        """How a scheduler variable is known in this file: its dotted path at module
-        level, ``function:name`` inside a function, ``Class:self.attr`` on instances."""
-        name = dotted(expr)
-        if name is None:
-            return None
-        walker = self.walker
-        scope = walker.function
-        if name.startswith("self.") and scope is not None and scope.facts.class_qualname:
-            return f"{scope.facts.class_qualname}:{name}"
-        head = name.partition(".")[0]
-        local = head not in walker.names.defined and head not in walker.names.aliases
-        if scope is not None and "." not in name and local:
-            return f"{scope.facts.qualname}:{name}"
-        return walker.names.resolve(name)
-
     def call(self, node: cst.Call, func: str | None) -> None:
         walker = self.walker
-        if isinstance(node.func, cst.Attribute):
-            method = node.func.attr.value
-            if method == "start":
-                self._start(node, node.func.value)
-            elif method == "run_pending" and "schedule" in walker.names.imported_roots:
-                self._record_start("schedule", node, None)
-        elif func == "schedule.run_pending":
-            self._record_start("schedule", node, None)
         if func in WEB_APP_FACTORIES and walker.at_module_level:
             self._web_app = True
         self._record_hook_call(node, func)
-
-    def _start(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
-        walker = self.walker
-        if isinstance(receiver, cst.Call):
-            if is_scheduler_class(walker.qualify(receiver.func)):
-                self._record_start("apscheduler", node, None)
-            return
-        key = self._variable_key(receiver)
-        if key is None:
-            return
-        if key in self._scheduler_names:
-            self._record_start("apscheduler", node, None)
-            return
-        name = dotted(receiver) or ""
-        head = name.partition(".")[0]
-        if head in walker.names.aliases and "sched" in name.rpartition(".")[2].lower():
-            # Imported from another module: confirmed against its scheduler objects later.
-            self._record_start("apscheduler", node, key)
-
-    def _record_start(self, kind: str, node: cst.Call, receiver: str | None) -> None:
-        walker = self.walker
-        scope = walker.function
-        walker.facts.scheduler_starts.append(
-            SchedulerStart(
-                kind=kind,
-                function=scope.facts.qualname if scope else None,
-                loc=walker.loc(node),
-                text=walker.text(node),
-                receiver=receiver,
-            )
-        )
 
     def _record_hook_call(self, node: cst.Call, func: str | None) -> None:
         walker = self.walker

@@ -10,7 +10,7 @@ facts.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import libcst as cst
@@ -18,6 +18,8 @@ import libcst as cst
 from jobcheck.extract import bodies, payload
 from jobcheck.facts import (
     NOWHERE,
+    Argument,
+    CallSite,
     Decorator,
     EnqueueSite,
     FileFacts,
@@ -32,6 +34,7 @@ from jobcheck.syntax.names import Names, dotted
 from jobcheck.syntax.positions import ANCHOR_TYPES, Positions
 from jobcheck.syntax.walk import children
 from jobcheck.triggers import Trigger
+from jobcheck.vocabulary.libraries import is_library
 
 ATOMIC = frozenset(
     {
@@ -40,6 +43,9 @@ ATOMIC = frozenset(
     }
 )
 ON_COMMIT = frozenset({"django.db.transaction.on_commit"})
+CONTEXT_MANAGER_DECORATORS = frozenset(
+    {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
+)
 
 
 @dataclass
@@ -48,6 +54,8 @@ class FunctionScope:
     node: cst.FunctionDef
     variables: dict[str, payload.Kind] = field(default_factory=dict)
     atomic: str | None = None
+    decorator_contexts: tuple[str, ...] = ()
+    """The function's decorators that may be the project's own wrappers."""
 
 
 @dataclass
@@ -62,7 +70,7 @@ class Recognizer:
 
     PREFILTER: ClassVar[tuple[Trigger, ...]] = ()
     """What in a file's bytes means this recognizer may find something the checks
-    iterate (jobs, enqueue sites, settings...): see ``jobcheck/extract/prefilter.py``."""
+    iterate (jobs, enqueue sites, settings...): see ``jobcheck/prefilter.py``."""
 
     def __init__(self, walker: Walker) -> None:
         self.walker = walker
@@ -156,11 +164,15 @@ class Walker:
             cst.If: self._if,
             cst.Expr: self._expr,
             cst.AugAssign: self._aug_assign,
+            cst.Yield: self._yield,
         }
         self.conditions: list[tuple[cst.BaseExpression, bool]] = []
         """Tests of the enclosing ``if`` statements, with True when inside the ``else``."""
         self.cleanup = 0
         """How many ``finally`` blocks enclose the current node."""
+        self.contexts: list[str] = []
+        """Project context managers (``with x():``) around the current node, in the
+        current function."""
 
     # -- public helpers for recognizers ---------------------------------------------
 
@@ -289,9 +301,13 @@ class Walker:
             scope.variables["self"] = payload.Kind(
                 "annotated", f"self, an instance of {class_scope.qualname}", class_scope.qualname
             )
+        scope.decorator_contexts = tuple(
+            d.qualname for d in facts.decorators if d.qualname and not is_library(d.qualname)
+        )
         saved = (self.atomic_blocks, self.loops, self.handlers, self.deferred, self.conditions)
         saved_loop_nodes, self.loop_nodes = self.loop_nodes, []
         saved_tries, self.tries = self.tries, []
+        saved_contexts, self.contexts = self.contexts, []
         self.atomic_blocks, self.loops, self.handlers, self.conditions = 0, [], [], []
         self.functions.append(scope)
         self._prefixes.append(qualname)
@@ -303,6 +319,7 @@ class Walker:
         self.atomic_blocks, self.loops, self.handlers, self.deferred, self.conditions = saved
         self.loop_nodes = saved_loop_nodes
         self.tries = saved_tries
+        self.contexts = saved_contexts
         self._settle(node, facts)
 
     def _settle(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
@@ -314,7 +331,7 @@ class Walker:
         facts.loc = self.loc(node.name)
         every = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         facts.params = tuple(
-            Param(p.name, p.annotation, self.loc(param.name))
+            Param(p.name, p.annotation, self.loc(param.name), p.injected)
             for p, param in zip(facts.params, every)
         )
 
@@ -365,11 +382,16 @@ class Walker:
     def _with(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.With)
         atomic = False
+        pushed = 0
         for item in node.items:
             expr = item.item
             func = expr.func if isinstance(expr, cst.Call) else expr
-            if self.qualify(func) in ATOMIC and not _on_read_replica(expr, self):
+            name = self.qualify(func)
+            if name in ATOMIC and not _on_read_replica(expr, self):
                 atomic = True
+            elif name and self.functions and not is_library(name):
+                self.contexts.append(self.resolve_method(name))
+                pushed += 1
             self.visit(item.item)
             for recognizer in self.recognizers:
                 recognizer.with_item(item)
@@ -378,6 +400,7 @@ class Walker:
         self.visit(node.body)
         if atomic:
             self.atomic_blocks -= 1
+        del self.contexts[len(self.contexts) - pushed :]
 
     def _for(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.For)
@@ -443,8 +466,10 @@ class Walker:
             calls = self.functions[-1].facts.calls
             if func not in calls:
                 calls.append(func)
+            self._note_call_site(node, func)
         for recognizer in self.recognizers:
             recognizer.call(node, func)
+        self._note_enqueue_wrapper(node)
         self.visit(node.func)
         deferred = func in ON_COMMIT or (func or "").endswith(".on_commit")
         if deferred:
@@ -453,6 +478,110 @@ class Walker:
             self.visit(arg.value)
         if deferred:
             self.deferred -= 1
+
+    # -- call summaries ------------------------------------------------------------
+
+    def resolve_method(self, name: str) -> str:
+        """``self.helper`` -> ``pkg.mod.Class.helper``; ``order.mark_paid`` -> the
+        model's method when ``order`` is known to hold a record of that model."""
+        head, _, rest = name.partition(".")
+        if not rest:
+            return name
+        scope = self.function
+        if head in ("self", "cls") and scope is not None and scope.facts.class_qualname:
+            return f"{scope.facts.class_qualname}.{rest}"
+        if scope is not None and "." not in rest:
+            kind = scope.variables.get(head)
+            if kind is not None and kind.model:
+                return f"{kind.model}.{rest}"
+        return name
+
+    def _may_be_project_function(self, name: str) -> bool:
+        """A name that may lead to a function the project defines: imported, defined in
+        this module, a method of ``self``/``cls``, or of a record whose model is known;
+        not a method of an object nothing says anything about (``obj.save()``)."""
+        head = name.partition(".")[0]
+        names = self.names
+        if head in names.aliases or head in names.defined:
+            return True
+        if head in ("self", "cls"):
+            return True
+        scope = self.function
+        kind = scope.variables.get(head) if scope is not None else None
+        return kind is not None and kind.model is not None and name.count(".") == 1
+
+    def contexts_here(self) -> tuple[str, ...]:
+        scope = self.function
+        decorators = scope.decorator_contexts if scope is not None else ()
+        return (*decorators, *self.contexts)
+
+    def _note_call_site(self, node: cst.Call, func: str) -> None:
+        """A call of what may be a project function, for the summaries that follow a
+        job, a view or a transaction into its helpers."""
+        written = dotted(node.func)
+        if is_library(func) or written is None or not self._may_be_project_function(written):
+            return
+        callee = self.resolve_method(func)
+        facts = self.functions[-1].facts
+        if callee == facts.qualname:
+            return  # plain recursion adds nothing
+        facts.call_sites.append(
+            CallSite(
+                callee=callee,
+                loc=self.loc(node),
+                order=self.order,
+                atomic=self.atomic_state(),
+                contexts=self.contexts_here(),
+                arguments=_call_arguments(self, node),
+                spreads=any(arg.star for arg in node.args),
+            )
+        )
+        self._note_transaction_decorator(node)
+
+    def _note_transaction_decorator(self, node: cst.Call) -> None:
+        """A call of a function received as a parameter, inside a transaction: the
+        enclosing functions are a decorator that runs what it wraps in ``atomic``."""
+        if not self.atomic_blocks or not isinstance(node.func, cst.Name):
+            return
+        called = node.func.value
+        outer = self.functions[:-1]
+        if any(any(p.name == called for p in scope.facts.params) for scope in outer):
+            for scope in outer:
+                scope.facts.opens_transaction = "decorator"
+
+    def _note_enqueue_wrapper(self, node: cst.Call) -> None:
+        """An enqueue whose job is a parameter of the enclosing function: the function
+        is an enqueue wrapper, and each call of it is an enqueue (the project model)."""
+        site = self.current_site
+        scope = self.function
+        if site is None or site.order != self.order or scope is None:
+            return
+        contexts = self.contexts_here()
+        target_param = site.target if site.target in {p.name for p in scope.facts.params} else None
+        spreads = any(arg.star for arg in node.args)
+        if not (contexts or target_param or spreads):
+            return
+        updated = replace(site, contexts=contexts, target_param=target_param, spreads=spreads)
+        enqueues = self.facts.enqueues
+        for index in range(len(enqueues) - 1, -1, -1):
+            if enqueues[index] is site:
+                enqueues[index] = updated
+                break
+        self.current_site = updated
+        if target_param and target_param not in scope.facts.enqueued_params:
+            scope.facts.enqueued_params = (*scope.facts.enqueued_params, target_param)
+
+    def _yield(self, node: cst.CSTNode) -> None:
+        """``yield`` inside ``transaction.atomic`` in a ``@contextmanager``: the project's
+        own transaction context manager."""
+        scope = self.function
+        if (
+            scope is not None
+            and self.atomic_blocks
+            and any(d.qualname in CONTEXT_MANAGER_DECORATORS for d in scope.facts.decorators)
+        ):
+            scope.facts.opens_transaction = "context-manager"
+        self.visit_children(node)
 
     def _assign(self, node: cst.CSTNode) -> None:
         assert isinstance(node, (cst.Assign, cst.AnnAssign))
@@ -535,6 +664,28 @@ class Walker:
         return frozenset(p.name for p in scope.facts.params if p.name == "request")
 
 
+def _call_arguments(walker: Walker, node: cst.Call) -> tuple[Argument, ...]:
+    """The arguments of a call (for the enqueue wrappers it may call), classified as
+    enqueue payloads are; at most a few, as only a wrapper's are read."""
+    args = [arg for arg in node.args if not arg.star][:_MAX_CALL_ARGUMENTS]
+    result = []
+    for arg in args:
+        kind = walker.classify(arg.value)
+        result.append(
+            Argument(
+                kind=f"{kind.kind}:{kind.model}" if kind.model else kind.kind,
+                reason=kind.reason,
+                text=walker.text(arg.value),
+                loc=walker.loc(arg.value),
+                keyword=arg.keyword.value if arg.keyword else None,
+            )
+        )
+    return tuple(result)
+
+
+_MAX_CALL_ARGUMENTS = 8
+
+
 def _on_read_replica(expr: cst.BaseExpression, walker: Walker) -> bool:
     """``transaction.atomic(using=REPLICA)``: a read-only transaction on a replica (for
     consistent reads) cannot leave a phantom job behind."""
@@ -553,7 +704,10 @@ _BUILTIN_ANNOTATIONS = frozenset(
 
 
 def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
-    if facts.decorators or facts.view:
+    # A coroutine may be an arq job that another file's worker settings list.
+    if facts.decorators or facts.view or facts.is_async or facts.call_sites:
+        return True
+    if facts.opens_transaction or facts.signal or facts.enqueued_params:
         return True
     if (
         facts.retry_calls
@@ -565,6 +719,8 @@ def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
         or facts.slow_calls
         or facts.commit_orders
         or facts.session_writes
+        or facts.cancel_handlers
+        or facts.enqueues_only
     ):
         return True
     if any(p.annotation and p.annotation not in _BUILTIN_ANNOTATIONS for p in facts.params):

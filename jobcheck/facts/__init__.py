@@ -23,6 +23,9 @@ class Param:
     name: str
     annotation: str | None = None
     loc: Loc = NOWHERE
+    injected: bool = False
+    """Filled in by the framework when the job runs, not sent in the payload: a taskiq
+    ``TaskiqDepends()`` default or ``Annotated[..., TaskiqDepends(...)]`` annotation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,25 @@ class SlowCall:
     func: str
 
 
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """A call of a function the project may define, for call summaries: what a job,
+    a view or a transaction reaches through its helpers (``jobcheck/project/summaries.py``)."""
+
+    callee: str
+    """Dotted path of the called function (``self.x`` methods resolved to their class)."""
+    loc: Loc
+    order: int
+    atomic: str | None = None
+    """"block" or "decorator" when the call runs inside ``transaction.atomic``."""
+    contexts: tuple[str, ...] = ()
+    """Project context managers and decorators around the call (``with atomic_block():``,
+    ``@atomic_with_metrics()``): the project model tells which open a transaction."""
+    arguments: tuple[Argument, ...] = ()
+    spreads: bool = False
+    """Passes ``*args``/``**kwargs`` on (an enqueue wrapper's own parameters)."""
+
+
 @dataclass(slots=True)
 class FunctionFacts:
     """A function or method, with what its body does that job checks care about."""
@@ -123,11 +145,31 @@ class FunctionFacts:
     """Dotted names this function calls (for following helpers across files)."""
     session_writes: list[int] = field(default_factory=list)
     """Walk order of SQLAlchemy session writes (add, merge, flush, delete, execute...)."""
+    call_sites: list[CallSite] = field(default_factory=list)
+    """Calls of functions the project may define (not of libraries)."""
+    opens_transaction: str | None = None
+    """"context-manager" (yields inside ``transaction.atomic``) or "decorator" (runs the
+    function it wraps inside one): a project's own transaction wrapper."""
+    signal: str | None = None
+    """The signal or ORM event this function handles, when it runs inside the
+    transaction that saves ("post_save", "m2m_changed", "after_insert", "before_commit")."""
+    enqueued_params: tuple[str, ...] = ()
+    """Parameters this function enqueues as the job (an enqueue wrapper:
+    ``def enqueue(fn, *args): return queue.enqueue(fn, *args)``)."""
+    cancel_handlers: list[Loc] = field(default_factory=list)
+    """In an ``async def``: ``except`` clauses that catch the cancellation a job runner
+    sends on timeout or shutdown (a bare ``except:``, ``BaseException``,
+    ``asyncio.CancelledError``) and do not re-raise it."""
+    enqueues_only: tuple[str, ...] = ()
+    """When the body does nothing but enqueue jobs (``send_report.delay()``): what each
+    call enqueues, as written (a dotted path, or the job name an ``enqueue_job("name")``
+    gives). A scheduled function of this shape schedules those jobs."""
 
 
 @dataclass(frozen=True, slots=True)
 class TaskDef:
-    """A job definition: a Celery task, an RQ ``@job`` function or a Dramatiq actor."""
+    """A job definition: a Celery task, an RQ ``@job`` function, a Dramatiq actor, a Huey
+    or taskiq task, a function an arq worker's settings list."""
 
     framework: str
     qualname: str
@@ -140,6 +182,8 @@ class TaskDef:
     option_locs: tuple[tuple[str, Loc], ...] = ()
     base: str | None = None
     kind: str = "function"
+    """"function", "class" (a class-based Celery task, a GenericActor) or "cron" (an arq
+    cron job)."""
     bound: bool = False
     function: str | None = None
     """Qualname of the function holding the body (``run`` for class-based tasks)."""
@@ -208,6 +252,12 @@ class EnqueueSite:
     in_loop: str | None = None
     """The source of the nearest enclosing loop's iterable, when inside a loop."""
     is_signature: bool = False
+    contexts: tuple[str, ...] = ()
+    """Project context managers and decorators around the call (see :class:`CallSite`)."""
+    target_param: str | None = None
+    """The parameter of the enclosing function the call enqueues (an enqueue wrapper)."""
+    spreads: bool = False
+    """Passes ``*args``/``**kwargs`` of the enclosing function on as the payload."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:
@@ -311,6 +361,15 @@ class FileFacts:
     failure_handlers: list[FailureHandler] = field(default_factory=list)
     middleware: list[MiddlewareDecl] = field(default_factory=list)
     constants: list[Constant] = field(default_factory=list)
+    instances: dict[str, str] = field(default_factory=dict)
+    """Module-level objects made by calling a class, with the dotted path of the class
+    (``huey = MyHuey()``; for ``Broker(...).with_middlewares(...)``, the broker class), so
+    the project model can tell whose ``.task`` decorator ``huey.task`` is."""
+    configs: list[FrameworkConfig] = field(default_factory=list)
+    """Job-system configuration in the framework's own terms (Huey instances, arq
+    ``WorkerSettings``, taskiq brokers and schedulers, ``DRAMATIQ_BROKER``...)."""
+    processes: list[ProcessDecl] = field(default_factory=list)
+    """Processes a deployment file runs (a Procfile's ``clock:``, supervisord programs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,8 +385,9 @@ class Timing:
     """For "cron": the five crontab(5) fields (minute, hour, day of month, month, day
     of week) in cron syntax; None for a field that cannot be read statically."""
     minute_defaulted: bool = False
-    """A Celery ``crontab()`` that restricts a coarser field but leaves ``minute`` at its
-    default ``"*"``, so it fires every minute of that period."""
+    """A Celery or Huey ``crontab()`` (or an arq ``cron()``) that restricts a coarser field
+    but leaves ``minute`` at its default (``"*"``, arq's None), so it fires every minute
+    of that period."""
     seconds: float | None = None
     """For "interval": the length of the interval."""
     anchored: bool = False
@@ -338,6 +398,9 @@ class Timing:
     expanded``), so that checks on cached facts never need croniter."""
     gap: float | None = None
     """For "cron": seconds between the two closest runs, computed at extraction."""
+    days_and: bool = False
+    """For "cron": a day must match both the day-of-month and the day-of-week field
+    (Huey's ``crontab``); cron itself fires on either when both are restricted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,11 +409,14 @@ class ScheduleEntry:
     rq-scheduler or RQ cron job, a periodiq actor, an APScheduler or ``schedule`` job."""
 
     framework: str
-    """"celery", "rq-scheduler", "rq-cron", "periodiq", "apscheduler" or "schedule"."""
+    """"celery", "rq-scheduler", "rq-cron", "periodiq", "apscheduler", "schedule",
+    "huey", "arq", "taskiq", "dramatiq-crontab", "kubernetes" or "crontab"."""
     source: str
     """How it was declared: "beat_schedule", "add_periodic_task", "periodic_task",
     "cron", "schedule", "job-definition", "register", "periodic", "add_job",
-    "scheduled_job" or "every"."""
+    "scheduled_job", "every", "interval" (dramatiq-crontab), "schedule-label",
+    "schedule_by_cron", "schedule_by_interval" (taskiq), "cronjob" (Kubernetes) or
+    "crontab" (a crontab line)."""
     name: str | None
     """The entry's own name: a beat entry's key, ``name=`` or ``id=``."""
     task_name: str | None
@@ -365,7 +431,17 @@ class ScheduleEntry:
     timing_loc: Loc
     options: tuple[tuple[str, Value], ...] = ()
     """Options the schedule sends its job with (a beat entry's ``options``, the keyword
-    arguments of ``add_periodic_task``, rq-scheduler's ``ttl``/``timeout``...)."""
+    arguments of ``add_periodic_task``, rq-scheduler's ``ttl``/``timeout``...), and for
+    schedules outside Python (Kubernetes, crontab) their settings (``concurrencyPolicy``,
+    ``lock``, ``timeout``...)."""
+    command: str | None = None
+    """For a schedule that runs a command (a Kubernetes CronJob's container, a crontab
+    line): the command line, for mapping ``python manage.py x`` or ``celery call x`` to
+    the job's code."""
+    enqueues: tuple[str, ...] = ()
+    """When the scheduled function (in the same file) does nothing but enqueue jobs of a
+    job system (``send_report.delay()``): what it enqueues. Those are the jobs that run
+    on this schedule; across files, ``FunctionFacts.enqueues_only`` says the same."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:
@@ -477,6 +553,57 @@ class MiddlewareDecl:
     name: str
     options: tuple[tuple[str, Value], ...]
     loc: Loc
+
+    def option(self, key: str) -> Value | None:
+        for k, v in self.options:
+            if k == key:
+                return v
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkConfig:
+    """A job system configured in code or settings, in the framework's own terms: a Huey
+    instance or djhuey's ``HUEY`` setting, an arq ``WorkerSettings`` class, a taskiq broker
+    or ``TaskiqScheduler``, an APScheduler scheduler's job defaults, django_dramatiq's
+    ``DRAMATIQ_BROKER``."""
+
+    framework: str
+    kind: str
+    """"instance" (``RedisHuey(...)``), "settings" (a settings dict: ``HUEY``,
+    ``DRAMATIQ_BROKER``), "worker" (arq ``WorkerSettings``), "broker" (taskiq), "scheduler"
+    (``TaskiqScheduler``, an APScheduler scheduler)."""
+    qualname: str
+    """The object, class or setting (``app.huey``, ``app.worker.WorkerSettings``)."""
+    cls: str | None
+    """What it is made from (``huey.RedisHuey``, ``taskiq_redis.ListQueueBroker``)."""
+    options: tuple[tuple[str, Value], ...]
+    """Its settings as written: constructor keywords, class attributes, dict items."""
+    loc: Loc
+    parts: tuple[str, ...] = ()
+    """What it is built from, as dotted paths or texts: a taskiq broker's middlewares,
+    a scheduler's schedule sources, ``DRAMATIQ_BROKER["MIDDLEWARE"]``."""
+
+    def option(self, key: str) -> Value | None:
+        for k, v in self.options:
+            if k == key:
+                return v
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessDecl:
+    """A process a deployment file runs: a Procfile line (``clock: python clock.py``), a
+    supervisord ``[program:x]``. Which job system it starts is read from the command."""
+
+    source: str
+    """"procfile" or "supervisord"."""
+    name: str
+    """The process type or program name (``clock``, ``celerybeat``)."""
+    command: str
+    loc: Loc
+    options: tuple[tuple[str, Value], ...] = ()
+    """Settings beside the command (supervisord's ``numprocs``, ``autorestart``...)."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:

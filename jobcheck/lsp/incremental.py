@@ -21,15 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jobcheck.extract import extract_tree, suppressions
 from jobcheck.facts import FileFacts, Loc
-from jobcheck.lsp.reuse import ReusingWalker
-from jobcheck.syntax.positions import Positions
+from jobcheck.lsp.reuse import Replays, ReusingWalker
+from jobcheck.syntax.positions import CodeRange, Positions, node_ranges
 from jobcheck.syntax.source import parse
 
 # Python's (and the LSP's) line ends; ``str.splitlines`` also splits on form feeds and
@@ -58,12 +56,14 @@ class ParsedBuffer:
     and blank lines included)."""
     ranges: dict[int, _StatementRanges] = field(default_factory=dict)
     """Positions of statements placed so far, shared by the versions of one buffer."""
-    replays: dict = field(default_factory=dict)
+    replays: Replays = field(default_factory=Replays)
     """What the walker learnt from each statement (:mod:`jobcheck.lsp.reuse`)."""
     reparsed_lines: int = 0
     """How many lines the last update parsed (for benchmarks and tests)."""
     walked_statements: int = 0
     """How many top-level statements the last extraction walked (the rest replayed)."""
+    rewalked_statements: int = 0
+    """How many replayed statements it walked again to rebuild the walker's state."""
     exact: bool = True
     """Whether the tree gives back the text line for line. libcst drops a line that
     holds only a backslash; such a buffer is always parsed in full."""
@@ -74,8 +74,9 @@ def parse_buffer(text: str) -> ParsedBuffer:
     text = _without_bom(text)
     tree = parse(text)
     lines = split_lines(text)
-    starts = _starts(tree, _line_count(tree, tree.header), tree.body)
-    buffer = ParsedBuffer(text, lines, tree, starts, reparsed_lines=len(lines))
+    ranges: dict[int, _StatementRanges] = {}
+    starts = _starts(tree, _line_count(tree, tree.header), tree.body, ranges)
+    buffer = ParsedBuffer(text, lines, tree, starts, ranges, reparsed_lines=len(lines))
     if tree.body:
         last = starts[-1] + len(split_lines(tree.code_for_node(tree.body[-1])))
         buffer.exact = last + _line_count(tree, tree.footer) == len(lines)
@@ -92,6 +93,7 @@ def update_buffer(old: ParsedBuffer, text: str) -> ParsedBuffer:
     spliced = _splice(old, text, lines)
     if spliced is None:
         fresh = parse_buffer(text)
+        old.ranges.update(fresh.ranges)
         fresh.ranges, fresh.replays = old.ranges, old.replays
         _forget_unused(fresh)
         return fresh
@@ -106,22 +108,41 @@ def extract_buffer(buffer: ParsedBuffer, path: str, module: str, is_package: boo
     positions = BufferPositions(buffer)
     if not buffer.exact:
         return extract_tree(facts, buffer.tree, buffer.text, is_package, positions)
-    starts = {id(s): start for s, start in zip(buffer.tree.body, buffer.starts, strict=True)}
-
-    class Replaying(ReusingWalker):
-        def __init__(self, *args: Any) -> None:
-            super().__init__(*args)
-            self.use_replays(buffer.replays, starts)
-
-        def run(self) -> FileFacts:
-            try:
-                return super().run()
-            finally:
-                buffer.walked_statements = self.walked
-
     return extract_tree(
-        facts, buffer.tree, buffer.text, is_package, positions, walker_class=Replaying
+        facts, buffer.tree, buffer.text, is_package, positions, walker_class=BufferWalker
     )
+
+
+class BufferWalker(ReusingWalker):
+    """The walker of a buffer: replays what earlier versions' walks remembered, and
+    counts what it walked into the buffer. (A module-level class: one made per call
+    would hold the buffer in a reference cycle, freed only by a garbage collection.)"""
+
+    def __init__(
+        self,
+        facts: FileFacts,
+        module: cst.Module,
+        source: str,
+        is_package: bool,
+        positions: Positions | None = None,
+    ) -> None:
+        super().__init__(facts, module, source, is_package, positions)
+        assert isinstance(positions, BufferPositions)
+        self.buffer = buffer = positions.buffer
+        body = buffer.tree.body
+        starts = dict(zip(map(id, body), buffer.starts, strict=True))
+        ends = [*buffer.starts[1:], len(buffer.lines)][: len(body)]
+        lengths = {
+            id(s): end - start for s, start, end in zip(body, buffer.starts, ends, strict=True)
+        }
+        self.use_replays(buffer.replays, starts, lengths)
+
+    def run(self) -> FileFacts:
+        try:
+            return super().run()
+        finally:
+            self.buffer.walked_statements = self.walked
+            self.buffer.rewalked_statements = self.rewalked
 
 
 class BufferPositions(Positions):
@@ -129,7 +150,7 @@ class BufferPositions(Positions):
 
     def __init__(self, buffer: ParsedBuffer) -> None:
         super().__init__(buffer.tree, buffer.text)
-        self._buffer = buffer
+        self.buffer = self._buffer = buffer
         statements = zip(buffer.tree.body, buffer.starts, strict=True)
         self._start_of = {id(statement): start for statement, start in statements}
 
@@ -144,21 +165,15 @@ class BufferPositions(Positions):
         if start is not None:
             code_range = self._relative(statement).get(id(node))  # type: ignore[arg-type]
             if code_range is not None:
-                return Loc(
-                    code_range.start.line + start,
-                    code_range.start.column + 1,
-                    code_range.end.line + start,
-                    code_range.end.column + 1,
-                )
+                line, column, end_line, end_column = code_range
+                return Loc(line + start, column + 1, end_line + start, end_column + 1)
         return super().loc(node, statement, anchors)
 
     def _relative(self, statement: cst.CSTNode) -> dict[int, CodeRange]:
         cached = self._buffer.ranges.get(id(statement))
         if cached is not None and cached[0] is statement:
             return cached[1]
-        alone = self._buffer.tree.with_changes(body=[statement], header=[], footer=[])
-        ranges = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-        relative = {id(node): code_range for node, code_range in ranges.items()}
+        relative, _ = _place(self._buffer.tree, statement)
         self._buffer.ranges[id(statement)] = (statement, relative)
         return relative
 
@@ -192,7 +207,7 @@ def _splice(old: ParsedBuffer, text: str, lines: list[str]) -> ParsedBuffer | No
         suffix[0] = _with_leading(suffix[0], segment.footer)
     footer = segment.footer if not suffix else old.tree.footer
     first_new_line = _line_count(segment, header) if i0 == 0 else segment_start
-    new_starts = _starts(segment, first_new_line, new_statements)
+    new_starts = _starts(segment, first_new_line, new_statements, old.ranges)
     body_end = segment_end - _line_count(segment, segment.footer)
     _keep_unchanged(old, i0, i1, lines, new_statements, new_starts, body_end)
     suffix_starts = [start + delta for start in old.starts[i1:]]
@@ -271,13 +286,28 @@ def _statement_at(starts: list[int], line: int) -> int:
     return max(low - 1, 0)
 
 
-def _starts(module: cst.Module, first_line: int, statements: list) -> list[int]:
+def _starts(
+    module: cst.Module, first_line: int, statements: list, ranges: dict[int, _StatementRanges]
+) -> list[int]:
+    """Where each statement starts. Generating a statement's code to count its lines
+    also places its nodes: their positions go to ``ranges`` for the extraction."""
     starts = []
     line = first_line
     for statement in statements:
         starts.append(line)
-        line += len(split_lines(module.code_for_node(statement)))
+        relative, lines = _place(module, statement)
+        ranges[id(statement)] = (statement, relative)
+        line += lines
     return starts
+
+
+def _place(module: cst.Module, statement: cst.CSTNode) -> tuple[dict[int, CodeRange], int]:
+    """The positions of a top-level statement's nodes, relative to its first line (its
+    leading blank and comment lines included), and how many lines it spans."""
+    alone = module.with_changes(body=[statement], header=[], footer=[])
+    relative = node_ranges(alone)
+    _, _, end_line, end_column = relative.pop(id(alone))
+    return relative, end_line - 1 if end_column == 0 else end_line
 
 
 def _line_count(module: cst.Module, empty_lines: Sequence[cst.EmptyLine]) -> int:
@@ -307,9 +337,9 @@ def _with_leading(statement: cst.BaseStatement, lines: tuple | list) -> cst.Base
 def _forget_unused(buffer: ParsedBuffer) -> None:
     """Drop cached positions of statements no longer in the tree (bounded memory)."""
     alive = {id(statement) for statement in buffer.tree.body}
-    for cache in (buffer.ranges, buffer.replays):
-        for key in [k for k in cache if k not in alive]:
-            del cache[key]
+    for key in [k for k in buffer.ranges if k not in alive]:
+        del buffer.ranges[key]
+    buffer.replays.keep_only(alive)
 
 
 def _without_bom(text: str) -> str:

@@ -38,8 +38,10 @@ from jobcheck.engine import (
 from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import Finding
 from jobcheck.lsp.incremental import ParsedBuffer, extract_buffer, parse_buffer, update_buffer
+from jobcheck.lsp.limits import MAX_DOCUMENT_BYTES
 from jobcheck.project import inference
 from jobcheck.project.lazy import ModuleLoader
+from jobcheck.registry import semantics
 from jobcheck.syntax.source import SourceError
 
 # Markers of a project's top folder, when no [tool.jobcheck] config names one.
@@ -64,6 +66,8 @@ class BufferState:
     text: str = ""
     error: str | None = None
     """The syntax error of the current text, when it does not parse."""
+    too_large: bool = False
+    """The text is over the size limit: it is not parsed and the file has no facts."""
 
 
 def find_root(path: Path) -> Path:
@@ -110,6 +114,8 @@ class ProjectState:
         self.discovered: set[str] = set()
         self.skipped: set[str] = set()
         """Discovered files the prefilter skipped (candidates for the second pass)."""
+        self.too_large: set[str] = set()
+        """Files on disk over the size limit: never parsed, no facts."""
         self._second_pass_keys: tuple[frozenset[str], frozenset[str]] | None = None
         self._loaded: dict[str, FileFacts] = {}
         """Facts of skipped files that checks looked up by name (see ``_loader``)."""
@@ -132,6 +138,8 @@ class ProjectState:
         except DiscoveryError:
             files = []
         inputs = [_read(SourceFile(Path(path_key(f.path)), f.explicit), {}) for f in files]
+        self.too_large = {i.source.display for i in inputs if _too_large(i.data)}
+        inputs = [i for i in inputs if i.source.display not in self.too_large]
         facts, _ = analyse(
             inputs, RunSettings(jobs=self.jobs), frozenset(self.options.django_settings)
         )
@@ -144,7 +152,10 @@ class ProjectState:
         self.skipped = self.discovered - self.facts.keys()
         self._second_pass_keys = self._wanted()
         for path, buffer in self.buffers.items():
-            self._use_buffer(path, buffer)
+            if buffer.too_large:
+                self.facts.pop(path, None)
+            else:
+                self._use_buffer(path, buffer)
 
     def _loader(self) -> ModuleLoader:
         """Files the prefilter skipped, loaded when a check looks up a name in them (a
@@ -156,14 +167,20 @@ class ProjectState:
         return ModuleLoader(modules, self._skipped_facts, {f.module for f in self.facts.values()})
 
     def _skipped_facts(self, path: str) -> FileFacts | None:
+        buffer = self.buffers.get(path)
+        if path in self.too_large or (buffer is not None and buffer.too_large):
+            return None
         cached = self._loaded.get(path)
         if cached is None:
             item = _read(SourceFile(Path(path), explicit=False), {})
             if item.data is None:
                 return None
-            from jobcheck.extract import extract_file
+            if _too_large(item.data):
+                self.too_large.add(path)
+                return None
+            from jobcheck.extract import files
 
-            cached = extract_file(path, item.data, item.module, item.is_package)
+            cached = files.extract(path, item.data, item.module, item.is_package)
             self._loaded[path] = cached
         return None if cached.error is not None else cached
 
@@ -189,7 +206,9 @@ class ProjectState:
     def set_buffer(self, path: str, text: str) -> str | None:
         """The editor's text of ``path`` (opened or changed). Returns the syntax error
         when the text does not parse: the file's last good facts are kept."""
-        buffer = self.buffers.setdefault(path, BufferState())
+        buffer = self.buffers.get(path)
+        if buffer is None or buffer.too_large:
+            buffer = self.buffers[path] = BufferState()
         if buffer.text == text and (buffer.parsed is not None or buffer.error is not None):
             return buffer.error
         buffer.text = text
@@ -212,6 +231,15 @@ class ProjectState:
         self._forget_inference(path)
         self.reload_from_disk(path)
 
+    def drop_buffer(self, path: str) -> None:
+        """The editor's text of ``path`` is over the size limit: it is not parsed, and
+        the file has no facts while it stays so (its tree and facts are freed)."""
+        self.buffers[path] = BufferState(too_large=True)
+        self._forget_inference(path)
+        self.facts.pop(path, None)
+        self._loaded.pop(path, None)
+        self.skipped.discard(path)
+
     def files_saved(self) -> None:
         """Files changed on disk: astroid reads other modules from there."""
         self.inference_memo.clear()
@@ -232,7 +260,12 @@ class ProjectState:
             self.discovered.discard(path)
             return
         self.discovered.add(path)
+        self._loaded.pop(path, None)
         item = _read(SourceFile(Path(path), explicit=False), {})
+        if _too_large(item.data):
+            self.too_large.add(path)
+            return
+        self.too_large.discard(path)
         facts, _ = analyse([item], RunSettings(jobs=1))
         if facts:
             self.facts[path] = facts[0]
@@ -299,12 +332,14 @@ class ProjectState:
     def _wanted(self) -> tuple[frozenset[str], frozenset[str]]:
         """What decides the second pass: Dramatiq actor names and RQ job modules."""
         facts = self.facts.values()
-        actors = frozenset(t.name for f in facts for t in f.tasks if t.framework == "dramatiq")
+        actors = frozenset(
+            t.name for f in facts for t in f.tasks if semantics(t.framework).sends_by_actor_name()
+        )
         modules = frozenset(
             (site.target or "").rpartition(".")[0]
             for f in facts
             for site in f.enqueues
-            if site.framework_hint == "rq" and site.target
+            if semantics(site.framework_hint).enqueues_by_reference() and site.target
         )
         return actors, modules
 
@@ -323,10 +358,15 @@ class ProjectState:
 
 
 def analyse_all(items: Iterable) -> list[FileFacts]:
-    """Facts of files the second pass picked (no prefilter: they are known to matter)."""
-    from jobcheck.extract import extract_file
+    """Facts of files the second pass picked (no prefilter: they are known to matter),
+    each read by its kind (``jobcheck/extract/files.py``)."""
+    from jobcheck.extract import files
 
-    return [extract_file(i.source.display, i.data, i.module, i.is_package) for i in items]
+    return [files.extract(i.source.display, i.data, i.module, i.is_package) for i in items]
+
+
+def _too_large(data: bytes | None) -> bool:
+    return data is not None and len(data) > MAX_DOCUMENT_BYTES
 
 
 def path_key(path: Path | str) -> str:

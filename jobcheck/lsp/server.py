@@ -8,7 +8,10 @@ document clears its diagnostics.
 
 Work runs on one background thread, one run at a time: changes that arrive during a run
 are merged into the next one. While a buffer does not parse (mid-typing), its last good
-facts and diagnostics are kept, and the syntax error is logged once.
+facts and diagnostics are kept, and the syntax error is logged once. A document larger
+than :data:`~jobcheck.lsp.limits.MAX_DOCUMENT_BYTES` is not parsed; one diagnostic says
+so. The conversation with the client (framing, malformed messages, ``exit``) is in
+:mod:`jobcheck.lsp.protocol`.
 """
 
 from __future__ import annotations
@@ -16,27 +19,37 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, NoReturn
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from jobcheck import __version__
 from jobcheck.findings import Finding
 from jobcheck.lsp import actions
+from jobcheck.lsp.collector import Collector
 from jobcheck.lsp.diagnostics import overlaps, to_diagnostic, to_range
 from jobcheck.lsp.hover import hover_markdown
 from jobcheck.lsp.incremental import split_lines
+from jobcheck.lsp.limits import MAX_DOCUMENT_BYTES
 from jobcheck.lsp.project_state import ProjectState, find_root, path_key
+from jobcheck.lsp.protocol import JobcheckProtocol, serve_streams
 
 log = logging.getLogger(__name__)
+
+TIDY_DELAY = 1.0
+"""Seconds of idleness before the garbage collector's pass over what the runs left (see
+:mod:`jobcheck.lsp.collector`)."""
 
 DEFAULT_DEBOUNCE = 0.01
 """Seconds to wait after a change before linting: enough to merge the burst of
@@ -54,14 +67,26 @@ class OpenDocument:
     version: int | None = None
     published: list[tuple[Finding, types.Diagnostic]] = field(default_factory=list)
     syntax_error: str | None = None
+    too_large: bool = False
+    """Whether the text is over the size limit (it is not parsed)."""
+
+
+@dataclass
+class BufferText:
+    """A changed buffer, as the next run must see it."""
+
+    path: str
+    text: str | None
+    """None when the buffer is over the size limit: the run drops it unparsed."""
+    version: int | None
 
 
 @dataclass
 class Work:
     """What the next run must take into account."""
 
-    texts: dict[str, tuple[str, str, int | None]] = field(default_factory=dict)
-    """uri -> (path, text, version) of changed buffers."""
+    texts: dict[str, BufferText] = field(default_factory=dict)
+    """uri -> the changed buffer."""
     closed: set[str] = field(default_factory=set)
     disk: set[str] = field(default_factory=set)
     """Paths changed on disk (watched files)."""
@@ -136,11 +161,19 @@ def _settle(future: asyncio.Future, result: Any, error: BaseException | None) ->
 
 
 class JobcheckLanguageServer(LanguageServer):
+    protocol: JobcheckProtocol
+    exit_code: int | None = None
+    """The process's exit status, once the conversation with the client is over."""
+
     def __init__(self) -> None:
         super().__init__(
-            "jobcheck", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+            "jobcheck",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=JobcheckProtocol,
         )
         self.debounce = DEFAULT_DEBOUNCE
+        self.max_document_bytes = MAX_DOCUMENT_BYTES
         self.log_timings = False
         self.jobs = 0
         self.documents: dict[str, OpenDocument] = {}
@@ -154,6 +187,24 @@ class JobcheckLanguageServer(LanguageServer):
         self._task: asyncio.Future | None = None
         self._logged: set[str] = set()
         self.run_count = 0
+        self.collector = Collector()
+        self._tidy_timer: asyncio.TimerHandle | None = None
+
+    # -- the process -------------------------------------------------------------------
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Talk LSP over stdin and stdout until ``exit`` or the end of input (the exit
+        code is left in ``exit_code``)."""
+        stdin = stdin or sys.stdin.buffer
+        stdout = stdout or sys.stdout.buffer
+        self.exit_code = asyncio.run(serve_streams(self.protocol, stdin, stdout))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Errors outside a request (a notification's handler failed): logged to the
+        client's log once per message, not shown in a pop-up as pygls does."""
+        log.error("jobcheck lsp: %s", error)
+        if source is not FeatureRequestError:  # a request's error is in its response
+            self._log(types.MessageType.Error, f"jobcheck: {error}")
 
     # -- scheduling (event loop) ------------------------------------------------------
 
@@ -182,10 +233,23 @@ class JobcheckLanguageServer(LanguageServer):
                 except Exception as error:  # a bug must not stop linting for the session
                     log.exception("jobcheck run failed")
                     self._log(types.MessageType.Error, f"jobcheck: run failed: {error!r}")
-                    continue
-                self._deliver(result)
+                else:
+                    self._deliver(result)
+                if self.collector.overdue():
+                    await self.lint_thread.submit(lambda: self.collector.tidy(idle=False))
         finally:
             self._running = False
+            self._tidy_when_idle()
+
+    def _tidy_when_idle(self) -> None:
+        if self._tidy_timer is not None:
+            self._tidy_timer.cancel()
+        self._tidy_timer = asyncio.get_running_loop().call_later(TIDY_DELAY, self._tidy)
+
+    def _tidy(self) -> None:
+        self._tidy_timer = None
+        if not self._running:  # else the run's end comes back here
+            self.collector.tidy()
 
     def _deliver(self, result: RunResult) -> None:
         for kind, message in result.messages:
@@ -228,8 +292,8 @@ class JobcheckLanguageServer(LanguageServer):
         work.documents = dict(self.documents)
         for document in work.documents.values():
             if document.root in work.reload_roots and document.uri not in work.texts:
-                text_document = self.workspace.get_text_document(document.uri)
-                work.texts[document.uri] = (document.path, text_document.source, document.version)
+                text = None if document.too_large else self._source(document.uri)
+                work.texts[document.uri] = BufferText(document.path, text, document.version)
 
     def _log(self, kind: types.MessageType, message: str) -> None:
         if kind in (types.MessageType.Error, types.MessageType.Warning):
@@ -246,8 +310,42 @@ class JobcheckLanguageServer(LanguageServer):
             return
         text_document = self.workspace.get_text_document(uri)
         document.version = text_document.version
-        self._pending.texts[uri] = (document.path, text_document.source, text_document.version)
+        text = text_document.source
+        size = _utf8_size(text, self.max_document_bytes)
+        was_too_large, document.too_large = document.too_large, size > self.max_document_bytes
+        if document.too_large:
+            self._report_too_large(document, size, logged=was_too_large)
+            text = None
+        self._pending.texts[uri] = BufferText(document.path, text, text_document.version)
         self._pending.thorough |= thorough
+
+    def _report_too_large(self, document: OpenDocument, size: int, logged: bool) -> None:
+        """One diagnostic (and, the first time, a log line) instead of findings."""
+        message = (
+            f"jobcheck: this file is not checked: it is {size:,} bytes, larger than the "
+            f"{self.max_document_bytes:,}-byte limit"
+        )
+        if not logged:
+            self._log(types.MessageType.Info, f"{message} ({document.path})")
+        document.published = []
+        origin = types.Range(
+            start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
+        )
+        diagnostic = types.Diagnostic(
+            range=origin,
+            message=message,
+            severity=types.DiagnosticSeverity.Information,
+            code="too-large",
+            source="jobcheck",
+        )
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=document.uri, version=document.version, diagnostics=[diagnostic]
+            )
+        )
+
+    def _source(self, uri: str) -> str:
+        return self.workspace.get_text_document(uri).source
 
     def open_document(self, uri: str, version: int | None) -> OpenDocument | None:
         path = to_fs_path(uri)
@@ -295,7 +393,8 @@ class JobcheckLanguageServer(LanguageServer):
 
     def _lint(self, work: Work) -> RunResult:
         started = time.perf_counter(), time.process_time()
-        result = self._lint_work(work)
+        with self.collector.paused():
+            result = self._lint_work(work)
         if self.log_timings:
             wall = (time.perf_counter() - started[0]) * 1000
             cpu = (time.process_time() - started[1]) * 1000
@@ -324,16 +423,20 @@ class JobcheckLanguageServer(LanguageServer):
                     state.reload_from_disk(path)
                     touched.add(root)
         documents = work.documents
-        for uri, (path, text, _) in work.texts.items():
+        for uri, buffer in work.texts.items():
             document = documents.get(uri)
             if document is None:
                 continue
             state = self._project(document.root, result)
-            if not state.contains(path):
+            if not state.contains(buffer.path):
                 continue
-            with result.timed("extract"):
-                result.syntax_errors[uri] = state.set_buffer(path, text)
+            if buffer.text is None:
+                state.drop_buffer(buffer.path)
+            else:
+                with result.timed("extract"):
+                    result.syntax_errors[uri] = state.set_buffer(buffer.path, buffer.text)
             touched.add(document.root)
+        self.collector.set_aside()
         for root in touched:
             state = self._project(root, result)
             with result.timed("check"):
@@ -357,6 +460,9 @@ class JobcheckLanguageServer(LanguageServer):
         for uri, document in documents.items():
             if document.root != root or uri in work.closed:
                 continue
+            changed = work.texts.get(uri)
+            if changed is not None and changed.text is None:
+                continue  # too large: its diagnostic is published already
             buffer = state.buffers.get(document.path)
             if buffer is None or buffer.parsed is None or not state.contains(document.path):
                 if uri in work.texts:
@@ -367,9 +473,17 @@ class JobcheckLanguageServer(LanguageServer):
             lines = buffer.parsed.lines
             mine = state.with_fixes(findings.get(document.path, []))
             entries = [(f, to_diagnostic(f, lines, codec)) for f in mine]
-            if uri in work.texts or _differ(entries, document.published):
-                version = work.texts[uri][2] if uri in work.texts else document.version
+            if changed is not None or _differ(entries, document.published):
+                version = changed.version if changed is not None else document.version
                 result.publications.append(Publication(uri, version, entries))
+
+
+def _utf8_size(text: str, limit: int) -> int:
+    """The UTF-8 size of ``text``; below ``limit`` when it cannot exceed it (a
+    character takes one to four bytes), without encoding it."""
+    if 4 * len(text) <= limit:
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _differ(
@@ -647,9 +761,18 @@ async def _watch_files(ls: JobcheckLanguageServer) -> None:
         ls._log(types.MessageType.Warning, f"jobcheck: cannot watch files: {error}")
 
 
-def serve() -> int:
-    """Run the server on stdin/stdout; the exit status the LSP asks for (0 after a
-    ``shutdown`` request, 1 without)."""
+def serve() -> NoReturn:
+    """Run the server on stdin/stdout, then end the process with the status the LSP asks
+    for (0 after a ``shutdown`` request, 1 without).
+
+    The process ends at once, without the interpreter's clean-up: the lint thread may be
+    in the middle of a run, and tearing down a heap of syntax trees object by object
+    takes longer than an editor waits for a server to exit."""
     ls = make_server()
     ls.start_io()
-    return 0 if getattr(ls.protocol, "_shutdown", False) else 1
+    code = ls.exit_code if ls.exit_code is not None else 1
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from jobcheck.facts import FileFacts, FunctionFacts, SideEffect
 from jobcheck.project.model import Job, Project
+from jobcheck.project.summaries import Summary
+from jobcheck.registry import semantics
 
 # What ``unguarded_side_effects`` looks for, for messages (details in docs/rules/SCL-17.md).
 GUARDS_LOOKED_FOR = (
@@ -33,6 +35,10 @@ class JobBody:
     job: Job | None
     """None for a plain function that an RQ queue enqueues by reference."""
 
+    def summary(self, project: Project) -> Summary:
+        """What the body does, directly or through the functions it calls."""
+        return project.summaries.of_function(self.file, self.function)
+
 
 def job_bodies(project: Project) -> list[JobBody]:
     """Every function that runs as a job, once each, in a stable order."""
@@ -42,8 +48,8 @@ def job_bodies(project: Project) -> list[JobBody]:
         if entry is not None and entry[1].qualname not in found:
             found[entry[1].qualname] = JobBody(entry[0], entry[1], job.task.name, job)
     for _, site, job in project.enqueues():
-        framework = job.framework if job is not None else site.framework_hint
-        if job is not None or framework != "rq" or not site.target:
+        framework = semantics(job.framework if job is not None else site.framework_hint)
+        if job is not None or not framework.enqueues_by_reference() or not site.target:
             continue
         entry = project.functions.get(site.target)
         if entry is not None and entry[1].qualname not in found:

@@ -12,9 +12,12 @@ the files a check actually reaches.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from jobcheck.facts import FileFacts
+
+PartKey = tuple[str, str, "str | None"]
+"""(path, top-level name, method of it): a part of a file (``ModuleLoader.part_for``)."""
 
 
 class ModuleLoader:
@@ -25,15 +28,70 @@ class ModuleLoader:
         modules: dict[str, list[str]],
         load: Callable[[str], FileFacts | None],
         all_modules: Iterable[str] = (),
+        load_part: Callable[[str, str, str | None], FileFacts | None] | None = None,
+        load_parts: Callable[[list[PartKey]], dict[PartKey, FileFacts | None]] | None = None,
     ) -> None:
         """``modules``: module name -> paths of the files not analysed yet;
         ``load(path)``: the facts of one of them (None when it cannot be read);
         ``all_modules``: every module of the project, analysed or not."""
         self._modules = modules
         self._load = load
+        self._load_part = load_part
+        """``load_part(path, name, method)``: the facts of only the top-level definition
+        ``name`` (of a class, only its ``method`` when given)."""
+        self._load_parts = load_parts
+        """``load_parts(keys)``: many parts at once (in worker processes)."""
+        self._parts: dict[PartKey, FileFacts | None] = {}
         self.all_modules = frozenset(all_modules) | frozenset(modules)
         self.loaded: list[FileFacts] = []
         self._tried: set[str] = set()
+
+    def part_for(self, qualname: str) -> list[FileFacts]:
+        """Facts of just the top-level definition ``qualname`` names (``pkg.mod.f`` or
+        ``pkg.mod.Class.method``), from the module it may be defined in, without the rest
+        of that module (a call summary following a helper); the module's whole facts
+        when it was loaded already, or when the loader cannot read parts."""
+        if self._load_part is None:
+            return self.load_for(qualname)
+        found: list[FileFacts] = []
+        for keys in self._part_keys(qualname):
+            for key in keys:
+                if key not in self._parts:
+                    self._parts[key] = self._load_part(*key)
+                facts = self._parts[key]
+                if facts is not None:
+                    found.append(facts)
+            if found:
+                return found
+        return found
+
+    def prefetch(self, qualnames: Iterable[str]) -> None:
+        """Read the parts :meth:`part_for` would read for each of ``qualnames``, all at
+        once (the loader's ``load_parts``, in worker processes), so that the summaries
+        asking for them one by one find them read."""
+        if self._load_parts is None or self._load_part is None:
+            return
+        wanted: dict[PartKey, None] = {}
+        for qualname in qualnames:
+            for keys in self._part_keys(qualname):
+                wanted.update((key, None) for key in keys if key not in self._parts)
+                break  # the longest module first, as part_for reads them
+        if wanted:
+            self._parts.update(self._load_parts(list(wanted)))
+
+    def _part_keys(self, qualname: str) -> Iterator[list[PartKey]]:
+        """The parts that may define ``qualname``, for each module it may be in (longest
+        first). A part is (path, top-level name, method): a class named without a method
+        is read for its ``__init__`` (a constructor call), so the two share a key."""
+        parts = qualname.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:end])
+            paths = self._modules.get(module)
+            if not paths or module in self._tried:
+                continue  # loaded whole: the project's indexes have it
+            name = parts[end]
+            method = parts[end + 1] if end + 2 == len(parts) else None
+            yield [(path, name, method or "__init__") for path in paths]
 
     def modules(self) -> dict[str, list[str]]:
         """Module name -> paths of the files not analysed (a copy)."""
@@ -44,7 +102,12 @@ class ModuleLoader:
         that a tree holds several times, ``jobcheck/project/units.py``); files it loads
         are also listed in this loader's ``loaded``."""
         modules = {m: [p for p in paths if keep(p)] for m, paths in self._modules.items()}
-        narrowed = ModuleLoader({m: p for m, p in modules.items() if p}, self._load)
+        narrowed = ModuleLoader(
+            {m: p for m, p in modules.items() if p},
+            self._load,
+            load_part=self._load_part,
+            load_parts=self._load_parts,
+        )
         narrowed.loaded = self.loaded
         return narrowed
 

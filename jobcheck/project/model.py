@@ -23,23 +23,15 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, DictV, Opaque, Ref, SeqV, Value, string
+from jobcheck.facts.values import CallV, DictV, Opaque, Ref, Value, string
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
+from jobcheck.registry import checked, plugins, semantics
 
 if TYPE_CHECKING:
     from jobcheck.project.routing import Routing
-
-# Celery task options that a global setting provides when the task does not
-# (celery/app/task.py reads them from ``app.conf`` under these names).
-GLOBAL_TASK_SETTINGS = {
-    "time_limit": "task_time_limit",
-    "soft_time_limit": "task_soft_time_limit",
-    "acks_late": "task_acks_late",
-    "reject_on_worker_lost": "task_reject_on_worker_lost",
-    "queue": "task_default_queue",
-}
+    from jobcheck.project.summaries import Summaries
 
 
 @dataclass(frozen=True)
@@ -78,6 +70,7 @@ class Project:
         settings_modules: Sequence[str] = (),
         celery_app: str | None = None,
         loader: ModuleLoader | None = None,
+        call_depth: int = 4,
     ) -> None:
         """``loader`` loads, on demand, the facts of project modules that were not
         analysed (``jobcheck/project/lazy.py``) when a by-name lookup misses."""
@@ -90,10 +83,15 @@ class Project:
         self.celery_app = celery_app.replace(":", ".") if celery_app else None
         """``celery-app``: the project's Celery app, when it has several or hides it."""
         self.loader = loader
+        self.call_depth = call_depth
+        """How many calls deep summaries follow a function into its helpers."""
         self.source_of = source_of or _read_source
         self.astroid_modules: dict[str, object] = {}
         self.by_path = {f.path: f for f in self.files}
-        self._foreign = {q for f in self.files for q in f.foreign_objects}
+        self.foreign_objects = {q for f in self.files for q in f.foreign_objects}
+        self.instances: dict[str, str] = {
+            q: cls for f in self.files for q, cls in f.instances.items()
+        }
         self.classes: dict[str, tuple[str, ...]] = {
             q: bases for f in self.files for q, bases in f.classes.items()
         }
@@ -107,7 +105,7 @@ class Project:
         if loader is not None:
             self._load_on_demand()
         self.apps: list[tuple[FileFacts, CeleryApp]] = [(f, a) for f in self.files for a in f.apps]
-        self._every_app = frozenset(a.qualname for _, a in self.apps)
+        self.every_app = frozenset(a.qualname for _, a in self.apps)
         chosen = [(f, a) for f, a in self.apps if a.qualname == self.celery_app]
         if chosen:
             self.apps = chosen
@@ -116,10 +114,15 @@ class Project:
         }
         if loader is not None:
             self._aliases = LazyDict(self._aliases, self._load_for)
-        self.jobs: list[Job] = [
-            Job(task, f) for f in self.files for task in f.tasks if self._is_real_task(task)
+        self.all_jobs: list[Job] = [
+            Job(own, f)
+            for f in self.files
+            for task in f.tasks
+            if (own := self._own_task(task)) is not None
         ]
-        self.jobs.extend(self._class_based_tasks())
+        for plugin in plugins():
+            self.all_jobs.extend(semantics(plugin.name).class_based_jobs(self))
+        self.jobs: list[Job] = [job for job in self.all_jobs if checked(job.framework)]
         self.jobs.extend(self._custom_decorator_jobs())
         self._by_qualname = {job.task.qualname: job for job in self.jobs}
         self._by_tail: dict[str, list[Job]] = {}
@@ -133,34 +136,10 @@ class Project:
 
     # -- jobs -------------------------------------------------------------------
 
-    def _is_real_task(self, task: TaskDef) -> bool:
-        return task.app_ref is None or task.app_ref not in self._foreign
-
-    def _class_based_tasks(self) -> Iterator[Job]:
-        for f in self.files:
-            for tc in f.task_classes:
-                attrs = dict(tc.attrs)
-                if not tc.has_run or "abstract" in attrs:
-                    continue
-                if not self.is_celery_task_class(tc.qualname):
-                    continue
-                yield Job(
-                    TaskDef(
-                        framework="celery",
-                        qualname=tc.qualname,
-                        name=tc.qualname.rsplit(".", 1)[-1],
-                        registered_name=string(attrs.get("name")) or tc.qualname,
-                        loc=tc.loc,
-                        decorator=None,
-                        options=tc.attrs,
-                        option_locs=tc.attr_locs,
-                        base=tc.bases[0] if tc.bases else None,
-                        kind="class",
-                        bound=True,
-                        function=f"{tc.qualname}.run",
-                    ),
-                    f,
-                )
+    def _own_task(self, task: TaskDef) -> TaskDef | None:
+        """The job a recognized task really is: its framework may hand it to another
+        (``@obj.task`` on an object another job library made), or drop it."""
+        return semantics(task.framework).claim(self, task)
 
     def _custom_decorator_jobs(self) -> Iterator[Job]:
         """Functions decorated with a project's own wrapper of a job decorator:
@@ -175,7 +154,7 @@ class Project:
                     if resolved is None:
                         continue
                     root, preset = resolved
-                    framework = CUSTOM_DECORATOR_ROOTS.get(root)
+                    framework = custom_decorator_roots().get(root)
                     if framework is None:
                         continue
                     yield Job(_custom_task(f, function, decorator, framework, preset), f)
@@ -188,7 +167,7 @@ class Project:
         the library callable it stands for, with the keyword arguments preset on the way."""
         if qualname is None or depth > 10:
             return None
-        if qualname in CUSTOM_DECORATOR_ROOTS:
+        if qualname in custom_decorator_roots():
             return qualname, ()
         alias = self._aliases.get(qualname)
         if isinstance(alias, Ref):
@@ -203,26 +182,6 @@ class Project:
                 return inner
         return None
 
-    def is_celery_task_class(self, qualname: str, depth: int = 0) -> bool:
-        if qualname.startswith("celery.") and qualname.endswith(".Task"):
-            return True
-        if depth > 20:
-            return False
-        bases = self.classes.get(qualname, ())
-        if any(b.startswith("celery") and b.endswith("Task") for b in bases):
-            return True
-        # ``app.Task`` for a Celery app of this project.
-        if any(b.endswith(".Task") and b[: -len(".Task")] in self.app_names for b in bases):
-            return True
-        return any(self.is_celery_task_class(b, depth + 1) for b in bases if b in self.classes)
-
-    @functools.cached_property
-    def app_names(self) -> frozenset[str]:
-        names = {app.qualname for _, app in self.apps}
-        if self.celery_app:
-            names.add(self.celery_app)
-        return frozenset(names)
-
     def job_for(self, site: EnqueueSite) -> Job | None:
         """The job an enqueue site puts on the queue, when the project defines it."""
         if site.method == "send_task":
@@ -232,7 +191,7 @@ class Project:
         job = self._by_qualname.get(site.target)
         if job is not None:
             return job
-        if site.framework_hint == "rq":
+        if not semantics(site.framework_hint).matches_by_tail():
             return None
         candidates = self._by_tail.get(_tail(site.target), [])
         return candidates[0] if len(candidates) == 1 else None
@@ -253,18 +212,41 @@ class Project:
         are kept."""
         for f in self.files:
             for site in f.enqueues:
+                if not checked(site.framework_hint):
+                    continue
                 job = self.job_for(site)
                 if job is not None:
-                    if _method_fits(site.method, job.framework):
+                    if semantics(job.framework).accepts_enqueue(site.method):
                         yield f, site, job
                     continue
                 if self._unresolved_but_certain(site):
                     yield f, site, None
 
+    def certain_enqueue(self, site: EnqueueSite) -> bool:
+        """Whether a call whose job the project does not define still enqueues."""
+        return self._unresolved_but_certain(site)
+
+    @functools.cached_property
+    def summaries(self) -> Summaries:
+        """What each function does through the functions it calls (built on use; the
+        helpers the jobs reach are read at once when the first summary is asked,
+        ``Summaries.prefetch``)."""
+        from jobcheck.project.summaries import Summaries
+
+        return Summaries(self, self.call_depth, roots=self._job_functions)
+
+    def _job_functions(self) -> list[tuple[FileFacts, FunctionFacts]]:
+        found = []
+        for job in self.jobs:
+            entry = self.functions.get(job.task.function or "")
+            if entry is not None:
+                found.append(entry)
+        return found
+
     def _unresolved_but_certain(self, site: EnqueueSite) -> bool:
-        if site.framework_hint in ("rq", "celery"):
+        if semantics(site.framework_hint).hint_is_certain(site):
             return True
-        if site.method in ("send", "send_with_options"):
+        if site.method in _NEEDS_ITS_JOB:
             return False
         module = (site.target or "").rpartition(".")[0]
         return module.split(".")[-1] in ("tasks", "jobs") and module not in self.modules
@@ -317,13 +299,15 @@ class Project:
     def _honoured(self, f: FileFacts, setting: Setting) -> bool:
         if self.settings_modules and setting.origin == "module" and setting.raw_key.isupper():
             return _in_modules(f.module, self.settings_modules)
-        if self.celery_app and setting.origin == "conf" and setting.app in self._every_app:
+        if self.celery_app and setting.origin == "conf" and setting.app in self.every_app:
             return setting.app == self.celery_app
         if setting.origin != "module" or setting.raw_key.isupper():
             return True
         # Lower-case names count only in a Celery config module.
         module = f.module
-        return module in self._config_modules or "celery" in module.rsplit(".", 1)[-1]
+        return module in self._config_modules or any(
+            semantics(plugin.name).is_config_module(module) for plugin in plugins()
+        )
 
     def settings(self, key: str) -> list[tuple[FileFacts, Setting]]:
         return self._settings_by_key.get(key, [])
@@ -369,24 +353,18 @@ class Project:
         found = self._base_option(job, key)
         if found is not None:
             return found
-        if job.framework != "celery":
-            return Resolved(None, "default")
-        found = self._annotation_option(task, key)
-        if found is not None:
-            return found
-        setting_key = GLOBAL_TASK_SETTINGS.get(key)
-        if setting_key is not None:
-            entry = self.setting(setting_key)
-            if entry is not None:
-                f, setting = entry
-                return Resolved(setting.value, "settings", f.path, setting.loc)
-        return Resolved(None, "default")
+        found = semantics(job.framework).inherited_option(self, job, key)
+        return found if found is not None else Resolved(None, "default")
 
     def task_bases(self, job: Job) -> list[str]:
         """The task classes a job is built on: its own class (class-based tasks), its
         ``base=``, the app's ``task_cls``, and their bases, nearest first."""
         own = [job.task.qualname] if job.task.kind == "class" else []
         return list(self._bases_from((*own, job.task.base, *self._app_task_classes(job)), True))
+
+    def _app_task_classes(self, job: Job) -> list[str]:
+        """Classes every task of the job's app is built on (Celery's ``task_cls``)."""
+        return semantics(job.framework).app_task_classes(self, job)
 
     def _bases_from(self, start: Iterable[str | None], plain_classes: bool) -> Iterator[str]:
         """``start`` and the bases of each, breadth first, each once; the bases of
@@ -409,7 +387,7 @@ class Project:
         for name in self._bases_from((job.task.base, *self._app_task_classes(job)), False):
             entry = self.task_classes.get(name)
             if entry is None:
-                if self._outside_project(name):  # a library's base class: it may set it
+                if self._outside_project(name, job):  # a library's base class: it may set it
                     return Resolved(Opaque(name), "base", job.file.path, job.task.loc)
                 continue
             f, tc = entry
@@ -419,33 +397,11 @@ class Project:
                     return Resolved(value, "base", f.path, loc)
         return None
 
-    def _outside_project(self, qualname: str) -> bool:
-        """A class of an installed library other than Celery (whose Task sets no limits
-        or retries beyond the defaults the checks know)."""
+    def _outside_project(self, qualname: str, job: Job) -> bool:
+        """A class of an installed library other than the job's framework (whose base
+        classes set no options beyond the defaults the checks know)."""
         root = qualname.split(".")[0]
-        return root not in self.root_packages and root not in ("celery", "kombu", "builtins")
-
-    def _app_task_classes(self, job: Job) -> list[str]:
-        if job.task.kind == "class":
-            return list(self.classes.get(job.task.qualname, ()))
-        classes = []
-        for _, app in self.apps:
-            if job.task.app_ref in (None, app.qualname):
-                value = dict(app.kwargs).get("task_cls")
-                if isinstance(value, Ref):
-                    classes.append(value.qualname)
-                elif string(value):
-                    classes.append(string(value).replace(":", "."))  # type: ignore[union-attr]
-        return classes
-
-    def _annotation_option(self, task: TaskDef, key: str) -> Resolved | None:
-        for f, setting in self.settings("task_annotations"):
-            for mapping in _annotation_maps(setting.value):
-                for name in (task.registered_name, "*"):
-                    entry = mapping.get(name) if name else None
-                    if isinstance(entry, DictV) and entry.get(key) is not None:
-                        return Resolved(entry.get(key), "annotations", f.path, setting.loc)
-        return None
+        return root not in self.root_packages and root not in semantics(job.framework).library_roots
 
     # -- broker ---------------------------------------------------------------------
 
@@ -482,7 +438,7 @@ class Project:
             # A path names a function (rq-scheduler's "module.function"), but Celery
             # looks tasks up only by registered name, which name= may have changed.
             by_path = self._by_qualname.get(name)
-            if by_path is not None and by_path.framework != "celery":
+            if by_path is not None and semantics(by_path.framework).names_by_path():
                 job = by_path
         return job if job is not None else self._by_name_suffix(name)
 
@@ -499,7 +455,11 @@ class Project:
 
     def schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
         """Every schedule entry of the project outside test code (a test project's
-        settings schedule nothing in production)."""
+        settings schedule nothing in production), of the frameworks the checks read."""
+        return [(f, entry) for f, entry in self.all_schedules() if checked(entry.framework)]
+
+    def all_schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
+        """Every schedule entry outside test code, of every framework."""
         return [(f, entry) for f in self.files if not is_test_code(f) for entry in f.schedules]
 
     def scheduled_jobs(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
@@ -516,7 +476,7 @@ class Project:
         (Celery names only registered tasks)."""
         if job is not None:
             return job.task.function
-        if entry.framework == "celery":
+        if not semantics(entry.framework).schedule_names_functions(entry):
             return None
         return self.resolve_function(entry.target or entry.task_name)
 
@@ -555,7 +515,8 @@ class Project:
 
     def _load_on_demand(self) -> None:
         """Turn the by-name indexes into ones that load a missing name's module."""
-        self._foreign = LazySet(self._foreign, self._load_for)
+        self.foreign_objects = LazySet(self.foreign_objects, self._load_for)
+        self.instances = LazyDict(self.instances, self._load_for)
         self.classes = LazyDict(self.classes, self._load_for)
         self._model_roots = LazySet(self._model_roots, self._load_for)
         self.functions = LazyDict(self.functions, self._load_for)
@@ -567,7 +528,9 @@ class Project:
         assert self.loader is not None
         loaded = self.loader.load_for(str(name))
         for f in loaded:
-            set.update(self._foreign, f.foreign_objects)
+            set.update(self.foreign_objects, f.foreign_objects)
+            for qualname, cls in f.instances.items():
+                dict.setdefault(self.instances, qualname, cls)
             for qualname, bases in f.classes.items():
                 dict.setdefault(self.classes, qualname, bases)
             set.update(self._model_roots, (m.qualname for m in f.models))
@@ -591,14 +554,13 @@ def _text(value: Value | None) -> str:
     return "options"
 
 
-# Library decorators a project may wrap, and the framework each makes jobs for.
-CUSTOM_DECORATOR_ROOTS = {
-    "rq.job": "rq",
-    "rq.decorators.job": "rq",
-    "django_rq.job": "rq",
-    "celery.shared_task": "celery",
-    "dramatiq.actor": "dramatiq",
-}
+def custom_decorator_roots() -> dict[str, str]:
+    """Library decorators a project may wrap, and the framework each makes jobs for."""
+    return {
+        root: framework
+        for plugin in plugins()
+        for root, framework in semantics(plugin.name).decorator_roots.items()
+    }
 
 
 def _custom_task(
@@ -610,8 +572,9 @@ def _custom_task(
 ) -> TaskDef:
     options: list[tuple[str, Value]] = list(preset)
     if isinstance(decorator.call, CallV):
-        if framework == "rq" and decorator.call.args:
-            options.append(("queue", decorator.call.args[0]))
+        queue = semantics(framework).decorator_queue(decorator.call.args)
+        if queue is not None:
+            options.append(("queue", queue))
         options.extend(decorator.call.kwargs)
     return TaskDef(
         framework=framework,
@@ -637,24 +600,13 @@ def _read_source(path: str) -> str | None:
         return None
 
 
+# Methods that enqueue only when called on a job (Dramatiq's ``actor.send``, calling a
+# Huey task, Huey's ``task.schedule``): on anything else they are not enqueues at all.
+_NEEDS_ITS_JOB = frozenset({"send", "send_with_options", "call", "schedule"})
+
+
 def _tail(qualname: str) -> str:
     return ".".join(qualname.split(".")[-2:])
-
-
-def _method_fits(method: str, framework: str) -> bool:
-    if framework == "dramatiq":
-        return method in ("send", "send_with_options")
-    if framework == "rq":
-        return method in ("delay", "enqueue", "enqueue_call", "enqueue_in", "enqueue_at")
-    return method not in ("send", "send_with_options")
-
-
-def _annotation_maps(value: Value) -> list[DictV]:
-    if isinstance(value, DictV):
-        return [value]
-    if isinstance(value, SeqV):
-        return [item for item in value.items if isinstance(item, DictV)]
-    return []
 
 
 def _url_hint(value: Value | None) -> str | None:

@@ -425,6 +425,17 @@ class Positions:
             )
 
 
+def node_ranges(module: cst.Module) -> dict[int, CodeRange]:
+    """The range of every node of ``module`` by node id (``PositionProvider``'s ranges,
+    from one pass of the fast code generator)."""
+    state = _State(module.default_indent, module.default_newline)
+    module._codegen(state)  # type: ignore[arg-type]
+    return {
+        id(node): (line, column, end_line, end_column)
+        for node, ((line, column), (end_line, end_column)) in state.computed.items()
+    }
+
+
 def _is_compound(node: cst.CSTNode) -> bool:
     return type(node) in _HEADER_ONLY or isinstance(node, cst.BaseCompoundStatement)
 

@@ -9,8 +9,11 @@ from jobcheck.extract.schedules import (
     ScheduleReader,
     argument,
 )
-from jobcheck.facts import FunctionFacts
+from jobcheck.extract.walker import Walker
+from jobcheck.facts import FrameworkConfig, FunctionFacts
 from jobcheck.facts.values import CallV, Ref, string
+from jobcheck.frameworks.apscheduler.defaults import SCHEDULER_OPTIONS
+from jobcheck.frameworks.apscheduler.starts import is_scheduler_class
 from jobcheck.frameworks.apscheduler.timing import APSCHEDULER_JOB_KEYWORDS, apscheduler_timing
 from jobcheck.triggers import Trigger
 
@@ -23,6 +26,10 @@ class APSchedulerSchedules(ScheduleReader):
         Trigger("APScheduler job", b".scheduled_job("),
         Trigger("APScheduler job", b".add_job("),
     )
+
+    def __init__(self, walker: Walker) -> None:
+        super().__init__(walker)
+        self._schedulers: set[str] = set()
 
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         for decorator_node, decorator in zip(node.decorators, facts.decorators):
@@ -39,6 +46,41 @@ class APSchedulerSchedules(ScheduleReader):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_job":
             if self.roots & APSCHEDULER_ROOTS:
                 self._add_job(node)
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "configure":
+            receiver = self.walker.qualify(node.func.value)
+            if receiver is not None and receiver in self._schedulers:
+                self._scheduler(receiver, None, node)
+
+    def assign(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        walker = self.walker
+        if not walker.at_module_level or not isinstance(value, cst.Call):
+            return
+        cls = walker.qualify(value.func)
+        if not is_scheduler_class(cls) or (cls or "").split(".")[0] not in APSCHEDULER_ROOTS:
+            return
+        for target in targets:
+            if isinstance(target, cst.Name):
+                self._scheduler(walker.names.local(target.value), cls, value)
+
+    def _scheduler(self, qualname: str, cls: str | None, node: cst.Call) -> None:
+        """A scheduler's ``job_defaults`` and the like, from its constructor or
+        ``configure(...)`` (apscheduler/schedulers/base.py ``_configure``)."""
+        walker = self.walker
+        self._schedulers.add(qualname)
+        value = walker.evaluate(node)
+        assert isinstance(value, CallV)
+        walker.facts.configs.append(
+            FrameworkConfig(
+                framework="apscheduler",
+                kind="scheduler",
+                qualname=qualname,
+                cls=cls,
+                options=tuple((k, v) for k, v in value.kwargs if k in SCHEDULER_OPTIONS),
+                loc=walker.loc(node),
+            )
+        )
 
     def _is_aps(self, qualname: str, call: CallV) -> bool:
         """``@scheduler.scheduled_job("cron", ...)`` or Flask-APScheduler's

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jobcheck.extract import enqueue
-from jobcheck.extract.walker import Recognizer
+from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import (
     SPLAT,
     CeleryApp,
@@ -18,6 +18,7 @@ from jobcheck.facts import (
     TaskDef,
 )
 from jobcheck.facts.values import CallV, DictV, Opaque, Value, string
+from jobcheck.frameworks.celery.foreign import constructor, is_foreign
 from jobcheck.frameworks.celery.settings import normalize
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
@@ -37,36 +38,6 @@ SHARED_TASK_DECORATORS = frozenset(
 CELERY_APP_CLASSES = frozenset({"celery.Celery", "celery.app.Celery", "celery.app.base.Celery"})
 CELERY_TASK_BASES = frozenset(
     {"celery.Task", "celery.app.task.Task", "celery.task.Task", "celery.task.base.Task"}
-)
-# Libraries whose ``.task`` decorators are not Celery's.
-NOT_CELERY_ROOTS = frozenset(
-    {
-        "huey",
-        "dramatiq",
-        "rq",
-        "django_rq",
-        "arq",
-        "taskiq",
-        "prefect",
-        "invoke",
-        "fabric",
-        "airflow",
-        "luigi",
-        "dagster",
-        "asyncio",
-        "trio",
-        "anyio",
-        "dask",
-        "ray",
-        "modal",
-        "metaflow",
-        "kfp",
-        "flytekit",
-        "nox",
-        "pytest",
-        "apscheduler",
-        "flask_apscheduler",
-    }
 )
 # Task attributes that make a class a Celery Task class worth recording.
 TASK_ATTRIBUTES = frozenset(
@@ -122,9 +93,23 @@ def is_celery_task_decorator(qualname: str | None) -> bool:
     return (
         last in ("task", "periodic_task")
         and bool(head)
-        and head.split(".")[0] not in NOT_CELERY_ROOTS
+        and not is_foreign(head)
         and not head.startswith("celery.")
     )
+
+
+def innermost_call(expr: cst.BaseExpression) -> cst.Call | None:
+    """The call that makes an object configured by a chain of method calls:
+    ``ListQueueBroker(url)`` of ``ListQueueBroker(url).with_result_backend(b)``."""
+    if not isinstance(expr, cst.Call):
+        return None
+    while (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and isinstance(expr.func.value, cst.Call)
+    ):
+        expr = expr.func.value
+    return expr
 
 
 class CeleryRecognizer(Recognizer):
@@ -155,12 +140,28 @@ class CeleryRecognizer(Recognizer):
         Trigger("Celery config module", module=r"celery[^.]*$"),
     )
 
+    def __init__(self, walker: Walker) -> None:
+        super().__init__(walker)
+        # Kept here rather than read back from the facts: the language server replays
+        # statements whose walk reads no facts (jobcheck/lsp/reuse.py).
+        self._foreign: set[str] = set()
+        """Objects this file makes with another job library's classes."""
+        self._bases: dict[str, tuple[str, ...]] = {}
+        """Classes this file defines, with their bases."""
+
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
+        if self._claimed(facts.qualname):
+            return  # another framework's recognizer (Huey, taskiq) made it its job
         for decorator_node, decorator in zip(node.decorators, facts.decorators):
             if not is_celery_task_decorator(decorator.qualname):
                 continue
+            if (decorator.qualname or "").rpartition(".")[0] in self._foreign:
+                continue  # ``@huey.task()`` for ``huey = RedisHuey()`` in this file
             self._task(node, facts, decorator_node.decorator, decorator.qualname or "")
             return
+
+    def _claimed(self, qualname: str) -> bool:
+        return any(task.function == qualname for task in reversed(self.walker.facts.tasks))
 
     def _task(
         self,
@@ -202,6 +203,7 @@ class CeleryRecognizer(Recognizer):
         )
 
     def classdef(self, node: cst.ClassDef, qualname: str, bases: tuple[str, ...]) -> None:
+        self._bases[qualname] = bases
         attrs: list[tuple[str, Value]] = []
         locs = []
         has_run = False
@@ -388,11 +390,16 @@ class CeleryRecognizer(Recognizer):
         walker = self.walker
         for target in targets:
             if isinstance(target, cst.Name) and walker.at_module_level:
-                func = walker.qualify(value.func) if isinstance(value, cst.Call) else None
-                if func in CELERY_APP_CLASSES:
+                call = innermost_call(value)
+                func = walker.qualify(call.func) if call is not None else None
+                local = walker.names.local(target.value)
+                if call is not None and constructor(func):
+                    walker.facts.instances[local] = func  # type: ignore[assignment]
+                if func in CELERY_APP_CLASSES and call is value:
                     self._app(target.value, value)  # type: ignore[arg-type]
-                elif func and func.split(".")[0] in NOT_CELERY_ROOTS:
-                    walker.facts.foreign_objects.append(walker.names.local(target.value))
+                elif self._made_by_other_library(func):
+                    self._foreign.add(local)
+                    walker.facts.foreign_objects.append(local)
                 else:
                     self._setting(target.value, value, node, "module", None)
             elif isinstance(target, cst.Name) and walker.at_settings_level:
@@ -408,6 +415,17 @@ class CeleryRecognizer(Recognizer):
                     if isinstance(name, str):
                         app = _conf_owner(walker, target.value)
                         self._setting(name, value, node, "conf", app)
+
+    def _made_by_other_library(self, func: str | None, depth: int = 0) -> bool:
+        """A class or factory of another job library, or a class of this file built on
+        one (``class MyHuey(RedisHuey)``); classes of other files are the project
+        model's to follow."""
+        if func is None or depth > 20:
+            return False
+        if is_foreign(func):
+            return True
+        bases = self._bases.get(func, ())
+        return any(self._made_by_other_library(base, depth + 1) for base in bases)
 
     def _setting(
         self,

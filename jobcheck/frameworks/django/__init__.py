@@ -1,6 +1,6 @@
 """Django."""
 
-from jobcheck.frameworks.base import Plugin
+from jobcheck.registry import Plugin
 
 PLUGIN = Plugin(
     name="django",

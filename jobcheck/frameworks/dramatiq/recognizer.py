@@ -6,7 +6,7 @@ import libcst as cst
 
 from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer
-from jobcheck.facts import FunctionFacts, TaskDef
+from jobcheck.facts import FunctionFacts, MiddlewareDecl, TaskDef
 from jobcheck.facts.values import CallV, Value, string
 from jobcheck.triggers import Trigger
 
@@ -17,6 +17,16 @@ GENERIC_ACTOR = frozenset({"dramatiq.GenericActor", "dramatiq.generic.GenericAct
 SEND_METHODS = frozenset({"send", "send_with_options"})
 # ``send_with_options`` keywords that are options, not the payload.
 SEND_OPTION_PAYLOAD = frozenset({"args", "kwargs"})
+
+
+# dramatiq/middleware/age_limit.py: ``AgeLimit(max_age=None)`` drops older messages.
+AGE_LIMIT = frozenset(
+    {
+        "dramatiq.middleware.AgeLimit",
+        "dramatiq.middleware.age_limit.AgeLimit",
+        "dramatiq.AgeLimit",
+    }
+)
 
 
 class DramatiqRecognizer(Recognizer):
@@ -99,6 +109,13 @@ class DramatiqRecognizer(Recognizer):
         )
 
     def call(self, node: cst.Call, func: str | None) -> None:
+        if func in AGE_LIMIT:
+            value = self.walker.evaluate(node)
+            assert isinstance(value, CallV)
+            self.walker.facts.middleware.append(
+                MiddlewareDecl("dramatiq", "AgeLimit", value.kwargs, self.walker.loc(node))
+            )
+            return
         if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value

@@ -1,6 +1,6 @@
 """web frameworks."""
 
-from jobcheck.frameworks.base import Plugin
+from jobcheck.registry import Plugin
 
 PLUGIN = Plugin(
     name="web",

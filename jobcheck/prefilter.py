@@ -48,11 +48,29 @@ def compiled() -> Prefilter:
 def all_triggers() -> list[Trigger]:
     from jobcheck.checks import RULE_CLASSES
     from jobcheck.extract import RECOGNIZERS
+    from jobcheck.registry import plugin_triggers
 
     found = list(CORE_TRIGGERS)
     for owner in (*RECOGNIZERS, *RULE_CLASSES):
         found.extend(getattr(owner, "PREFILTER", ()))
+    found.extend(plugin_triggers())
     return found
+
+
+def decide(path: str, data: bytes, module: str) -> Decision:
+    """The prefilter's verdict on a file: Python's triggers for Python (and Ruby), a
+    kind's own for the other files ``jobcheck/extract/files.py`` names (a YAML file that
+    is not a CronJob is skipped after one ``bytes.find``)."""
+    from jobcheck.extract import files
+
+    kind = files.kind_of(path)
+    if kind is None or kind.python_triggers:
+        return compiled().decide(data, module)
+    triggers = files.kind_triggers(kind)
+    if triggers is None:
+        return Decision(True, kind.name, False)
+    reason = triggers.reason(data)
+    return Decision(reason is not None, reason, False)
 
 
 def may_matter(data: bytes, module: str = "") -> bool:

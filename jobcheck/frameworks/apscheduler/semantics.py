@@ -1,0 +1,55 @@
+"""APScheduler's semantics, for its schedules (it runs functions in-process: no queue).
+
+Library facts, each read in APScheduler 3.x's source:
+
+- ``max_instances`` defaults to 1 (apscheduler/schedulers/base.py ``_configure``): a job
+  whose last run goes on is skipped with a warning, so one copy runs at a time within a
+  scheduler; the risk is many schedulers (SCL-38 ``scheduler-in-every-instance``);
+- cron fields after the last one given take their minimum, so ``hour=`` alone means
+  ``minute=0`` (apscheduler/triggers/cron/__init__.py);
+- an interval trigger's ``start_date`` defaults to now + interval
+  (apscheduler/triggers/interval.py): the clock restarts with the scheduler.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jobcheck.frameworks.semantics_base import Semantics
+
+if TYPE_CHECKING:
+    from jobcheck.facts import ScheduleEntry
+    from jobcheck.project.model import Project
+
+
+class APSchedulerSemantics(Semantics):
+    name = "apscheduler"
+    title = "APScheduler"
+    scheduler_noun = "an APScheduler scheduler"
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "APScheduler job"
+
+    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
+        return True
+
+    def minute_zero_note(self, entry: ScheduleEntry) -> str:
+        if "minute" in entry.timing.text:
+            return ""
+        return "; APScheduler sets minute=0 when hour= or a day is given without minute="
+
+    def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
+        return f"minute={minute}" if "from_crontab" not in entry.timing.text else None
+
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        return "counted from when the scheduler starts (the first run comes one interval later)"
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        hours = seconds / 3600
+        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
+        if hours >= 24:
+            return '"cron", hour=3, minute=17'
+        return f'"cron", hour="*/{every_n}", minute=17' if every_n else '"cron", minute=17'
+
+
+SEMANTICS = APSchedulerSemantics()

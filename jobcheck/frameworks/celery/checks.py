@@ -1,0 +1,467 @@
+"""Celery's part of the checks: time limits and the visibility timeout (SCL-18), retries,
+backoff and dead letters (SCL-34), backlog bounds (SCL-19) and beat expiry.
+
+Library facts are cited where encoded (and in ``semantics.py``); the checks call these
+through ``CelerySemantics``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts import SPLAT, FailureHandler, FileFacts, RetryCall
+from jobcheck.facts.values import DictV, Ref, SeqV, Value, is_infinite, is_none, number, truthy
+from jobcheck.frameworks.celery import routes, tasks
+from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project.schedule_words import describe, job_label
+from jobcheck.project.test_code import is_test_code
+from jobcheck.timing import describe_seconds, shortest_gap
+
+if TYPE_CHECKING:
+    from jobcheck.facts import ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Resolved
+    from jobcheck.project.routing import QueueUse
+
+# kombu/transport/redis.py: ``Channel.visibility_timeout = 3600  # 1 hour``.
+# kombu/transport/SQS/__init__.py: ``Channel.default_visibility_timeout = 1800  # 30 minutes``.
+DEFAULT_VISIBILITY_TIMEOUT = {"redis": 3600.0, "sqs": 1800.0}
+CATCH_ALL = frozenset(
+    {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
+)
+# Celery: Task.default_retry_delay = 3 * 60 (celery/app/task.py) is the fixed delay
+# ``self.retry()`` waits when no countdown is given; autoretry_for only backs off when
+# retry_backoff is set (celery/app/autoretry.py reads it with a default of False).
+CELERY_DEFAULT_RETRY_DELAY = 180
+NAME = "celery"
+_SPECIFICITY = {"task": 0, "base": 1, "annotations": 2, "settings": 3}
+# Celery transports whose queues take RabbitMQ's x-max-length / x-message-ttl arguments.
+AMQP_SCHEMES = frozenset({"amqp", "amqps", "pyamqp", "librabbitmq"})
+
+
+def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
+    # Celery has no time limit by default: celery/app/defaults.py declares
+    # ``task_time_limit`` and ``task_soft_time_limit`` with no default (None).
+    hard = check.project.option(job, "time_limit")
+    soft = check.project.option(job, "soft_time_limit")
+    for resolved, name in ((hard, "time_limit"), (soft, "soft_time_limit")):
+        if resolved.is_set and is_infinite(resolved.value):
+            yield check.finding(
+                "missing-time-limit",
+                resolved.path or job.file.path,
+                resolved.loc or job.task.loc,
+                f"Celery task '{job.task.name}' sets {name} to infinity: it can run forever "
+                "and pin a worker; set a finite limit",
+            )
+            return
+    if _has_limit(hard) or _has_limit(soft) or _limited_per_call(check, job):
+        return
+    if hard.source == "task" and is_none(hard.value):
+        yield check.finding(
+            "missing-time-limit",
+            job.file.path,
+            hard.loc or job.task.loc,
+            f"Celery task '{job.task.name}' sets time_limit=None, which means no limit: "
+            "a stuck call pins the worker forever; set time_limit= (seconds)",
+        )
+        return
+    yield check.finding(
+        "missing-time-limit",
+        job.file.path,
+        job.task.loc,
+        f"Celery task '{job.task.name}' has no time limit (Celery sets none by default, "
+        "and no task_time_limit/CELERY_TASK_TIME_LIMIT was found): set time_limit= "
+        "and soft_time_limit= on the task, or a global task_time_limit",
+    )
+
+
+def _limited_per_call(check: Check, job: Job) -> bool:
+    """Some projects set limits per call (``apply_async(time_limit=...)``, or
+    ``signature(..., options=options)`` with limits computed at run time)."""
+    return job.task.qualname in _jobs_limited_per_call(check)
+
+
+def _jobs_limited_per_call(check: Check) -> frozenset[str]:
+    """Jobs some call sends with its own limits (``apply_async(time_limit=...)``, or
+    ``signature(..., options=options)`` with limits computed at run time)."""
+    cached = check.__dict__.get("_celery_jobs_limited_per_call")
+    if cached is not None:
+        return cached
+    found = set()
+    for _, site, target in check.project.enqueues():
+        if target is None:
+            continue
+        keys = {key for key, _ in site.options}
+        if keys & {"time_limit", "soft_time_limit", "options", SPLAT}:
+            found.add(target.task.qualname)
+    check.__dict__["_celery_jobs_limited_per_call"] = result = frozenset(found)
+    return result
+
+
+def time_limit_exceeds_visibility(check: Check) -> Iterator[Finding]:
+    visibility = _visibility(check)
+    if visibility is None:
+        return
+    seconds, origin = visibility
+    reported_settings = False
+    for job in check.project.jobs:
+        if job.framework != NAME:
+            continue
+        acks_late = check.project.option(job, "acks_late")
+        if not truthy(acks_late.value):
+            # With early acknowledgement (Celery's default) the message is acked
+            # when the task starts, so a long run is never redelivered.
+            continue
+        hard = check.project.option(job, "time_limit")
+        limit = number(hard.value)
+        if limit is None or limit < seconds:
+            continue
+        message = (
+            f"time limit {limit:g} s is at or above the broker's visibility timeout "
+            f"{seconds:g} s ({origin}): with acks_late a second worker can start "
+            "the job while it still runs; keep the limit below the visibility timeout"
+        )
+        if hard.source == "settings":
+            if not reported_settings:
+                reported_settings = True
+                yield check.finding(
+                    "time-limit-exceeds-visibility",
+                    hard.path or job.file.path,
+                    hard.loc or job.task.loc,
+                    "the global " + message,
+                )
+            continue
+        yield check.finding(
+            "time-limit-exceeds-visibility",
+            hard.path or job.file.path,
+            hard.loc or job.task.loc,
+            f"Celery task '{job.task.name}': {message}",
+        )
+
+
+def countdown_exceeds_visibility(check: Check) -> Iterator[Finding]:
+    visibility = _visibility(check)
+    if visibility is None:
+        return
+    seconds, origin = visibility
+    for f, site, job in check.project.enqueues():
+        if job is not None and job.framework != NAME:
+            continue
+        countdown = number(site.option("countdown"))
+        if countdown is None or countdown < seconds:
+            continue
+        yield check.finding(
+            "countdown-exceeds-visibility",
+            f.path,
+            site.loc,
+            f"countdown {countdown:g} s is at or above the broker's visibility timeout "
+            f"{seconds:g} s ({origin}): the waiting message is redelivered and the job "
+            "runs more than once; schedule long delays with a periodic job or raise "
+            "visibility_timeout",
+        )
+
+
+def _visibility(check: Check) -> tuple[float, str] | None:
+    """The broker's visibility timeout in seconds and where it comes from."""
+    configured = []
+    for _, setting in check.project.settings("broker_transport_options"):
+        if isinstance(setting.value, DictV):
+            value = number(setting.value.get("visibility_timeout"))
+            if value is not None:
+                configured.append(value)
+    if configured:
+        # Several settings modules may disagree: only flag what exceeds them all.
+        return max(configured), "broker_transport_options"
+    scheme = check.project.broker_scheme()
+    if scheme in DEFAULT_VISIBILITY_TIMEOUT:
+        return DEFAULT_VISIBILITY_TIMEOUT[scheme], f"the {scheme} transport's default"
+    return None
+
+
+def soft_limit_not_below_hard(check: Check) -> Iterator[Finding]:
+    seen: set[tuple] = set()
+    for job in check.project.jobs:
+        if job.framework != NAME:
+            continue
+        soft = check.project.option(job, "soft_time_limit")
+        hard = check.project.option(job, "time_limit")
+        soft_value, hard_value = number(soft.value), number(hard.value)
+        if soft_value is None or hard_value is None or soft_value < hard_value:
+            continue
+        # Point at the more specific of the two settings: a task's own option
+        # before a base class, before a global setting.
+        culprit = min((soft, hard), key=lambda r: _SPECIFICITY.get(r.source, 9))
+        where = (culprit.path or job.file.path, culprit.loc or job.task.loc)
+        if where in seen:
+            continue
+        seen.add(where)
+        subject = (
+            "the global time limits"
+            if soft.source == hard.source == "settings"
+            else f"Celery task '{job.task.name}'"
+        )
+        yield check.finding(
+            "soft-limit-not-below-hard",
+            where[0],
+            where[1],
+            f"{subject}: soft_time_limit {soft_value:g} s ({_origin(soft)}) is not below "
+            f"time_limit {hard_value:g} s ({_origin(hard)}): the task is killed before "
+            "SoftTimeLimitExceeded can let it clean up; set the soft limit a little "
+            "below the hard one",
+        )
+
+
+def _origin(resolved: Resolved) -> str:
+    return {
+        "task": "set on the task",
+        "base": "from its base class",
+        "annotations": "from task_annotations",
+        "settings": "global setting",
+    }.get(resolved.source, resolved.source)
+
+
+def _has_limit(resolved: Resolved) -> bool:
+    """A limit is present unless unset or explicitly None (an unknown value counts)."""
+    return resolved.is_set and not is_none(resolved.value)
+
+
+def unbounded_retry_options(check: Check, job: Job) -> Iterator[Finding]:
+    resolved = check.project.option(job, "max_retries")
+    if resolved.is_set and is_none(resolved.value):
+        yield check.finding(
+            "unbounded-retries",
+            resolved.path or job.file.path,
+            resolved.loc or job.task.loc,
+            f"Celery task '{job.task.name}' sets max_retries=None: a message that "
+            "always fails is retried forever (Celery's default is 3); set a cap",
+        )
+        return
+    retry_kwargs = check.project.option(job, "retry_kwargs").value
+    if isinstance(retry_kwargs, DictV) and is_none(retry_kwargs.get("max_retries")):
+        yield check.finding(
+            "unbounded-retries",
+            job.file.path,
+            job.task.option_loc("retry_kwargs"),
+            f"Celery task '{job.task.name}' sets retry_kwargs max_retries=None: it "
+            "is retried forever; set a cap",
+        )
+
+
+def autoretry_backoff(check: Check, job: Job) -> Iterator[Finding]:
+    autoretry = check.project.option(job, "autoretry_for")
+    if not autoretry.is_set or not _non_empty(autoretry.value):
+        return
+    backoff = check.project.option(job, "retry_backoff")
+    where = (autoretry.path or job.file.path, autoretry.loc or job.task.loc)
+    if not backoff.is_set or truthy(backoff.value) is False:
+        yield check.finding(
+            "retry-without-backoff",
+            *where,
+            f"Celery task '{job.task.name}' uses autoretry_for without retry_backoff: "
+            f"every retry waits the same {_retry_delay(check, job)}, so a struggling "
+            "dependency is hit at a steady rate; set retry_backoff=True (jitter is on "
+            "by default)",
+        )
+        return
+    jitter = check.project.option(job, "retry_jitter")
+    if jitter.is_set and truthy(jitter.value) is False:
+        yield check.finding(
+            "retry-without-backoff",
+            jitter.path or job.file.path,
+            jitter.loc or job.task.loc,
+            f"Celery task '{job.task.name}' turns retry_jitter off: tasks that failed "
+            "together retry together, in bursts; keep jitter on",
+        )
+
+
+def manual_retry_backoff(check: Check, job: Job) -> Iterator[Finding]:
+    function = check.project.function(job.task.function)
+    if function is None:
+        return
+    for call in function.retry_calls:
+        delay = _fixed_delay(check, job, call)
+        if delay is None:
+            continue
+        yield check.finding(
+            "retry-without-backoff",
+            job.file.path,
+            call.loc,
+            f"'{job.task.name}' retries after a fixed {delay}: each retry waits the "
+            "same time, with no backoff or jitter"
+            + _backoff_not_applied(check, job)
+            + "; grow the countdown with the attempt "
+            "(e.g. countdown=2 ** self.request.retries * 30 + random jitter)",
+        )
+
+
+def _backoff_not_applied(check: Check, job: Job) -> str:
+    """A note for tasks that set retry_backoff and retry by hand: Celery applies it
+    only to the retries autoretry_for makes (celery/app/autoretry.py)."""
+    backoff = check.project.option(job, "retry_backoff")
+    if backoff.is_set and truthy(backoff.value):
+        return " (retry_backoff applies only to autoretry_for retries, not to self.retry())"
+    return ""
+
+
+def _retry_delay(check: Check, job: Job) -> str:
+    """How long each retry waits when no countdown is given."""
+    delay = check.project.option(job, "default_retry_delay")
+    if not delay.is_set:
+        return f"{CELERY_DEFAULT_RETRY_DELAY} s (Celery's default_retry_delay)"
+    seconds = number(delay.value)
+    return (
+        f"{seconds:g} s (default_retry_delay)" if seconds is not None else ("default_retry_delay")
+    )
+
+
+def _fixed_delay(check: Check, job: Job, call: RetryCall) -> str | None:
+    if call.countdown is None:
+        return _retry_delay(check, job)
+    value = number(call.countdown)
+    return f"{value:g} s (countdown)" if value is not None else None
+
+
+def retry_on_all_exceptions(check: Check) -> Iterator[Finding]:
+    for job in check.project.jobs:
+        if job.framework != NAME:
+            continue
+        autoretry = check.project.option(job, "autoretry_for")
+        caught = _catch_all(autoretry.value)
+        if autoretry.is_set and caught:
+            yield check.finding(
+                "retry-on-all-exceptions",
+                autoretry.path or job.file.path,
+                autoretry.loc or job.task.loc,
+                f"Celery task '{job.task.name}' retries on {caught}: deterministic "
+                "errors (bad input, a missing record, a bug) are retried like "
+                "transient ones; list the transient exceptions (timeouts, connection "
+                "errors) instead",
+            )
+        function = check.project.function(job.task.function)
+        if function is None:
+            continue
+        for call in function.retry_calls:
+            broad = [name for name in call.in_handler_of if name in CATCH_ALL]
+            if broad:
+                label = "a bare except" if broad[0] == "BaseException" else broad[0]
+                yield check.finding(
+                    "retry-on-all-exceptions",
+                    job.file.path,
+                    call.loc,
+                    f"'{job.task.name}' calls retry() from {label} handler: every error, "
+                    "deterministic ones included, is retried; catch the transient "
+                    "exceptions only and let the rest fail",
+                )
+
+
+def no_dead_letter(check: Check) -> Iterator[Finding]:
+    """A Celery project with nowhere for a task that failed for good to go.
+
+    Celery acknowledges a task that fails its last attempt (``task_acks_on_failure_or
+    _timeout`` defaults to True in celery/app/defaults.py), so its message is gone
+    unless a queue has a dead-letter exchange or a failure handler stores it."""
+    tasks = [
+        job for job in check.project.jobs if job.framework == NAME and not is_test_code(job.file)
+    ]
+    routing = check.project.routing
+    app = routes.of(routing).app_place()
+    if not tasks or app is None:
+        return  # no Celery app in sight: its configuration cannot be judged
+    queues = [use for use in routing.queues().values() if use.framework == NAME]
+    if any(use.dead_letter or use.unreadable_arguments for use in queues):
+        return
+    if any(
+        _stores_failures(check, f, handler)
+        for f in check.project.files
+        for handler in f.failure_handlers
+    ):
+        return
+    count = f"{len(tasks)} Celery task" + ("s" if len(tasks) != 1 else "")
+    yield check.finding(
+        "no-dead-letter",
+        app.path,
+        app.loc,
+        f"This project has {count} and no dead-letter destination: no queue declares "
+        "x-dead-letter-exchange and no Task.on_failure override or task_failure handler "
+        "stores the failed task. Celery acknowledges a task that fails its last attempt, "
+        "so its message is gone and cannot be inspected or replayed. Give the queues a "
+        "dead-letter exchange (RabbitMQ) or store failures from a task_failure handler",
+    )
+
+
+def _stores_failures(check: Check, f: FileFacts, handler: FailureHandler) -> bool:
+    """A handler that writes somewhere, or one jobcheck cannot read (benefit of the
+    doubt); an ``on_failure`` method counts only on a Celery task class."""
+    if handler.persists is False:
+        return False
+    if handler.kind != "on_failure":
+        return True
+    owner = handler.owner or ""
+    return owner in check.project.task_classes or tasks.is_task_class(check.project, owner)
+
+
+def _non_empty(value: Value | None) -> bool:
+    if isinstance(value, SeqV):
+        return bool(value.items)
+    return value is not None and not is_none(value)
+
+
+def _catch_all(value: Value | None) -> str | None:
+    items = value.items if isinstance(value, SeqV) else (value,) if value is not None else ()
+    for item in items:
+        if isinstance(item, Ref) and item.qualname in CATCH_ALL:
+            return item.qualname.rsplit(".", 1)[-1]
+    return None
+
+
+def unbounded_queue_message(use: QueueUse, broker: str | None = None) -> str:
+    who = (
+        f"Celery's default queue '{use.name}' (where every task nothing routes elsewhere goes)"
+        if not use.explicit
+        else f"Celery queue '{use.name}'"
+    )
+    if broker is not None and broker not in AMQP_SCHEMES:
+        return (
+            f"{who} has no backlog bound: no expires on the tasks, routes or calls that "
+            "use it, so while workers lag it grows without end. Bound it with expires= "
+            f"on its tasks (the {broker} transport takes no queue length limit)"
+        )
+    return (
+        f"{who} has no backlog bound: no x-max-length, x-max-length-bytes or "
+        "x-message-ttl on its declaration and no expires on the tasks, routes or calls "
+        "that use it, so while workers lag it grows without end. Bound it: "
+        "queue_arguments={'x-max-length': N, 'x-overflow': 'reject-publish'} on "
+        "RabbitMQ, or expires= on its tasks (any broker)"
+    )
+
+
+def schedule_without_expiry(
+    check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
+) -> Iterator[Finding]:
+    """Beat sends the entry's ``options`` to ``apply_async`` (celery/beat.py
+    ``Scheduler.apply_async``), and the task's own ``expires`` attribute is merged in
+    (celery/app/task.py ``extract_exec_options``)."""
+    if entry.option("expires") is not None:
+        return
+    if job is None:
+        return  # a library's task, or one not found: its own expiry is unknown
+    if check.project.option(job, "expires").is_set:
+        return
+    gap = shortest_gap(entry.timing)
+    hint = f"{gap:g}" if gap is not None else "N"
+    within = f" (it runs every {describe_seconds(gap)})" if gap is not None else ""
+    where = "options={'expires': " + hint + "}"
+    if entry.source == "add_periodic_task":
+        where = f"expires={hint}"
+    elif entry.source == "periodic_task":
+        where = f"expires={hint} on the decorator"
+    yield check.finding(
+        "schedule-without-expiry",
+        f.path,
+        entry.loc,
+        f"{describe(entry)} sends '{job_label(entry)}' without expires: while "
+        "workers are down every missed run waits in the queue, and they all run at "
+        f"once when workers return; set {where}, no longer than the time between "
+        f"two runs{within}, or expires= on the task",
+    )

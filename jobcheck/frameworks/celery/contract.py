@@ -1,0 +1,128 @@
+"""Celery's part of ``jobcheck jobs``: each task's effective limits, retries and dead letter.
+
+Defaults as the checks cite them: ``Task.max_retries = 3`` and ``default_retry_delay =
+180`` (celery/app/task.py), no time limit (celery/app/defaults.py); ``retry_backoff``
+shapes only the retries ``autoretry_for`` makes (celery/app/autoretry.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import SeqV, Value, describe, is_none, number, truthy
+
+if TYPE_CHECKING:
+    from jobcheck.project.model import Job, Project, Resolved
+
+NAME = "celery"
+
+
+def time_limit(project: Project, job: Job) -> str:
+    hard = project.option(job, "time_limit")
+    soft = project.option(job, "soft_time_limit")
+    parts = [
+        f"{name} {_value(r)} s ({_source(r)})"
+        for name, r in (("hard", hard), ("soft", soft))
+        if r.is_set and not is_none(r.value)
+    ]
+    return ", ".join(parts) or "none (Celery has no default)"
+
+
+def retries(project: Project, job: Job) -> str:
+    autoretry = project.option(job, "autoretry_for")
+    cap = project.option(job, "max_retries")
+    limit = (
+        "unbounded"
+        if cap.is_set and is_none(cap.value)
+        else (f"max {_value(cap)}" if cap.is_set else "max 3 (Celery default)")
+    )
+    if autoretry.is_set:
+        return f"automatic on {_exceptions(autoretry.value)}, {limit}"
+    function = project.function(job.task.function)
+    if function is not None and function.retry_calls:
+        caps = {_cap(call.max_retries) for call in function.retry_calls if call.max_retries}
+        return f"self.retry(), {'; '.join(sorted(caps)) if caps else limit}"
+    return "none"
+
+
+def backoff(project: Project, job: Job) -> str:
+    delay = project.option(job, "default_retry_delay")
+    default = f"fixed {_value(delay)} s" if delay.is_set else "fixed 180 s (Celery default)"
+    if project.option(job, "autoretry_for").is_set:
+        shaped = project.option(job, "retry_backoff")
+        if shaped.is_set and truthy(shaped.value):
+            jitter = project.option(job, "retry_jitter")
+            off = jitter.is_set and truthy(jitter.value) is False
+            return "exponential" + (", no jitter" if off else " with jitter")
+        return default
+    return _manual_backoff(project, job, default)
+
+
+def dead_letter(project: Project, job: Job) -> str:
+    route = project.routing.job_route(job)
+    if route.known:
+        use = project.routing.queues().get((NAME, str(route.queue)))
+        if use is not None and use.dead_letter:
+            exchange = use.dead_letter[0][1]
+            return f"x-dead-letter-exchange {exchange}" if exchange else "x-dead-letter-exchange"
+    return _failure_handler(project, job) or "none found"
+
+
+def _manual_backoff(project: Project, job: Job, default: str) -> str:
+    """How the task's own ``self.retry(...)`` calls space the attempts."""
+    function = project.function(job.task.function)
+    calls = function.retry_calls if function is not None else []
+    kinds = set()
+    for call in calls:
+        if call.countdown is None:
+            kinds.add(default)
+        elif number(call.countdown) is not None:
+            kinds.add(f"fixed {describe(call.countdown)} s (countdown)")
+        else:
+            kinds.add("countdown computed per attempt")
+    return "; ".join(sorted(kinds)) if kinds else "-"
+
+
+def _failure_handler(project: Project, job: Job) -> str | None:
+    """A handler that stores this job's failures: a ``task_failure`` receiver (every
+    task), ``on_failure`` on its class or a base class, or its ``on_failure=`` option."""
+    classes = set(project.task_bases(job))
+    for f in project.files:
+        for handler in f.failure_handlers:
+            if not handler.persists:
+                continue
+            if handler.kind == "signal":
+                name = f" {handler.owner}" if handler.owner else ""
+                return f"task_failure handler{name}, which persists"
+            if handler.kind == "on_failure" and handler.owner in classes:
+                return f"{handler.owner}.on_failure, which persists"
+    if job.task.has_option("on_failure"):
+        return "on_failure= option"
+    return None
+
+
+def _cap(value: Value) -> str:
+    """A ``max_retries=`` given to ``self.retry(...)``."""
+    if is_none(value):
+        return "unbounded"
+    return f"max {describe(value)}" if number(value) is not None else "set per call"
+
+
+def _value(resolved: Resolved) -> str:
+    seconds = number(resolved.value)
+    return f"{seconds:g}" if seconds is not None else describe(resolved.value)
+
+
+def _source(resolved: Resolved) -> str:
+    return {
+        "task": "task",
+        "base": "base class",
+        "annotations": "task_annotations",
+        "settings": "global setting",
+    }.get(resolved.source, resolved.source)
+
+
+def _exceptions(value: Value | None) -> str:
+    items = value.items if isinstance(value, SeqV) else (value,) if value is not None else ()
+    names = [describe(item).rsplit(".", 1)[-1] for item in items]
+    return ", ".join(names) or "nothing"

@@ -1,0 +1,365 @@
+"""Celery's semantics: its option chain, routing, retries, dead letters and schedules.
+
+Library facts, each read in Celery's source (5.x):
+
+- no time limit by default: celery/app/defaults.py declares ``task_time_limit`` and
+  ``task_soft_time_limit`` with no default;
+- a task option left unset is filled from ``app.conf`` (celery/app/task.py), after
+  ``task_annotations`` (celery/app/annotations.py);
+- ``max_retries`` defaults to 3 and ``default_retry_delay`` to 180 s (celery/app/task.py);
+  ``autoretry_for`` backs off only with ``retry_backoff`` (celery/app/autoretry.py), and
+  never for ``self.retry()``;
+- a task that fails its last attempt is acknowledged (``task_acks_on_failure_or_timeout``
+  defaults to True in celery/app/defaults.py): its message is gone unless a queue has a
+  dead-letter exchange or a failure handler stores it;
+- beat sends an entry's ``options`` to ``apply_async`` (celery/beat.py
+  ``Scheduler.apply_async``); a new entry's ``last_run_at`` is "now" and the default
+  PersistentScheduler keeps it in a local shelve file (celery/beat.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from jobcheck.facts import TaskDef
+from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
+from jobcheck.frameworks.celery import checks, contract, routes, tasks
+from jobcheck.frameworks.celery.foreign import is_foreign
+from jobcheck.frameworks.semantics_base import Check, Semantics
+
+if TYPE_CHECKING:
+    from jobcheck.facts import EnqueueSite, FileFacts, ScheduleEntry
+    from jobcheck.facts.values import CallV
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project, Resolved
+    from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
+
+# Celery task options that a global setting provides when the task does not
+# (celery/app/task.py reads them from ``app.conf`` under these names).
+GLOBAL_TASK_SETTINGS = {
+    "time_limit": "task_time_limit",
+    "soft_time_limit": "task_soft_time_limit",
+    "acks_late": "task_acks_late",
+    "reject_on_worker_lost": "task_reject_on_worker_lost",
+    "queue": "task_default_queue",
+}
+# Dramatiq's sends, and calls Huey's recognizer records (calling a Huey task enqueues it):
+# on a Celery task they run it here, or send nothing.
+NOT_CELERY_ENQUEUES = frozenset({"send", "send_with_options", "call", "schedule"})
+KOMBU_QUEUES = frozenset({"kombu.Queue", "kombu.entity.Queue"})
+
+_SCHEDULE_KINDS = {
+    "beat_schedule": "beat entry",
+    "add_periodic_task": "periodic task",
+    "periodic_task": "periodic task",
+}
+
+
+class CelerySemantics(Semantics):
+    name = "celery"
+    title = "Celery"
+    job_noun = "Celery task"
+    decorator_roots = {"celery.shared_task": "celery"}
+    library_roots = frozenset({"celery", "kombu", "builtins"})
+    age_bound_key = "expires"
+    bounds_configured_centrally = True
+    default_queue = routes.CELERY_DEFAULT_QUEUE
+
+    # -- jobs -------------------------------------------------------------------------
+
+    def claim(self, project: Project, task: TaskDef) -> TaskDef | None:
+        """``@obj.task`` makes a Celery task only when ``obj`` is a Celery app or unknown:
+        made by another library's class (``huey = MyHuey()``, ``broker =
+        ListQueueBroker(...)``, in another file), it is that library's job, or none
+        jobcheck models."""
+        if task.app_ref is None or task.app_ref in project.every_app:
+            return task
+        library = _library_class(project, task.app_ref)
+        if library is None:
+            return None if task.app_ref in project.foreign_objects else task
+        from jobcheck.registry import adopt
+
+        return adopt(task, library)
+
+    def accepts_enqueue(self, method: str) -> bool:
+        return method not in NOT_CELERY_ENQUEUES
+
+    def hint_is_certain(self, site: EnqueueSite) -> bool:
+        return True
+
+    def names_by_path(self) -> bool:
+        return False  # beat and send_task look tasks up by their registered name only
+
+    def class_based_jobs(self, project: Project) -> Iterator[Job]:
+        from jobcheck.project.model import Job
+
+        for f in project.files:
+            for tc in f.task_classes:
+                attrs = dict(tc.attrs)
+                if not tc.has_run or "abstract" in attrs:
+                    continue
+                if not tasks.is_task_class(project, tc.qualname):
+                    continue
+                yield Job(
+                    TaskDef(
+                        framework="celery",
+                        qualname=tc.qualname,
+                        name=tc.qualname.rsplit(".", 1)[-1],
+                        registered_name=string(attrs.get("name")) or tc.qualname,
+                        loc=tc.loc,
+                        decorator=None,
+                        options=tc.attrs,
+                        option_locs=tc.attr_locs,
+                        base=tc.bases[0] if tc.bases else None,
+                        kind="class",
+                        bound=True,
+                        function=f"{tc.qualname}.run",
+                    ),
+                    f,
+                )
+
+    def app_task_classes(self, project: Project, job: Job) -> list[str]:
+        """The app's ``task_cls``: every task of the app is built on it."""
+        if job.task.kind == "class":
+            return list(project.classes.get(job.task.qualname, ()))
+        classes = []
+        for _, app in project.apps:
+            if job.task.app_ref in (None, app.qualname):
+                value = dict(app.kwargs).get("task_cls")
+                if isinstance(value, Ref):
+                    classes.append(value.qualname)
+                elif string(value):
+                    classes.append(string(value).replace(":", "."))  # type: ignore[union-attr]
+        return classes
+
+    # -- options ----------------------------------------------------------------------
+
+    def inherited_option(self, project: Project, job: Job, key: str) -> Resolved | None:
+        from jobcheck.project.model import Resolved
+
+        found = _annotation_option(project, job.task, key)
+        if found is not None:
+            return found
+        setting_key = GLOBAL_TASK_SETTINGS.get(key)
+        if setting_key is not None:
+            entry = project.setting(setting_key)
+            if entry is not None:
+                f, setting = entry
+                return Resolved(setting.value, "settings", f.path, setting.loc)
+        return None
+
+    def is_config_module(self, module: str) -> bool:
+        return "celery" in module.rsplit(".", 1)[-1]
+
+    # -- queues -------------------------------------------------------------------------
+
+    def queue_of_constructor(self, value: CallV) -> object:
+        from jobcheck.project.routing import NOT_A_QUEUE
+
+        if value.func in KOMBU_QUEUES:
+            return string(value.arg(0, "name"))
+        return NOT_A_QUEUE
+
+    def config_in_sight(self, routing: Routing) -> bool:
+        return routes.of(routing).config_in_sight()
+
+    def job_route(self, routing: Routing, job: Job) -> Route:
+        return routes.of(routing).job_route(job)
+
+    def call_queue_option(self, site: EnqueueSite) -> Any:
+        return site.option("queue")
+
+    def call_options_may_hold_queue(self, site: EnqueueSite) -> bool:
+        return routes.may_hold_queue(site)
+
+    def unresolved_route(self, routing: Routing, site: EnqueueSite) -> Route:
+        from jobcheck.project.routing import UNKNOWN_ROUTE
+
+        if site.method == "send_task":
+            return routes.of(routing).route_by_name(site.target_text)
+        return UNKNOWN_ROUTE
+
+    def named_route(self, routing: Routing, name: str, place: Place) -> Route:
+        return routes.of(routing).named(name, place)
+
+    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
+        resolved = routing.project.option(job, "expires")
+        value = resolved.value if resolved.is_set else None
+        return None if value is None or _is_none(value) else "expires"
+
+    def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
+        routes.of(routing).collect(inventory)
+
+    def default_queue_place(self, routing: Routing, use: QueueUse) -> Place | None:
+        celery = routes.of(routing)
+        return celery.default.where or celery.app_place()
+
+    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+        return checks.unbounded_queue_message(use, broker)
+
+    def how_to_route(self) -> str:
+        return "queue= on the task or a task_routes entry"
+
+    def hides_routes_from_view(self, routing: Routing, route: Route) -> bool:
+        celery = routes.of(routing)
+        from_config = route.where is None or route.where == celery.default.where
+        return from_config and not celery.config_in_sight()
+
+    # -- check hooks --------------------------------------------------------------------
+
+    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+        return checks.missing_time_limit(check, job)
+
+    def time_limit_exceeds_visibility(self, check: Check) -> Iterator[Finding]:
+        return checks.time_limit_exceeds_visibility(check)
+
+    def countdown_exceeds_visibility(self, check: Check) -> Iterator[Finding]:
+        return checks.countdown_exceeds_visibility(check)
+
+    def soft_limit_not_below_hard(self, check: Check) -> Iterator[Finding]:
+        return checks.soft_limit_not_below_hard(check)
+
+    def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
+        return checks.unbounded_retry_options(check, job)
+
+    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
+        yield from checks.autoretry_backoff(check, job)
+        yield from checks.manual_retry_backoff(check, job)
+
+    def retry_on_all_exceptions(self, check: Check) -> Iterator[Finding]:
+        return checks.retry_on_all_exceptions(check)
+
+    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
+        return checks.no_dead_letter(check)
+
+    def single_run_advice(self) -> str:
+        return ", or give the task a single-instance base (celery-once, celery-singleton)"
+
+    # -- schedules ------------------------------------------------------------------------
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return _SCHEDULE_KINDS.get(entry.source, "periodic task")
+
+    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
+        return True
+
+    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
+        return False
+
+    def schedule_without_expiry(
+        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
+    ) -> Iterator[Finding]:
+        return checks.schedule_without_expiry(check, f, entry, job)
+
+    def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
+        return f"minute={minute}" if entry.timing.text.startswith("crontab(") else None
+
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        if _persistent_beat(project):
+            return None
+        return (
+            "counted from when celery beat starts: a fresh beat (a new container, a lost "
+            "celerybeat-schedule file) starts every interval again"
+        )
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        hours = seconds / 3600
+        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
+        if hours >= 24:
+            return "crontab(minute=17, hour=3)"
+        return f"crontab(minute=17, hour='*/{every_n}')" if every_n else "crontab(minute=17)"
+
+    def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
+        return (
+            f"names task '{name}', but no task in the project is registered under that "
+            "name (Celery registers a task as its module path plus function name unless "
+            "name= is given): beat sends messages no worker accepts and the job never runs"
+        )
+
+    def checks_dotless_names(self, project: Project) -> bool:
+        # Celery generates dotted names; a dot-less one was set with name=, in the
+        # project if anywhere.
+        return any(job.framework == self.name for job in project.jobs)
+
+    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+        return None  # per queue: the dead-letter exchanges routing finds
+
+    def contract(self, project: Project, job: Job) -> dict[str, str]:
+        retries = contract.retries(project, job)
+        return {
+            "time_limit": contract.time_limit(project, job),
+            "retries": retries,
+            "backoff": "-" if retries == "none" else contract.backoff(project, job),
+            "dead_letter": contract.dead_letter(project, job),
+        }
+
+
+# Celery beat schedulers that keep each entry's last run in a database or Redis
+# (django-celery-beat, redbeat...), so intervals survive restarts; the default
+# celery.beat:PersistentScheduler keeps it in a local shelve file.
+DEFAULT_BEAT_SCHEDULERS = frozenset(
+    {"celery.beat:PersistentScheduler", "celery.beat.PersistentScheduler"}
+)
+# Packages of beat schedulers that keep entries' last run outside the beat process; the
+# scheduler is often chosen on the command line (``beat --scheduler ...``), which jobcheck
+# does not read, so a project that imports one is assumed to use it.
+PERSISTENT_BEAT_PACKAGES = frozenset(
+    {"django_celery_beat", "redbeat", "celery_sqlalchemy_scheduler", "sqlalchemy_celery_beat"}
+)
+
+
+def _persistent_beat(project: Project) -> bool:
+    if any(f.imports & PERSISTENT_BEAT_PACKAGES for f in project.files):
+        return True
+    for _, setting in project.settings("beat_scheduler"):
+        value = setting.value
+        text = getattr(value, "value", None) or getattr(value, "qualname", None)
+        if isinstance(text, str) and text not in DEFAULT_BEAT_SCHEDULERS:
+            return True
+    return False
+
+
+def _library_class(project: Project, obj: str) -> str | None:
+    """The class of another job library that made the module-level object ``obj``: its
+    own class, or the nearest such base of a project class."""
+    pending = [project.instances.get(obj)]
+    seen: set[str] = set()
+    while pending and len(seen) < 50:
+        cls = pending.pop(0)
+        if cls is None or cls in seen:
+            continue
+        seen.add(cls)
+        if is_foreign(cls):
+            return cls
+        pending.extend(project.classes.get(cls, ()))
+    return None
+
+
+def _annotation_option(project: Project, task: TaskDef, key: str) -> Resolved | None:
+    from jobcheck.project.model import Resolved
+
+    for f, setting in project.settings("task_annotations"):
+        for mapping in _annotation_maps(setting.value):
+            for name in (task.registered_name, "*"):
+                entry = mapping.get(name) if name else None
+                if isinstance(entry, DictV) and entry.get(key) is not None:
+                    return Resolved(entry.get(key), "annotations", f.path, setting.loc)
+    return None
+
+
+def _annotation_maps(value: Value) -> list[DictV]:
+    if isinstance(value, DictV):
+        return [value]
+    if isinstance(value, SeqV):
+        return [item for item in value.items if isinstance(item, DictV)]
+    return []
+
+
+def _is_none(value: Value) -> bool:
+    from jobcheck.facts.values import is_none
+
+    return is_none(value)
+
+
+SEMANTICS = CelerySemantics()

@@ -1,0 +1,6 @@
+"""crontab files, Procfiles and supervisord programs (read as files of their own kinds:
+``jobcheck/extract/files.py``)."""
+
+from jobcheck.registry import Plugin
+
+PLUGIN = Plugin(name="crontab", title="cron", checked=False)

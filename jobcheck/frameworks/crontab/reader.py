@@ -1,0 +1,332 @@
+"""Schedules and processes outside Python: crontab files (a user crontab, or the
+system format of ``/etc/crontab`` and ``cron.d`` with a user field), Procfiles and
+supervisord programs.
+
+Each crontab line becomes a :class:`ScheduleEntry` (framework "crontab") with its timing,
+its command, and what wraps it: a lock (``flock``, ``run-one``, ``solo``...) and a time
+limit (``timeout N``). ``@reboot`` is not a schedule, and environment lines are not
+entries (``CRON_TZ``/``TZ`` are kept as an option of the lines below them). Verified
+facts: ``jobcheck/frameworks/crontab/semantics.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+
+from jobcheck import timing
+from jobcheck.facts import FileFacts, Loc, ProcessDecl, ScheduleEntry
+from jobcheck.facts.values import Const, Value
+from jobcheck.frameworks.crontab.semantics import (
+    FLOCK_NONBLOCKING,
+    FLOCK_VALUE_OPTIONS,
+    LOCK_FILE_ARGUMENT,
+    LOCK_WRAPPERS,
+    MACROS,
+    SCHEDULE_ZONE_VARIABLE,
+    SYSTEM_USERS,
+    TIMEOUT_UNITS,
+    TIMEOUT_VALUE_OPTIONS,
+    TRANSPARENT_WRAPPERS,
+)
+
+_ENVIRONMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
+_FIELDS = re.compile(r"\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S.*)")
+_MACRO = re.compile(r"\s*(@[A-Za-z]+)\s+(\S.*)")
+_UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
+_SEPARATORS = frozenset({"&&", "||", ";", "|"})
+_REDIRECTION = re.compile(r"\d*(?:>>?|<<?|>&|&>>?|>\|)")
+
+
+# -- crontab -----------------------------------------------------------------------
+
+
+def read_crontab(facts: FileFacts, text: str) -> None:
+    lines = text.splitlines()
+    system = _system_format(facts.path, lines)
+    zone: str | None = None
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        environment = _ENVIRONMENT.match(line)
+        if environment is not None and not stripped.startswith("@"):
+            if environment.group(1) == SCHEDULE_ZONE_VARIABLE:
+                zone = environment.group(2).strip().strip("'\"")
+            continue
+        entry = _entry(line, number, system, zone)
+        if entry is not None:
+            facts.schedules.append(entry)
+
+
+def _system_format(path: str, lines: list[str]) -> bool:
+    """Lines with a user field: ``/etc/crontab`` and ``cron.d`` files, or a file whose
+    header names the user column (the stock ``# m h dom mon dow user command``)."""
+    normalized = "/" + path.replace(os.sep, "/")
+    if "/cron.d/" in normalized or normalized.endswith("/etc/crontab"):
+        return True
+    header = " ".join(line for line in lines[:30] if line.lstrip().startswith("#")).lower()
+    return re.search(r"\b(?:user|user-name)\b\s+(?:command|cmd)", header) is not None
+
+
+def _entry(line: str, number: int, system: bool, zone: str | None) -> ScheduleEntry | None:
+    macro = _MACRO.match(line)
+    if macro is not None:
+        name = macro.group(1)
+        if name not in MACROS:
+            return None  # @reboot runs once at boot; anything else cron refuses
+        expression, rest, rest_at = MACROS[name], macro.group(2), macro.start(2)
+        schedule_end = macro.end(1)
+    else:
+        fields = _FIELDS.match(line)
+        if fields is None:
+            return None
+        expression = " ".join(fields.group(i) for i in range(1, 6))
+        rest, rest_at, schedule_end = fields.group(6), fields.start(6), fields.end(5)
+    options: list[tuple[str, Value]] = []
+    user, command, command_at = _split_user(rest, rest_at, system)
+    if user is not None:
+        options.append(("user", Const(user)))
+    if zone is not None:
+        options.append((SCHEDULE_ZONE_VARIABLE, Const(zone)))
+    command = _UNESCAPED_PERCENT.split(command, maxsplit=1)[0].replace("\\%", "%").rstrip()
+    if not command:
+        return None
+    wrapped = wrappers(command)
+    options.extend(wrapped.options)
+    schedule_start = len(line) - len(line.lstrip())
+    when = timing.cron_expression(expression, line[schedule_start:schedule_end])
+    return ScheduleEntry(
+        framework="crontab",
+        source="crontab",
+        name=None,
+        task_name=None,
+        target=None,
+        target_text=wrapped.runs or command,
+        timing=when,
+        loc=Loc(number, schedule_start + 1, number, len(line.rstrip()) + 1),
+        task_loc=Loc(number, command_at + 1, number, command_at + len(command) + 1),
+        timing_loc=Loc(number, schedule_start + 1, number, schedule_end + 1),
+        options=tuple(options),
+        command=command,
+    )
+
+
+def _split_user(rest: str, at: int, system: bool) -> tuple[str | None, str, int]:
+    """The user field of the system format (also taken when a line names a well-known
+    system user there), and the command after it."""
+    first, _, after = rest.partition(" ")
+    first = first.split("\t")[0]
+    if (system or first in SYSTEM_USERS) and after.strip():
+        offset = rest.index(after.lstrip(), len(first))
+        return first, rest[offset:], at + offset
+    return None, rest, at
+
+
+class Wrapped:
+    """What a command line's wrappers say: the lock and time limit around the command
+    it runs."""
+
+    def __init__(self) -> None:
+        self.options: list[tuple[str, Value]] = []
+        self.runs: str | None = None
+
+
+def wrappers(command: str) -> Wrapped:
+    """The lock (``flock``, ``run-one``, ``solo``...) and ``timeout`` wrapping a command,
+    and the command they run (past ``cd dir &&`` and environment assignments)."""
+    found = Wrapped()
+    for segment in _segments(_split(command)):
+        if not segment or segment[0] in ("cd", "export", "source", ".", "set", "umask"):
+            continue
+        found.runs = _unwrap(segment, found.options)
+        return found
+    return found
+
+
+def _segments(words: list[str]) -> list[list[str]]:
+    segments: list[list[str]] = [[]]
+    for word in words:
+        if word in _SEPARATORS:
+            segments.append([])
+        else:
+            segments[-1].append(word)
+    return segments
+
+
+def _unwrap(words: list[str], options: list[tuple[str, Value]]) -> str:
+    """Peel wrappers off the front of ``words``, noting locks and time limits."""
+    index = 0
+    for _ in range(20):
+        while index < len(words) and _ENVIRONMENT.fullmatch(words[index]):
+            index += 1  # FOO=bar command
+        if index >= len(words):
+            break
+        program = os.path.basename(words[index])
+        if program in LOCK_WRAPPERS:
+            options.append(("lock", Const(program)))
+            if program == "flock":
+                waits = not any(w in FLOCK_NONBLOCKING for w in _options_of(words, index + 1))
+                options.append(("lock_waits", Const(waits)))
+            index, inner = _after_lock(program, words, index + 1)
+            if inner is not None:
+                return _unwrap(_split(inner), options) if inner else inner
+        elif program == "timeout":
+            index, seconds = _after_timeout(words, index + 1)
+            options.append(("timeout", Const(seconds)))
+        elif program in TRANSPARENT_WRAPPERS:
+            index = _after_options(words, index + 1, TRANSPARENT_WRAPPERS[program])
+        else:
+            break
+    return shlex.join(_without_redirections(words[index:]))
+
+
+def _without_redirections(words: list[str]) -> list[str]:
+    """``cmd >> log 2>&1``: the command, not where its output goes."""
+    for position, word in enumerate(words):
+        if _REDIRECTION.fullmatch(word):
+            if position and words[position - 1].isdigit():  # the 2 of 2>&1
+                position -= 1
+            return words[:position]
+    return words
+
+
+def _after_lock(program: str, words: list[str], index: int) -> tuple[int, str | None]:
+    """Skip a lock wrapper's options (and the lock file of ``flock``, ``setlock``,
+    ``lckdo``); ``flock file -c "command"`` gives the command string."""
+    while index < len(words) and words[index].startswith("-") and words[index] != "--":
+        index += 2 if words[index] in FLOCK_VALUE_OPTIONS or words[index] == "-t" else 1
+    if index < len(words) and words[index] == "--":
+        index += 1
+    if program in LOCK_FILE_ARGUMENT:
+        index += 1  # the lock file
+        if index < len(words) and words[index] in ("-c", "--command"):
+            return index + 2, words[index + 1] if index + 1 < len(words) else ""
+    return index, None
+
+
+def _after_timeout(words: list[str], index: int) -> tuple[int, float | None]:
+    """``timeout [-s SIG] [-k DURATION] [--preserve-status] DURATION command``."""
+    while index < len(words) and words[index].startswith("-"):
+        index += 2 if words[index] in TIMEOUT_VALUE_OPTIONS else 1
+    if index >= len(words):
+        return index, None
+    return index + 1, timeout_seconds(words[index])
+
+
+def timeout_seconds(text: str) -> float | None:
+    """coreutils ``timeout`` durations: a number with an optional s, m, h or d suffix
+    (0 disables the limit)."""
+    match = _DURATION.fullmatch(text)
+    if match is None:
+        return None
+    return float(match.group(1)) * TIMEOUT_UNITS[match.group(2) or "s"]
+
+
+def _options_of(words: list[str], index: int) -> list[str]:
+    found = []
+    while index < len(words) and words[index].startswith("-"):
+        found.append(words[index])
+        index += 2 if words[index] in FLOCK_VALUE_OPTIONS else 1
+    return found
+
+
+def _after_options(words: list[str], index: int, takes_value: frozenset[str]) -> int:
+    while index < len(words) and words[index].startswith("-"):
+        index += 2 if words[index] in takes_value else 1
+    return index
+
+
+def _split(command: str) -> list[str]:
+    """Shell words, with ``;``, ``&&``, ``|`` and redirections as words of their own."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        return list(lexer)
+    except ValueError:  # an unclosed quote
+        return command.split()
+
+
+# -- Procfile ------------------------------------------------------------------------
+
+_PROCESS = re.compile(r"([A-Za-z0-9_-]+)\s*:\s*(\S.*)")
+
+
+def read_procfile(facts: FileFacts, text: str) -> None:
+    """``type: command`` lines (Heroku's Procfile; honcho and foreman read the same)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("#"):
+            continue
+        match = _PROCESS.fullmatch(line.rstrip())
+        if match is None:
+            continue
+        facts.processes.append(
+            ProcessDecl(
+                source="procfile",
+                name=match.group(1),
+                command=match.group(2).strip(),
+                loc=Loc(number, 1, number, len(line.rstrip()) + 1),
+            )
+        )
+
+
+# -- supervisord ---------------------------------------------------------------------
+
+_SECTION = re.compile(r"\s*\[([^\]]+)\]")
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
+SUPERVISORD_OPTIONS = (
+    "numprocs",
+    "process_name",
+    "autostart",
+    "autorestart",
+    "startsecs",
+    "stopwaitsecs",
+    "stopsignal",
+    "user",
+    "directory",
+    "priority",
+)
+
+
+def read_supervisord(facts: FileFacts, text: str) -> None:
+    """``[program:name]`` sections and their ``command`` (continuation lines start with
+    white space; `` ;`` starts an inline comment)."""
+    program: str | None = None
+    values: dict[str, tuple[str, int]] = {}
+    last_key: str | None = None
+    lines = text.splitlines()
+
+    def flush() -> None:
+        if program is not None and "command" in values:
+            command, line = values["command"]
+            options = tuple(
+                (key, Const(values[key][0])) for key in SUPERVISORD_OPTIONS if key in values
+            )
+            where = Loc(line, 1, line, len(lines[line - 1].rstrip()) + 1)
+            facts.processes.append(ProcessDecl("supervisord", program, command, where, options))
+
+    for number, line in enumerate(lines, start=1):
+        section = _SECTION.match(line)
+        if section is not None:
+            flush()
+            kind, _, name = section.group(1).partition(":")
+            program = name.strip() if kind.strip() == "program" else None
+            values, last_key = {}, None
+            continue
+        if program is None or not line.strip() or line.lstrip()[:1] in (";", "#"):
+            continue
+        if line[:1] in (" ", "\t") and last_key is not None:
+            value, start = values[last_key]
+            values[last_key] = (f"{value} {_uncomment(line)}".strip(), start)
+            continue
+        key = _KEY.match(line)
+        if key is not None:
+            last_key = key.group(1).lower()
+            values[last_key] = (_uncomment(key.group(2)), number)
+    flush()
+
+
+def _uncomment(text: str) -> str:
+    return re.split(r"\s;", text, maxsplit=1)[0].strip()

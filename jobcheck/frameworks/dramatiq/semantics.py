@@ -1,0 +1,116 @@
+"""Dramatiq's semantics (with periodiq's schedules).
+
+Library facts, each read in the library's source:
+
+- an actor's queue is its ``queue_name``, "default" unless given (dramatiq/actor.py);
+- ``max_age`` (milliseconds) bounds how long a message may wait, per actor or through
+  the ``AgeLimit`` middleware (dramatiq/middleware/age_limit.py);
+- the Retries middleware, on by default, retries 20 times with exponential backoff and
+  jitter, then dead-letters the message (dramatiq/middleware/retries.py); the
+  dead-letter queue ``<queue>.XQ`` keeps messages for 7 days (dramatiq/brokers/);
+- periodiq's PeriodiqMiddleware skips a periodic message older than ``skip_delay``
+  (30 s) (periodiq/__init__.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import is_none
+from jobcheck.frameworks.dramatiq import checks, contract
+from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
+
+if TYPE_CHECKING:
+    from jobcheck.facts import ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project
+    from jobcheck.project.routing import QueueUse, Route, Routing, _Inventory
+
+DRAMATIQ_DEFAULT_QUEUE = "default"
+SEND_METHODS = frozenset({"send", "send_with_options"})
+
+
+class DramatiqSemantics(Semantics):
+    name = "dramatiq"
+    title = "Dramatiq"
+    job_noun = "Dramatiq actor"
+    decorator_roots = {"dramatiq.actor": "dramatiq"}
+    library_roots = frozenset({"dramatiq", "builtins"})
+    age_bound_key = "max_age"
+    default_queue = DRAMATIQ_DEFAULT_QUEUE
+
+    def accepts_enqueue(self, method: str) -> bool:
+        return method in SEND_METHODS
+
+    def job_route(self, routing: Routing, job: Job) -> Route:
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Place, Route
+
+        value = job.task.option("queue_name")
+        if value is None:
+            return Route(DRAMATIQ_DEFAULT_QUEUE, True)
+        name = routing.queue_name(value)
+        if not isinstance(name, str):
+            return UNKNOWN_ROUTE
+        where = Place(job.file.path, job.task.option_loc("queue_name"))
+        return Route(name, name == DRAMATIQ_DEFAULT_QUEUE, where)
+
+    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
+        if job.task.option("periodic") is not None:
+            return "periodic= (periodiq's skip_delay)"
+        value = job.task.option("max_age")
+        return None if value is None or is_none(value) else "max_age"
+
+    def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
+        ages = [
+            (f, m)
+            for f in routing.project.files
+            for m in f.middleware
+            if m.name == "AgeLimit" and m.option("max_age") is not None
+        ]
+        for f, middleware in ages:
+            if not is_none(middleware.option("max_age")):
+                for use in inventory.uses.values():
+                    if use.framework == self.name:
+                        use.bounds.append(f"AgeLimit(max_age=...) at {f.path}")
+
+    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+        return (
+            f"Dramatiq queue '{use.name}' has no backlog bound: no actor on it sets max_age "
+            "and no AgeLimit(max_age=...) middleware is configured, so messages wait for "
+            "ever and the queue grows without end. Set max_age= (milliseconds) on its "
+            "actors or add AgeLimit(max_age=...) to the broker"
+        )
+
+    def how_to_route(self) -> str:
+        return "queue_name= on the actor"
+
+    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+        return "Dramatiq's dead-letter queues", frozenset({"xq", FAILED_ITEMS_TOKEN})
+
+    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+        return checks.broken_time_limit(check, job)
+
+    def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
+        return checks.unbounded_retries(check, job)
+
+    def single_run_advice(self) -> str:
+        return ", e.g. with dramatiq's ConcurrentRateLimiter(limit=1) as a mutex"
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "periodiq actor"
+
+    def sends_by_actor_name(self) -> bool:
+        return True
+
+    def contract(self, project: Project, job: Job) -> dict[str, str]:
+        return {
+            "time_limit": contract.time_limit(project, job),
+            "retries": contract.retries(project, job),
+            "backoff": "exponential with jitter (Dramatiq)",
+            "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)",
+        }
+
+
+SEMANTICS = DramatiqSemantics()

@@ -1,0 +1,10 @@
+"""dramatiq-crontab: cron and interval schedules on Dramatiq actors."""
+
+from jobcheck.registry import Plugin
+
+PLUGIN = Plugin(
+    name="dramatiq-crontab",
+    title="dramatiq-crontab",
+    schedule_readers=("jobcheck.frameworks.dramatiq_crontab.schedules:DramatiqCrontabSchedules",),
+    checked=False,  # facts only: the checks do not speak its semantics yet
+)

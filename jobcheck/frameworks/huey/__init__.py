@@ -1,0 +1,14 @@
+"""Huey (2.x) and djhuey."""
+
+from jobcheck.registry import Plugin
+
+PLUGIN = Plugin(
+    name="huey",
+    title="Huey",
+    recognizers=("jobcheck.frameworks.huey.recognizer:HueyRecognizer",),
+    checked=False,  # facts only: the checks do not speak its semantics yet
+    schedule_readers=("jobcheck.frameworks.huey.schedules:HueySchedules",),
+    object_roots=("huey",),
+    enqueued_by_call=True,
+    adopt="jobcheck.frameworks.huey.jobs:adopt",
+)

@@ -1,0 +1,138 @@
+"""Huey's verified defaults and rules, as documented constants (not wired to checks yet).
+
+Read in the huey 2.6.0 wheel and the 2.5.0 sdist (never imported); line numbers are
+2.6.0's unless stated, 2.5.0's are in /work/notes/frameworks-verified.md §1. Huey 3.x
+differences are noted where they matter. Light module: no libcst.
+"""
+
+from __future__ import annotations
+
+DJHUEY_MODULE = "huey.contrib.djhuey"
+
+# huey/__init__.py exports Huey and its storage subclasses; huey/api.py defines them
+# (``class BlackHoleHuey(Huey)``, ``MemoryHuey``, ``SqliteHuey``, ``RedisHuey``,
+# ``RedisExpireHuey(RedisHuey)``, ``PriorityRedisHuey(RedisHuey)``,
+# ``PriorityRedisExpireHuey(RedisHuey)``, ``FileHuey``: api.py:1207-1229), and the
+# contrib storages subclass Huey too (huey/contrib/sql_huey.py ``SqlHuey``,
+# contrib/kyototycoon.py ``KyotoTycoonHuey``). contrib/mini.py ``MiniHuey`` is not a
+# Huey (``class MiniHuey(object)``): an in-process gevent scheduler, not modelled here.
+NOT_HUEY_CLASSES = frozenset({"huey.contrib.mini.MiniHuey"})
+
+
+def is_huey_class(qualname: str) -> bool:
+    """A class of the huey package that makes a Huey instance (``huey.RedisHuey``,
+    ``huey.api.Huey``, ``huey.contrib.sql_huey.SqlHuey``)."""
+    return (
+        qualname.split(".")[0] == "huey"
+        and qualname.endswith("Huey")
+        and qualname not in NOT_HUEY_CLASSES
+    )
+
+
+# huey/api.py ``def crontab(minute='*', hour='*', day='*', month='*', day_of_week='*',
+# strict=False)`` (2.6.0 :1109; 2.5.0 :1072; 3.5.4 :1354), exported as ``huey.crontab``.
+CRONTAB_FUNCTIONS = frozenset({"huey.crontab", "huey.api.crontab"})
+CRONTAB_FIELDS = ("minute", "hour", "day", "month", "day_of_week")
+"""crontab's positional order, which is also cron's."""
+CRONTAB_FIELD_DEFAULT = "*"
+"""Every field defaults to '*': ``crontab(hour=3)`` fires every minute from 03:00 to 03:59."""
+CRONTAB_DAYS_AND = True
+"""``validate_date`` requires every field to match (api.py:1183-1193): day of month and day
+of week are ANDed, where Vixie cron fires on either when both are restricted."""
+CRONTAB_PIECES = r"\*|\d+|\d+-\d+|\*/\d+"
+"""The pieces crontab reads (api.py:1142-1175); any other piece is silently ignored
+unless ``strict=True``, and ``*/n`` raises ValueError for day_of_week. 0 and 7 are both
+Sunday (``piece %= 7``)."""
+
+
+def is_huey_crontab(func: str | None) -> bool:
+    return func in CRONTAB_FUNCTIONS
+
+
+# huey/api.py ``Huey.task(self, retries=0, retry_delay=0, priority=None, context=False,
+# name=None, expires=None, **kwargs)`` (:174; 2.5.0 :166) and ``periodic_task(self,
+# validate_datetime, retries=0, ...)`` (:190); ``class Task``: ``default_retries = 0``,
+# ``default_retry_delay = 0``, ``default_priority = None``, ``default_expires = None``.
+TASK_DEFAULTS = {
+    "retries": 0,
+    "retry_delay": 0,
+    "priority": None,
+    "context": False,
+    "name": None,
+    "expires": None,
+}
+TIME_LIMIT = None
+"""Huey 2.x has no task time limit: no ``timeout`` parameter in 2.5.0 or 2.6.0. Huey 3.x adds
+``timeout=None`` (3.5.4 api.py:171-172), enforced with SIGALRM for process workers."""
+RETRY_BACKOFF = None
+"""2.x retries after a constant ``retry_delay`` (``Huey._requeue_task``); 3.x adds
+``retry_backoff=0`` (3.5.4 api.py:581-582)."""
+RETRY_TASK_ALWAYS_RETRIES = True
+"""``raise RetryTask()`` increments ``task.retries`` before the requeue decrement, so it is
+retried even with ``retries=0`` (2.5.0 api.py:390-395 ``Huey._execute``)."""
+DEAD_LETTER = None
+"""No dead-letter store: after the last failure a task is gone (a signal, a log line, and
+an ``Error`` result when ``results=True``; 2.5.0 api.py:410-448)."""
+EXPIRED_TASKS_DROPPED = True
+"""An expired task is not executed (``SIGNAL_EXPIRED``), not retried (2.5.0 api.py:358-360)."""
+
+# huey/api.py ``TaskWrapper.__call__`` -> ``self.huey.enqueue(self.s(*args, **kwargs))``
+# (:895-896): calling a task enqueues it. ``TaskWrapper.s`` (:901-914) pops these out of
+# the call's keywords, so they are options, not the payload.
+ENQUEUE_CALL_OPTIONS = frozenset({"eta", "delay", "retries", "retry_delay", "priority", "expires"})
+# ``TaskWrapper.schedule(self, args=None, kwargs=None, eta=None, delay=None, priority=None,
+# retries=None, retry_delay=None, expires=None, id=None)`` (:860-887); without eta= or
+# delay= (or a number, timedelta or datetime as ``args``) it raises ValueError.
+SCHEDULE_PAYLOAD = frozenset({"args", "kwargs"})
+CALL_LOCAL_RUNS_INLINE = True
+"""``TaskWrapper.call_local`` runs the function in the caller (:898-899)."""
+
+
+def registered_name(module: str, name: str) -> str:
+    """huey/registry.py ``Registry.task_to_string``: ``'%s.%s' % (task_class.__module__,
+    task_class.__name__)``, the class named ``name or func.__name__`` with the function's
+    module (api.py ``TaskWrapper.create_task``, :839-849)."""
+    return f"{module}.{name}" if module else name
+
+
+# Locks: huey/api.py ``Huey.lock_task(lock_name)`` -> ``TaskLock`` (:657, :917-952), a
+# context manager and a decorator (``__call__`` runs the function ``with self``);
+# ``__enter__`` raises TaskLockedException when ``put_if_empty`` fails.
+LOCK_KEY = "%s.lock.%s"
+"""``'%s.lock.%s' % (huey.name, name)``."""
+LOCK_HAS_TTL = False
+"""A worker killed while holding the lock leaves it set until ``flush_locks`` or the
+consumer's ``-f/--flush-locks``."""
+LOCKED_TASK_IS_RETRIED = True
+"""TaskLockedException counts as an exception: retried while ``retries`` remain
+(2.5.0 api.py:386-389, 446-448)."""
+
+# Periodic tasks: the consumer enqueues them once a minute
+# (huey/consumer.py ``periodic_task_seconds = 60``, ``enqueue_periodic_tasks``), in every
+# consumer started without ``-n/--no-periodic`` (consumer_options.py ``('periodic',
+# True)``): no leader election. Their results (errors included) are never stored.
+PERIODIC_SECONDS = 60
+PERIODIC_IN_EVERY_CONSUMER = True
+
+# huey/api.py ``Huey.__init__(name='huey', results=True, store_none=False, utc=True,
+# immediate=False, serializer=None, compression=False, use_zlib=False,
+# immediate_use_memory=True, always_eager=None, storage_class=None, **storage_kwargs)``
+# (:89-92); ``always_eager`` is a deprecated alias of ``immediate``. Immediate mode runs
+# tasks synchronously in ``enqueue`` and, with ``immediate_use_memory``, swaps the storage
+# for MemoryStorage (``create_storage``).
+INSTANCE_DEFAULTS = {"name": "huey", "results": True, "utc": True, "immediate": False}
+IMMEDIATE_ALIASES = ("immediate", "always_eager")
+
+# djhuey (huey/contrib/djhuey/__init__.py): ``settings.HUEY`` as a dict names the class with
+# ``huey_class`` (older ``backend_class``, default ``'huey.RedisHuey'``), ``name``
+# (default ``default_queue_name()``: the default database's NAME, else 'huey'),
+# ``connection`` (merged into the keywords), ``consumer`` (for run_huey); when the dict has
+# no ``immediate`` key, ``huey_config['immediate'] = settings.DEBUG``. A Huey instance as
+# ``settings.HUEY`` is used as it is; no HUEY setting means ``RedisHuey(default_queue_name())``.
+DJHUEY_DEFAULT_CLASS = "huey.RedisHuey"
+DJHUEY_IMMEDIATE_DEFAULT = "settings.DEBUG"
+DJHUEY_DB_TASKS_CLOSE_CONNECTIONS = True
+"""``db_task``/``db_periodic_task`` wrap the function in ``close_db``
+(``close_old_connections()`` before and after, except in immediate mode)."""
+DJHUEY_ON_COMMIT_TASK_DEFERS = True
+"""``on_commit_task`` enqueues through ``transaction.on_commit``."""

@@ -1,0 +1,5 @@
+"""Kubernetes CronJob manifests (read from YAML files: ``jobcheck/extract/files.py``)."""
+
+from jobcheck.registry import Plugin
+
+PLUGIN = Plugin(name="kubernetes", title="Kubernetes", checked=False)

@@ -1,0 +1,232 @@
+"""Kubernetes CronJob manifests: every ``kind: CronJob`` document of a YAML file (and the
+items of a ``kind: List``) as a :class:`ScheduleEntry` with its schedule, its settings
+and the command its container runs.
+
+Helm templates are read after stripping ``{{ ... }}`` conservatively: a line that is
+only template directives becomes blank, a template inside a value makes that value
+unknown; line numbers are kept. A file that still does not parse, or holds no CronJob,
+gives no facts and no error. YAML is read with PyYAML's pure-Python safe loader only,
+and only the nodes of the fields below are turned into values.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from jobcheck import timing
+from jobcheck.facts import FileFacts, Loc, ScheduleEntry, Timing
+from jobcheck.facts.values import Const, Opaque, Value
+
+TEMPLATED = "__jobcheck_templated__"
+_TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+_MARK = "\x00"
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
+_DURATION_SECONDS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+
+# CronJob ``spec`` fields, Job ``spec`` fields (``jobTemplate.spec``) and pod ``spec``
+# fields recorded as options, under their own names.
+CRONJOB_FIELDS = (
+    "timeZone",
+    "concurrencyPolicy",
+    "startingDeadlineSeconds",
+    "suspend",
+    "successfulJobsHistoryLimit",
+    "failedJobsHistoryLimit",
+)
+JOB_FIELDS = (
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "backoffLimitPerIndex",
+    "ttlSecondsAfterFinished",
+    "parallelism",
+    "completions",
+)
+POD_FIELDS = ("restartPolicy",)
+
+
+def read(facts: FileFacts, text: str) -> None:
+    stripped = strip_templates(text)
+    try:
+        documents = list(yaml.compose_all(stripped, Loader=yaml.SafeLoader))
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return  # not YAML once the templates are gone: not a manifest we can read
+    constructor = SafeConstructor()
+    for document in documents:
+        for resource in _resources(document):
+            entry = _cronjob(resource, constructor)
+            if entry is not None:
+                facts.schedules.append(entry)
+
+
+def strip_templates(text: str) -> str:
+    """``text`` with Helm/Go templates removed, line for line: a line left with nothing
+    but templates and blanks becomes empty, a template inside a value becomes
+    :data:`TEMPLATED`."""
+    if "{{" not in text:
+        return text
+    marked = _TEMPLATE.sub(lambda m: _MARK + "\n" * m.group(0).count("\n"), text)
+    lines = []
+    for line in marked.split("\n"):
+        if _MARK not in line:
+            lines.append(line)
+        elif not line.replace(_MARK, "").strip(" \t-"):
+            lines.append("")
+        else:
+            lines.append(line.replace(_MARK, TEMPLATED))
+    return "\n".join(lines)
+
+
+def _resources(node: Node | None) -> list[MappingNode]:
+    if not isinstance(node, MappingNode):
+        return []
+    kind = _scalar(_get(node, "kind"))
+    if kind == "List":
+        items = _get(node, "items")
+        if isinstance(items, SequenceNode):
+            return [item for item in items.value if isinstance(item, MappingNode)]
+        return []
+    return [node]
+
+
+def _cronjob(node: MappingNode, constructor: SafeConstructor) -> ScheduleEntry | None:
+    kind = _get(node, "kind")
+    if _scalar(kind) != "CronJob":
+        return None
+    spec = _get(node, "spec")
+    metadata = _get(node, "metadata")
+    name_node = _get(metadata, "name")
+    name = _scalar(name_node)
+    schedule_node = _get(spec, "schedule")
+    job_spec = _get(_get(spec, "jobTemplate"), "spec")
+    pod_spec = _get(_get(job_spec, "template"), "spec")
+    options: list[tuple[str, Value]] = []
+    for owner, fields in ((spec, CRONJOB_FIELDS), (job_spec, JOB_FIELDS), (pod_spec, POD_FIELDS)):
+        for field in fields:
+            value = _get(owner, field)
+            if value is not None:
+                options.append((field, _value(value, constructor)))
+    pod_deadline = _get(pod_spec, "activeDeadlineSeconds")
+    if pod_deadline is not None:
+        options.append(("pod.activeDeadlineSeconds", _value(pod_deadline, constructor)))
+    namespace = _get(metadata, "namespace")
+    if namespace is not None:
+        options.append(("namespace", _value(namespace, constructor)))
+    container, command = _container_command(pod_spec, constructor)
+    image = _get(container, "image")
+    if image is not None:
+        options.append(("image", _value(image, constructor)))
+    where = _loc(name_node or kind)
+    schedule_text = _scalar(schedule_node)
+    return ScheduleEntry(
+        framework="kubernetes",
+        source="cronjob",
+        name=_shown(name),
+        task_name=None,
+        target=None,
+        target_text=command or _shown(name) or "CronJob",
+        timing=schedule_timing(schedule_text),
+        loc=where,
+        task_loc=_loc(container) if container is not None else where,
+        timing_loc=_loc(schedule_node) if schedule_node is not None else where,
+        options=tuple(options),
+        command=command,
+    )
+
+
+def schedule_timing(schedule: str | None) -> Timing:
+    """``spec.schedule`` as ``cron.ParseStandard`` reads it: five fields, a descriptor
+    (``@hourly``), or ``@every <Go duration>``; a ``TZ=``/``CRON_TZ=`` prefix is rejected
+    by the API server, and a templated schedule is unknown."""
+    if schedule is None or TEMPLATED in schedule:
+        return timing.other(_shown(schedule) or "?")
+    text = schedule.strip()
+    if text.startswith(("TZ=", "CRON_TZ=")):
+        return timing.other(text)
+    if text.startswith("@every"):
+        return timing.interval(_go_duration(text.removeprefix("@every").strip()), text)
+    return timing.cron_expression(text, text)
+
+
+def _container_command(
+    pod_spec: Node | None, constructor: SafeConstructor
+) -> tuple[MappingNode | None, str | None]:
+    """The first container and its command line (``command`` then ``args``; ``args``
+    alone run after the image's entrypoint)."""
+    containers = _get(pod_spec, "containers")
+    if not isinstance(containers, SequenceNode) or not containers.value:
+        return None, None
+    container = containers.value[0]
+    if not isinstance(container, MappingNode):
+        return None, None
+    words: list[str] = []
+    for key in ("command", "args"):
+        part = _get(container, key)
+        if isinstance(part, SequenceNode):
+            words.extend(_word(item) for item in part.value)
+        elif isinstance(part, ScalarNode):
+            words.append(_word(part))
+    return container, shlex.join(words) if words else None
+
+
+def _word(node: Node) -> str:
+    if isinstance(node, ScalarNode):
+        return node.value.replace(TEMPLATED, "{{...}}")
+    return "?"
+
+
+def _go_duration(text: str) -> float | None:
+    """A Go ``time.ParseDuration`` string (``1h30m``, ``90s``)."""
+    if not text or _DURATION.sub("", text):
+        return None
+    return sum(float(n) * _DURATION_SECONDS[unit] for n, unit in _DURATION.findall(text))
+
+
+def _get(node: Node | None, key: str) -> Node | None:
+    if not isinstance(node, MappingNode):
+        return None
+    for key_node, value in node.value:
+        if isinstance(key_node, ScalarNode) and key_node.value == key:
+            return value
+    return None
+
+
+def _scalar(node: Node | None) -> str | None:
+    return node.value if isinstance(node, ScalarNode) else None
+
+
+def _value(node: Node, constructor: SafeConstructor) -> Value:
+    if not isinstance(node, ScalarNode):
+        return Opaque("...")
+    if TEMPLATED in node.value:
+        return Opaque("{{...}}")
+    try:
+        value = constructor.construct_object(node, deep=True)
+    except yaml.YAMLError:
+        return Opaque(node.value[:40])
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return Const(value)
+    return Opaque(str(node.value)[:40])
+
+
+def _shown(text: str | None) -> str | None:
+    return text.replace(TEMPLATED, "{{...}}") if text is not None else None
+
+
+def _loc(node: Node | None) -> Loc:
+    if node is None:
+        return Loc(1, 1, 1, 1)
+    start, end = node.start_mark, node.end_mark
+    return Loc(start.line + 1, start.column + 1, end.line + 1, end.column + 1)

@@ -1,0 +1,106 @@
+"""RQ's part of the checks: infinite job timeouts (SCL-18) and flat retries (SCL-34).
+
+rq/queue.py: ``Queue.DEFAULT_TIMEOUT = 180`` s; a job timeout of -1 means "no timeout"
+(rq/worker/worker_classes.py treats ``job.timeout == -1`` as infinite). rq/job.py
+``Retry.__init__``: ``interval`` defaults to 0; a list grows per attempt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import CallV, SeqV, Value, number
+from jobcheck.frameworks.semantics_base import Check
+
+if TYPE_CHECKING:
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job
+
+NAME = "rq"
+RQ_INFINITE = -1.0
+RQ_TIMEOUT_KEYS = ("job_timeout", "timeout")
+RQ_RETRY = frozenset({"rq.Retry", "rq.retry.Retry", "rq.job.Retry"})
+
+
+def infinite_job(check: Check, job: Job) -> Iterator[Finding]:
+    for key in RQ_TIMEOUT_KEYS:
+        if _is_infinite(job.task.option(key)):
+            yield check.finding(
+                "missing-time-limit",
+                job.file.path,
+                job.task.loc,
+                f"RQ job '{job.task.name}' sets {key}=-1, which disables RQ's timeout "
+                "(default 180 s): the job can run forever",
+            )
+
+
+def infinite_sites_and_queues(check: Check) -> Iterator[Finding]:
+    for f, site, job in check.project.enqueues():
+        if (job.framework if job else site.framework_hint) != NAME:
+            continue
+        for key in RQ_TIMEOUT_KEYS:
+            if _is_infinite(site.option(key)):
+                yield check.finding(
+                    "missing-time-limit",
+                    f.path,
+                    site.loc,
+                    f"'{site.target_text}' is enqueued with {key}=-1, which disables RQ's "
+                    "timeout (default 180 s): the job can run forever",
+                )
+    for f in check.project.files:
+        for queue in f.queues:
+            if queue.framework == NAME and _is_infinite(queue.option("default_timeout")):
+                yield check.finding(
+                    "missing-time-limit",
+                    f.path,
+                    queue.loc,
+                    f"RQ queue '{queue.name}' sets default_timeout=-1: every job on it "
+                    "runs without a time limit",
+                )
+
+
+def flat_retry_job(check: Check, job: Job) -> Iterator[Finding]:
+    if retry_is_flat(job.task.option("retry")):
+        yield check.finding(
+            "retry-without-backoff", job.file.path, job.task.loc, _flat_message(job.task.name)
+        )
+
+
+def flat_retry_sites(check: Check) -> Iterator[Finding]:
+    for f, site, job in check.project.enqueues():
+        if (job.framework if job else site.framework_hint) != NAME:
+            continue
+        if retry_is_flat(site.option("retry")):
+            yield check.finding(
+                "retry-without-backoff", f.path, site.loc, _flat_message(site.target_text)
+            )
+
+
+def _is_infinite(value: object) -> bool:
+    if isinstance(value, CallV):
+        return False
+    return number(value) == RQ_INFINITE  # type: ignore[arg-type]
+
+
+def retry_is_flat(value: Value | None) -> bool:
+    """``Retry(max=3)`` or ``Retry(max=3, interval=60)``: the same wait every time
+    (rq/job.py ``Retry.__init__``: interval defaults to 0; a list grows per attempt)."""
+    if not isinstance(value, CallV) or value.func not in RQ_RETRY:
+        return False
+    interval = value.arg(1, "interval")
+    if interval is None:
+        return True
+    if isinstance(interval, SeqV):
+        numbers = [number(v) for v in interval.items]
+        if any(n is None for n in numbers):
+            return False
+        return all(a >= b for a, b in zip(numbers, numbers[1:]))  # type: ignore[operator]
+    return number(interval) is not None
+
+
+def _flat_message(name: str) -> str:
+    return (
+        f"'{name}' uses RQ Retry without growing intervals: every retry waits the same "
+        "time; pass interval=[10, 30, 120, ...] so waits grow"
+    )

@@ -1,0 +1,78 @@
+"""RQ's part of ``jobcheck jobs``: the default timeout is ``Queue.DEFAULT_TIMEOUT = 180``
+s (rq/queue.py); failed jobs go to the ``FailedJobRegistry`` (rq/registry.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import CallV, SeqV, Value, describe, number
+
+if TYPE_CHECKING:
+    from jobcheck.project.model import Job, Project
+
+RQ_DEFAULT_TIMEOUT = "180 s (RQ default)"
+
+
+def time_limit(project: Project, job: Job) -> str:
+    for key in ("timeout", "job_timeout"):
+        if job.task.has_option(key):
+            value = job.task.option(key)
+            return "none (-1)" if number(value) == -1 else f"{describe(value)} s"
+    return RQ_DEFAULT_TIMEOUT
+
+
+def retries(project: Project, job: Job) -> str:
+    retry = job.task.option("retry")
+    if isinstance(retry, CallV):
+        return f"max {describe(retry.arg(0, 'max'))}"
+    return "none (failed jobs go to the failed job registry)"
+
+
+def backoff(project: Project, job: Job) -> str:
+    return intervals(job.task.option("retry"))
+
+
+def plain_functions(project: Project) -> Iterator[dict[str, object]]:
+    """RQ jobs that are plain functions, enqueued by reference: their contract is in
+    the enqueue call (the first call seen for each function)."""
+    from jobcheck.project.test_code import is_test_code
+
+    seen: set[str] = set()
+    for f, site, job in project.enqueues():
+        if job is not None or site.framework_hint != "rq" or not site.target:
+            continue
+        if is_test_code(f) or site.target in seen:
+            continue
+        seen.add(site.target)
+        timeout = site.option("job_timeout") or site.option("timeout")
+        retry = site.option("retry")
+        route = project.routing.site_route(f, site, None)
+        yield {
+            "job": site.target,
+            "framework": "rq",
+            "path": f.path,
+            "line": site.loc.line,
+            "queue": str(route.queue) if route.known else "unknown (computed at run time)",
+            "time_limit": (
+                "none (-1)"
+                if number(timeout) == -1
+                else f"{describe(timeout)} s"
+                if timeout is not None
+                else RQ_DEFAULT_TIMEOUT
+            ),
+            "retries": f"max {describe(retry.arg(0, 'max'))}"
+            if isinstance(retry, CallV)
+            else "none",
+            "backoff": intervals(retry),
+            "dead_letter": "failed job registry (RQ)",
+        }
+
+
+def intervals(retry: Value | None) -> str:
+    if not isinstance(retry, CallV):
+        return "-"
+    interval = retry.arg(1, "interval")
+    if isinstance(interval, SeqV):
+        return "intervals " + ", ".join(f"{describe(v)} s" for v in interval.items)
+    return f"fixed {describe(interval)} s" if interval is not None else "none (0 s)"

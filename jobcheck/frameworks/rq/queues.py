@@ -1,0 +1,77 @@
+"""RQ's queues: ``Queue(...)``/``get_queue(...)`` declarations, django-rq's ``RQ_QUEUES``
+setting, and the queue an enqueue call is made on (its receiver).
+
+rq/queue.py ``Queue.__init__(name='default', ...)``; django_rq/queues.py
+``get_queue(name='default', ...)``; ``django_rq.enqueue(f)`` uses the "default" queue.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jobcheck.extract.walker import Recognizer
+from jobcheck.facts import EnqueueSite, QueueDecl
+from jobcheck.facts.values import CallV, Const, Opaque, Value, string
+from jobcheck.triggers import Trigger
+
+if TYPE_CHECKING:
+    from jobcheck.extract.routing import RoutingRecognizer
+
+NAME = "rq"
+RQ_QUEUE_CLASSES = frozenset({"rq.Queue", "rq.queue.Queue"})
+RQ_QUEUE_FACTORIES = frozenset({"django_rq.get_queue", "django_rq.queues.get_queue"})
+RQ_SEND_METHODS = frozenset({"enqueue", "enqueue_call", "enqueue_in", "enqueue_at"})
+QUEUE_CONSTRUCTORS = {name: "default" for name in RQ_QUEUE_CLASSES | RQ_QUEUE_FACTORIES}
+"""Calls that make an RQ queue object, with the name they default to."""
+
+
+class RQQueues(Recognizer):
+    PREFILTER = (Trigger("RQ_QUEUES", b"RQ_QUEUES"),)
+
+    def assign(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        walker = self.walker
+        if not walker.at_settings_level or not isinstance(value, cst.Dict):
+            return
+        if not any(isinstance(t, cst.Name) and t.value == "RQ_QUEUES" for t in targets):
+            return
+        for element in value.elements:
+            if isinstance(element, cst.DictElement):
+                key = walker.evaluate(element.key)
+                if string(key):
+                    walker.facts.queues.append(
+                        QueueDecl(NAME, string(key), walker.loc(element.key))
+                    )
+
+    def call(self, node: cst.Call, func: str | None) -> None:
+        if func in RQ_QUEUE_FACTORIES:
+            walker = self.walker
+            value = walker.evaluate(node)
+            assert isinstance(value, CallV)
+            name = value.arg(0, "name")
+            walker.facts.queues.append(
+                QueueDecl(NAME, "default" if name is None else string(name), walker.loc(node))
+            )
+
+
+def receiver_queue(routing: RoutingRecognizer, node: cst.Call, site: EnqueueSite) -> Value | None:
+    """The queue an RQ enqueue call is made on: ``Queue("low").enqueue(f)``,
+    ``q.enqueue(f)`` with ``q`` bound to a queue, ``django_rq.enqueue(f)``."""
+    if site.receiver == "django_rq":
+        return Const("default")
+    if site.method not in RQ_SEND_METHODS or not isinstance(node.func, cst.Attribute):
+        return None
+    receiver = node.func.value
+    if isinstance(receiver, cst.Call):
+        queue = routing.queue_of_call(receiver)
+        if queue is not None:
+            return Const(queue[1]) if queue[1] is not None else Opaque("?")
+        return None
+    if isinstance(receiver, cst.Name):
+        binding = routing.binding_of(receiver.value)
+        if binding is not None:
+            return Const(binding.name) if binding.name is not None else Opaque("?")
+    return None

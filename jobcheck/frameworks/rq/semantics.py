@@ -1,0 +1,169 @@
+"""RQ's semantics (with rq-scheduler's and RQ's own cron schedules).
+
+Library facts, each read in the library's source:
+
+- a job lands on the queue object it is enqueued on: rq/queue.py
+  ``Queue.__init__(name='default', ...)``, django_rq/queues.py
+  ``get_queue(name='default', ...)``; a bare ``@job`` uses "default"
+  (django_rq/decorators.py);
+- every job has a timeout, ``Queue.DEFAULT_TIMEOUT = 180`` s (rq/queue.py); -1 means
+  none;
+- ``ttl`` bounds how long a job may wait (rq/job.py), and applies per call;
+- every failed job goes to the ``FailedJobRegistry`` (rq/registry.py);
+- rq-scheduler keeps each job's next run time in Redis (rq_scheduler/scheduler.py);
+  RQ's cron scheduler (rq/cron.py ``CronJob.should_run``) runs an interval job that
+  never ran at once, then every interval from its last run, kept in memory only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from jobcheck.facts.values import CallV, is_none, string
+from jobcheck.frameworks.rq import checks, contract
+from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
+
+if TYPE_CHECKING:
+    from jobcheck.facts import EnqueueSite, ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project
+    from jobcheck.project.routing import Place, QueueUse, Route, Routing
+
+RQ_DEFAULT_QUEUE = "default"
+RQ_QUEUES = frozenset(
+    {"rq.Queue", "rq.queue.Queue", "django_rq.get_queue", "django_rq.queues.get_queue"}
+)
+ENQUEUE_METHODS = frozenset({"delay", "enqueue", "enqueue_call", "enqueue_in", "enqueue_at"})
+# Words a runbook about RQ's failed jobs uses instead of "dead letter".
+FAILED_REGISTRY_WORDS = frozenset({RQ_FAILED_TOKEN, FAILED_ITEMS_TOKEN})
+
+_SCHEDULE_KINDS = {
+    ("rq-scheduler", "cron"): "rq-scheduler cron job",
+    ("rq-scheduler", "schedule"): "rq-scheduler job",
+    ("rq-scheduler", "job-definition"): "rq-scheduler job",
+    ("rq-cron", "register"): "RQ cron job",
+}
+
+
+class RQSemantics(Semantics):
+    name = "rq"
+    title = "RQ"
+    job_noun = "RQ job"
+    decorator_roots = {"rq.job": "rq", "rq.decorators.job": "rq", "django_rq.job": "rq"}
+    library_roots = frozenset({"rq", "django_rq", "builtins"})
+    age_bound_key = "ttl"
+    job_options_apply_to_sends = False
+    default_queue = RQ_DEFAULT_QUEUE
+
+    def accepts_enqueue(self, method: str) -> bool:
+        return method in ENQUEUE_METHODS
+
+    def hint_is_certain(self, site: EnqueueSite) -> bool:
+        return True
+
+    def matches_by_tail(self) -> bool:
+        return False  # RQ enqueues a function by reference: its path is exact
+
+    def decorator_queue(self, call_args: tuple[Any, ...]) -> Any:
+        return call_args[0] if call_args else None
+
+    # -- queues ---------------------------------------------------------------------------
+
+    def queue_of_constructor(self, value: CallV) -> object:
+        from jobcheck.project.routing import NOT_A_QUEUE
+
+        if value.func not in RQ_QUEUES:
+            return NOT_A_QUEUE
+        name = value.arg(0, "name")
+        return RQ_DEFAULT_QUEUE if name is None else string(name)
+
+    def job_route(self, routing: Routing, job: Job) -> Route:
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Place, Route
+
+        value = job.task.option("queue")
+        if value is None:
+            return Route(RQ_DEFAULT_QUEUE, True, Place(job.file.path, job.task.loc))
+        name = routing.queue_name(value)
+        if not isinstance(name, str):
+            return UNKNOWN_ROUTE
+        return Route(name, name == RQ_DEFAULT_QUEUE, Place(job.file.path, job.task.loc))
+
+    def receiver_route(self, routing: Routing, site: EnqueueSite, place: Place) -> Route | None:
+        from jobcheck.project.routing import UNKNOWN_ROUTE
+
+        if not self.calls_name_own_queue(site):
+            return None
+        binding = routing.binding(site.receiver or "")
+        if binding is None or binding.name is None:
+            return UNKNOWN_ROUTE
+        return self.named_route(routing, binding.name, place)
+
+    def calls_name_own_queue(self, site: EnqueueSite) -> bool:
+        return bool(site.receiver) and site.method != "delay"
+
+    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
+        value = job.task.option("ttl")
+        return None if value is None or is_none(value) else "ttl"
+
+    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+        return (
+            f"RQ queue '{use.name}' has no backlog bound: no job enqueued on it sets ttl=, "
+            "so jobs wait for ever and the queue grows without end while workers are down. "
+            "Pass ttl= (seconds a job may wait) to enqueue() or @job, and check len(queue) "
+            "before enqueueing more"
+        )
+
+    def how_to_route(self) -> str:
+        return "enqueue it on a Queue of its own"
+
+    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+        return "RQ's failed job registry", FAILED_REGISTRY_WORDS
+
+    # -- check hooks ------------------------------------------------------------------------
+
+    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+        return checks.infinite_job(check, job)
+
+    def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
+        return checks.infinite_sites_and_queues(check)
+
+    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
+        return checks.flat_retry_job(check, job)
+
+    def retry_without_backoff_elsewhere(self, check: Check) -> Iterator[Finding]:
+        return checks.flat_retry_sites(check)
+
+    # -- schedules ----------------------------------------------------------------------------
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return _SCHEDULE_KINDS.get((entry.framework, entry.source), "RQ scheduled job")
+
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        if entry.framework == "rq-cron":
+            return "counted from when RQ's cron scheduler starts (it runs the job at start-up)"
+        return None  # rq-scheduler keeps the next run time in Redis
+
+    def interval_reset_consequence(self, entry: ScheduleEntry) -> str:
+        if entry.framework == "rq-cron":
+            return "runs it at every deploy instead of on its schedule"
+        return super().interval_reset_consequence(entry)
+
+    def enqueues_by_reference(self) -> bool:
+        return True
+
+    def contract(self, project: Project, job: Job) -> dict[str, str]:
+        retries = contract.retries(project, job)
+        return {
+            "time_limit": contract.time_limit(project, job),
+            "retries": retries,
+            "backoff": "-" if retries == "none" else contract.backoff(project, job),
+            "dead_letter": "failed job registry (RQ)",
+        }
+
+    def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
+        return contract.plain_functions(project)
+
+
+SEMANTICS = RQSemantics()

@@ -1,0 +1,42 @@
+"""The ``schedule`` library's semantics (it runs functions in its own loop: no queue).
+
+schedule/__init__.py: ``run_pending`` runs due jobs one after another in the calling
+thread, so one copy of a job runs at a time; ``Job._schedule_next_run`` counts an
+interval from now, so the clock restarts with the process.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jobcheck.frameworks.semantics_base import Semantics
+
+if TYPE_CHECKING:
+    from jobcheck.facts import ScheduleEntry
+    from jobcheck.project.model import Project
+
+
+class ScheduleLibrarySemantics(Semantics):
+    name = "schedule"
+    title = "the schedule library"
+    scheduler_noun = "a schedule run loop"
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "schedule job"
+
+    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
+        return True
+
+    def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
+        fields = entry.timing.fields
+        hour = fields[1] if fields and fields[1] not in (None, "*") else None
+        return f'.at("{int(hour):02d}:{minute:02d}")' if hour else f'.at(":{minute:02d}")'
+
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        return "counted from when the process starts (the first run comes one interval later)"
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        return 'every().day.at("03:17")' if seconds / 3600 >= 24 else 'every().hour.at(":17")'
+
+
+SEMANTICS = ScheduleLibrarySemantics()

@@ -1,0 +1,302 @@
+"""What the project model and the checks ask of a framework.
+
+Each plugin's ``semantics.py`` subclasses :class:`Semantics` and answers for its
+framework: its defaults, its option chain, how it routes and bounds queues, how it
+retries, where its dead letters go, what its schedules mean, and the framework's own
+part of each check (in its own terms: a Dramatiq actor's limit is ``time_limit=`` in
+milliseconds, an RQ job's ``job_timeout=``). :data:`UNKNOWN` answers for a framework no
+plugin knows and assumes nothing of it: a job of an unknown framework is never checked
+as another framework's.
+
+Hooks that produce findings take the rule's check (``jobcheck.checks.base.RuleChecks``)
+and yield its ``finding(...)``s. The defaults here say nothing and find nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jobcheck.facts import EnqueueSite, FileFacts, ScheduleEntry, TaskDef
+    from jobcheck.facts.values import CallV
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project, Resolved
+    from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
+
+Check = Any
+"""A rule's check object (``jobcheck.checks.base.RuleChecks``)."""
+
+
+class Semantics:
+    """The neutral answers: nothing known, nothing found."""
+
+    name = "unknown"
+    title = "an unknown framework"
+    job_noun = "job"
+    scheduler_noun = "an in-process scheduler"
+    """How messages name one of its in-process schedulers (SCL-38)."""
+    """How messages name one of its jobs: "Celery task", "RQ job", "Dramatiq actor"."""
+
+    # -- jobs and enqueues ------------------------------------------------------------
+
+    decorator_roots: dict[str, str] = {}
+    """Library decorators a project may wrap (``job = partial(rq.job, ...)``), mapped to
+    the framework name the jobs they make carry."""
+    library_roots: frozenset[str] = frozenset()
+    """Top-level packages of the framework itself (a base class from there sets no
+    options the checks do not know)."""
+
+    def claim(self, project: Project, task: TaskDef) -> TaskDef | None:
+        """The job a task its recognizer read really is (itself by default): a framework
+        may hand it to another, or drop it."""
+        return task
+
+    def accepts_enqueue(self, method: str) -> bool:
+        """Whether ``job.method(...)`` enqueues one of its jobs."""
+        return False
+
+    def hint_is_certain(self, site: EnqueueSite) -> bool:
+        """Whether a call the recognizer attributed to this framework enqueues, even when
+        its job is not found (an RQ ``queue.enqueue(f)`` of a function elsewhere)."""
+        return False
+
+    def matches_by_tail(self) -> bool:
+        """Whether an enqueue target that is not found by its full dotted path may be
+        matched by its last two parts (a re-exported task)."""
+        return True
+
+    def names_by_path(self) -> bool:
+        """Whether a schedule or a string reference names a job by its dotted path (RQ,
+        Dramatiq) rather than only by its registered name (Celery)."""
+        return True
+
+    def class_based_jobs(self, project: Project) -> Iterator[Job]:
+        """Jobs written as classes (Celery ``Task`` subclasses with ``run``)."""
+        return iter(())
+
+    def app_task_classes(self, project: Project, job: Job) -> list[str]:
+        """Classes every task of the job's app is built on (Celery's ``task_cls``)."""
+        return []
+
+    def decorator_queue(self, call_args: tuple[Any, ...]) -> Any:
+        """The queue a wrapped decorator's first positional argument names, if any."""
+        return None
+
+    # -- options ---------------------------------------------------------------------
+
+    def inherited_option(self, project: Project, job: Job, key: str) -> Resolved | None:
+        """An option the job, its decorator and its base classes do not set, as the
+        framework fills it (Celery: ``task_annotations``, then global settings)."""
+        return None
+
+    def is_config_module(self, module: str) -> bool:
+        """Whether lower-case module-level names of ``module`` are this framework's
+        settings (Celery's ``celeryconfig.py``)."""
+        return False
+
+    # -- queues ------------------------------------------------------------------------
+
+    age_bound_key = ""
+    """The option of a job or call that bounds how long it may wait (``expires``)."""
+    job_options_apply_to_sends = True
+    """Whether the job's own options apply to every call that sends it."""
+
+    def queue_of_constructor(self, value: CallV) -> object:
+        """The queue name a call making one of its queue objects names (None: it names
+        one, but not readably); ``NOT_A_QUEUE`` when the call makes none."""
+        from jobcheck.project.routing import NOT_A_QUEUE
+
+        return NOT_A_QUEUE
+
+    def config_in_sight(self, routing: Routing) -> bool:
+        """Whether the configuration where its queues are bounded was analysed."""
+        return True
+
+    def job_route(self, routing: Routing, job: Job) -> Route:
+        from jobcheck.project.routing import UNKNOWN_ROUTE
+
+        return UNKNOWN_ROUTE
+
+    def call_queue_option(self, site: EnqueueSite) -> Any:
+        """The queue a call names in its own options (``apply_async(queue=...)``)."""
+        return None
+
+    def call_options_may_hold_queue(self, site: EnqueueSite) -> bool:
+        return False
+
+    def receiver_route(self, routing: Routing, site: EnqueueSite, place: Place) -> Route | None:
+        """The queue the object a call is made on stands for (an RQ ``Queue``)."""
+        return None
+
+    def calls_name_own_queue(self, site: EnqueueSite) -> bool:
+        """Whether the call itself picks its queue through its receiver."""
+        return False
+
+    def unresolved_route(self, routing: Routing, site: EnqueueSite) -> Route:
+        """The queue of a call whose job is not in the project (``send_task("x")``)."""
+        from jobcheck.project.routing import UNKNOWN_ROUTE
+
+        return UNKNOWN_ROUTE
+
+    def named_route(self, routing: Routing, name: str, place: Place) -> Route:
+        from jobcheck.project.routing import Route
+
+        return Route(name, name == self.default_queue, place)
+
+    default_queue: str | None = None
+
+    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
+        """What bounds how long the job's messages may wait (an option name), if set."""
+        return None
+
+    def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
+        """Queues and bounds its configuration declares (routes, global middleware)."""
+
+    bounds_configured_centrally = False
+    """Whether an implicit queue's bound lives in central configuration (Celery's app or
+    settings), rather than on the jobs and calls that use it."""
+
+    def default_queue_place(self, routing: Routing, use: QueueUse) -> Place | None:
+        """Where a bound of its implicit default queue would be configured."""
+        return None
+
+    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+        return f"queue '{use.name}' has no backlog bound"
+
+    def how_to_route(self) -> str:
+        """SCL-20 advice: how a job gets a queue of its own."""
+        return "give it a queue of its own"
+
+    # -- retries and dead letters -------------------------------------------------------
+
+    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+        """Where jobs that failed for good go, in words, with the words a runbook about
+        it would use: for EVT-24. None when the framework keeps nothing."""
+        return None
+
+    # -- check hooks ---------------------------------------------------------------------
+
+    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+        return iter(())
+
+    def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
+        """``missing-time-limit`` findings on calls and queues rather than jobs."""
+        return iter(())
+
+    def time_limit_exceeds_visibility(self, check: Check) -> Iterator[Finding]:
+        return iter(())
+
+    def countdown_exceeds_visibility(self, check: Check) -> Iterator[Finding]:
+        return iter(())
+
+    def soft_limit_not_below_hard(self, check: Check) -> Iterator[Finding]:
+        return iter(())
+
+    def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
+        return iter(())
+
+    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
+        return iter(())
+
+    def retry_without_backoff_elsewhere(self, check: Check) -> Iterator[Finding]:
+        return iter(())
+
+    def retry_on_all_exceptions(self, check: Check) -> Iterator[Finding]:
+        return iter(())
+
+    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
+        return iter(())
+
+    def single_run_advice(self) -> str:
+        """SCL-38: a framework-specific way to run one copy at a time, or ""."""
+        return ""
+
+    def hides_routes_from_view(self, routing: Routing, route: Route) -> bool:
+        """SCL-20: whether a job's route came from configuration that was not analysed."""
+        return False
+
+    # -- schedules ------------------------------------------------------------------------
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "scheduled job"
+
+    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
+        """Whether the schedule enqueues its job through the queue (Celery beat) rather
+        than calling a function itself (APScheduler, ``schedule``)."""
+        return False
+
+    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
+        """Whether the entry names a plain function (imported by path) rather than a
+        registered task name."""
+        return True
+
+    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
+        """Whether its scheduler never starts a run while the last one goes on."""
+        return False
+
+    def schedule_without_expiry(
+        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
+    ) -> Iterator[Finding]:
+        return iter(())
+
+    def minute_zero_note(self, entry: ScheduleEntry) -> str:
+        """Why an entry that does not say so starts at minute 0, as a clause ("")."""
+        return ""
+
+    def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
+        """How to write the entry with ``minute`` (None: the generic forms)."""
+        return None
+
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        """Why an interval restarts with the scheduler, or None when it does not."""
+        return None
+
+    def interval_reset_consequence(self, entry: ScheduleEntry) -> str:
+        return "may never run it at all"
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        """A fixed-minute schedule for an interval of ``seconds``, in its own terms."""
+        hours = seconds / 3600
+        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
+        if hours >= 24:
+            return "cron='17 3 * * *'"
+        return f"cron='17 */{every_n} * * *'" if every_n else "cron='17 * * * *'"
+
+    def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
+        """JOB-02: what is wrong with an entry naming ``name``, which is not there."""
+        return f"names '{name}', which the project does not define: every run fails to import it"
+
+    def checks_dotless_names(self, project: Project) -> bool:
+        """JOB-02: whether a name without dots can be checked (Celery ``name=``)."""
+        return False
+
+    # -- the contract (``jobcheck jobs``) ---------------------------------------------------
+
+    def contract(self, project: Project, job: Job) -> dict[str, str]:
+        """The job's time limit, retries, backoff and dead letter, in words."""
+        return {
+            "time_limit": "unknown",
+            "retries": "unknown",
+            "backoff": "unknown",
+            "dead_letter": "unknown",
+        }
+
+    def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
+        """Contracts of jobs that are plain functions enqueued by reference (RQ)."""
+        return iter(())
+
+    # -- the second pass -------------------------------------------------------------------
+
+    def sends_by_actor_name(self) -> bool:
+        """Whether its jobs are sent as ``name.send(...)`` from files that may mention no
+        job library (Dramatiq): those files are read in the second pass."""
+        return False
+
+    def enqueues_by_reference(self) -> bool:
+        """Whether calls enqueue a function by reference (RQ): the module defining it
+        is read in the second pass."""
+        return False
+
+
+UNKNOWN = Semantics()

@@ -1,0 +1,35 @@
+"""What makes a Ruby or YAML file worth parsing for Sidekiq and ActiveJob (the
+prefilter, ``jobcheck/prefilter.py``): a job class, an enqueue, a schedule, a
+Sidekiq configuration. Light: no parser is imported here."""
+
+from jobcheck.triggers import Trigger
+
+TRIGGERS = (
+    Trigger("Sidekiq", b"Sidekiq"),
+    Trigger("sidekiq_options", b"sidekiq_options"),
+    Trigger("ActiveJob", b"ActiveJob"),
+    Trigger("ActiveJob job class", b"ApplicationJob"),
+    Trigger("ActiveJob queue", b"queue_as"),
+    Trigger("Sidekiq enqueue", b"perform_async"),
+    Trigger("Sidekiq enqueue", b"perform_in"),
+    Trigger("Sidekiq enqueue", b"perform_at"),
+    Trigger("Sidekiq enqueue", b"perform_bulk"),
+    Trigger("ActiveJob enqueue", b"perform_later"),
+    # A job class whose base is defined elsewhere (``class ReportJob < JobBase``).
+    Trigger("job class", b"def perform", rb"(?m)^\s*def perform\b(?!_)"),
+    # Enqueues from model callbacks and transactions need the models' facts.
+    Trigger("ActiveRecord callback", b"after_commit"),
+    Trigger("mail delivery", b"deliver_"),
+    Trigger("rufus-scheduler", b"Rufus::Scheduler"),
+    # Rails configuration that decides whether enqueues wait for the commit.
+    Trigger("Rails defaults", b"load_defaults", rb"config\.load_defaults"),
+    Trigger("ActiveJob configuration", b"config.active_job"),
+    # whenever's config/schedule.rb and the YAML schedules.
+    Trigger("whenever", b"every", rb"(?m)^\s*every\s+(?:[\d:'\"]|\d+\.\w+)"),
+    # config/sidekiq.yml keys, with or without the leading colon (Sidekiq symbolizes them).
+    Trigger("sidekiq.yml", b"queues:", rb"(?m)^\s*:?queues:"),
+    Trigger("sidekiq.yml", b"concurrency:", rb"(?m)^\s*:?concurrency:"),
+    Trigger("sidekiq.yml", b"scheduler:", rb"(?m)^\s*:?scheduler:"),
+    Trigger("sidekiq-cron schedule", b"cron:", rb"(?m)^\s+cron:\s*['\"]?[\d*@]"),
+    Trigger("sidekiq-scheduler schedule", b"every:", rb"(?m)^\s+every:\s*['\"\[]?\d"),
+)

@@ -1,0 +1,13 @@
+"""taskiq and its broker packages (taskiq-redis, taskiq-aio-pika, taskiq-nats...)."""
+
+from jobcheck.registry import Plugin
+
+PLUGIN = Plugin(
+    name="taskiq",
+    title="taskiq",
+    recognizers=("jobcheck.frameworks.taskiq.recognizer:TaskiqRecognizer",),
+    checked=False,  # facts only: the checks do not speak its semantics yet
+    schedule_readers=("jobcheck.frameworks.taskiq.schedules:TaskiqSchedules",),
+    object_roots=("taskiq", "taskiq_"),
+    adopt="jobcheck.frameworks.taskiq.jobs:adopt",
+)

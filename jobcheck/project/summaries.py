@@ -1,0 +1,301 @@
+"""Call summaries: what a function does, directly or through the project functions it
+calls.
+
+Real jobs and views hand their work to helpers: ``notify(user)`` posts the webhook,
+``OrderService().charge(id)`` charges, a scraper helper swallows every exception, a
+service called inside ``transaction.atomic`` enqueues. A summary follows each function's
+call sites (``FunctionFacts.call_sites``) into the functions the project defines, loading
+their modules on demand, up to :data:`DEFAULT_DEPTH` calls deep, memoized and safe
+against cycles, and lists what it reached with the chain of calls that reaches it.
+
+Guards count along the chain: an effect a helper makes unguarded is still guarded when
+the caller checks the record's state before calling the helper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from jobcheck.facts import (
+    CallSite,
+    EnqueueSite,
+    ExceptHandler,
+    FileFacts,
+    FunctionFacts,
+    Guard,
+    HttpCall,
+    Loc,
+    SideEffect,
+    SlowCall,
+)
+from jobcheck.findings import Related
+
+if TYPE_CHECKING:
+    from jobcheck.project.model import Project
+
+DEFAULT_DEPTH = 4
+# Guards that exclude a second runner but do not make a repeated effect harmless.
+EXCLUSION_ONLY = frozenset({"lock", "advisory-lock"})
+
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One call on the way from the summarized function to what it reached."""
+
+    callee: str
+    path: str
+    """The file the call is written in."""
+    loc: Loc
+
+    @property
+    def label(self) -> str:
+        return f"{self.callee.rsplit('.', 1)[-1]}()"
+
+
+@dataclass(frozen=True)
+class Reach(Generic[Item]):
+    """Something a function does, directly (no chain) or through its calls."""
+
+    item: Item
+    path: str
+    """The file of the function that does it."""
+    function: FunctionFacts
+    chain: tuple[Hop, ...] = ()
+
+    @property
+    def direct(self) -> bool:
+        return not self.chain
+
+    @property
+    def loc(self) -> Loc:
+        """Where a finding about it goes: the item itself when direct, else the first
+        call of the chain, in the summarized function (where its author acts)."""
+        return self.chain[0].loc if self.chain else self.item.loc  # type: ignore[attr-defined]
+
+    def through(self) -> str:
+        """`` reached through notify_user() (users/utils.py:61)`` (or "")."""
+        if not self.chain:
+            return ""
+        names = " -> ".join(hop.label for hop in self.chain)
+        where = f"{self.path}:{self.item.loc.line}"  # type: ignore[attr-defined]
+        return f" reached through {names} ({where})"
+
+    def related(self, what: str) -> tuple[Related, ...]:
+        """The hops and the item, for SARIF ``relatedLocations`` and LSP
+        ``relatedInformation``."""
+        if not self.chain:
+            return ()
+        hops = tuple(Related(hop.path, hop.loc, f"calls {hop.label}") for hop in self.chain)
+        item_loc = self.item.loc  # type: ignore[attr-defined]
+        return (*hops, Related(self.path, item_loc, what))
+
+
+@dataclass
+class Summary:
+    http_calls: list[Reach[HttpCall]] = field(default_factory=list)
+    side_effects: list[Reach[SideEffect]] = field(default_factory=list)
+    """Effects no guard makes harmless to repeat, in their own function or before the
+    calls that reach them."""
+    slow_calls: list[Reach[SlowCall]] = field(default_factory=list)
+    handlers: list[Reach[ExceptHandler]] = field(default_factory=list)
+    """``except`` clauses that swallow the error (extraction keeps only those)."""
+    guards: list[Reach[Guard]] = field(default_factory=list)
+    enqueues: list[Reach[EnqueueSite]] = field(default_factory=list)
+    """Enqueues made when the function runs (not deferred to a commit)."""
+    functions: list[Reach[FunctionFacts]] = field(default_factory=list)
+    """The function itself and every project function it reaches (their decorators)."""
+
+
+class Summaries:
+    """Memoized summaries of a project's functions."""
+
+    def __init__(
+        self,
+        project: Project,
+        depth: int = DEFAULT_DEPTH,
+        roots: Callable[[], Iterable[tuple[FileFacts, FunctionFacts]]] | None = None,
+    ) -> None:
+        """``roots``: the functions most summaries will be asked of (the jobs), whose
+        helpers are read at once before the first summary (:meth:`prefetch`)."""
+        self.project = project
+        self.depth = depth
+        self._roots = roots
+        self._memo: dict[tuple[str, int], Summary] = {}
+        self._active: set[str] = set()
+        self._parts: dict[str, tuple[FileFacts, FunctionFacts] | None] = {}
+        self._part_classes: dict[str, tuple[str, ...]] = {}
+
+    def of(self, qualname: str) -> Summary:
+        entry = self.project.functions.get(qualname)
+        if entry is None:
+            return Summary()
+        return self.of_function(entry[0], entry[1])
+
+    def of_function(self, f: FileFacts, function: FunctionFacts) -> Summary:
+        if self._roots is not None:
+            roots, self._roots = self._roots, None
+            self.prefetch(roots())
+        return self._summary(f, function, self.depth)
+
+    def prefetch(self, roots: Iterable[tuple[FileFacts, FunctionFacts]]) -> None:
+        """Read, a call level at a time and all at once, the helpers the summaries of
+        ``roots`` will follow into modules no check read whole (in worker processes:
+        one by one they cost about 5 ms each, and a large project's jobs reach hundreds).
+        Only a speed-up: what it does not read, :meth:`callee` reads when asked."""
+        loader = self.project.loader
+        if loader is None:
+            return
+        level = list(roots)
+        seen = {function.qualname for _, function in level}
+        for _ in range(self.depth):
+            wanted: dict[str, None] = {}
+            for _, function in level:
+                for site in function.call_sites:
+                    qualname = self.project.resolve_function(site.callee) or site.callee
+                    if dict.get(self.project.functions, qualname) is None:
+                        wanted[qualname] = None
+            loader.prefetch(wanted)
+            following = []
+            for _, function in level:
+                for site in function.call_sites:
+                    target = self.callee(site)
+                    if target is not None and target[1].qualname not in seen:
+                        seen.add(target[1].qualname)
+                        following.append(target)
+            level = following
+            if not level:
+                return
+
+    def callee(self, site: CallSite) -> tuple[FileFacts, FunctionFacts] | None:
+        """The project function a call site calls, when the project defines it: from the
+        analysed files, else read alone from its module (``ModuleLoader.part_for``)."""
+        qualname = self.project.resolve_function(site.callee) or site.callee
+        return (
+            self._function(qualname)
+            or self._inherited(qualname)
+            or self._function(f"{qualname}.__init__")
+        )
+
+    def _function(self, qualname: str) -> tuple[FileFacts, FunctionFacts] | None:
+        entry = dict.get(self.project.functions, qualname)
+        if entry is not None:
+            return entry  # type: ignore[no-any-return]
+        known = self._parts.get(qualname, False)
+        if known is not False:
+            return known  # type: ignore[return-value]
+        found = None
+        loader = self.project.loader
+        if loader is not None:
+            for facts in loader.part_for(qualname):
+                function = facts.functions.get(qualname)
+                if function is not None:
+                    found = (facts, function)
+                    self._part_classes.update(facts.classes)
+                    break
+        self._parts[qualname] = found
+        return found
+
+    # -- computing -------------------------------------------------------------------
+
+    def _summary(self, f: FileFacts, function: FunctionFacts, budget: int) -> Summary:
+        key = (function.qualname, budget)
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        if function.qualname in self._active:
+            return Summary()  # a cycle: what it does is counted where the cycle began
+        self._active.add(function.qualname)
+        try:
+            summary = self._own(f, function)
+            if budget > 0:
+                for site in function.call_sites:
+                    self._add_callee(summary, f, function, site, budget)
+        finally:
+            self._active.discard(function.qualname)
+        self._memo[key] = summary
+        return summary
+
+    def _own(self, f: FileFacts, function: FunctionFacts) -> Summary:
+        path = f.path
+        return Summary(
+            http_calls=[Reach(c, path, function) for c in function.http_calls],
+            side_effects=[Reach(e, path, function) for e in unguarded(function)],
+            slow_calls=[Reach(c, path, function) for c in function.slow_calls],
+            handlers=[Reach(h, path, function) for h in function.handlers],
+            guards=[Reach(g, path, function) for g in function.guards],
+            enqueues=[
+                Reach(site, path, function)
+                for site in f.enqueues
+                if site.function == function.qualname
+                and not site.deferred
+                and self._confirmed(site)
+            ],
+            functions=[Reach(function, path, function)],
+        )
+
+    def _add_callee(
+        self,
+        summary: Summary,
+        f: FileFacts,
+        function: FunctionFacts,
+        site: CallSite,
+        budget: int,
+    ) -> None:
+        target = self.callee(site)
+        if target is None or target[1].qualname == function.qualname:
+            return
+        inner = self._summary(target[0], target[1], budget - 1)
+        hop = Hop(site.callee, f.path, site.loc)
+        guarded_before = any(
+            g.order < site.order and g.kind not in EXCLUSION_ONLY for g in function.guards
+        )
+        summary.http_calls.extend(_prefixed(inner.http_calls, hop))
+        if not guarded_before:
+            summary.side_effects.extend(_prefixed(inner.side_effects, hop))
+        summary.slow_calls.extend(_prefixed(inner.slow_calls, hop))
+        summary.handlers.extend(_prefixed(inner.handlers, hop))
+        summary.guards.extend(_prefixed(inner.guards, hop))
+        summary.enqueues.extend(_prefixed(inner.enqueues, hop))
+        summary.functions.extend(_prefixed(inner.functions, hop))
+
+    def _confirmed(self, site: EnqueueSite) -> bool:
+        return self.project.job_for(site) is not None or self.project.certain_enqueue(site)
+
+    def _inherited(self, qualname: str) -> tuple[FileFacts, FunctionFacts] | None:
+        """``Class.method`` defined on a base class of ``Class``."""
+        owner, _, method = qualname.rpartition(".")
+        if not owner:
+            return None
+        bases = dict.get(self.project.classes, owner) or self._part_classes.get(owner, ())
+        for base in bases:
+            entry = self._function(f"{base}.{method}")
+            if entry is not None:
+                return entry
+        return None
+
+
+def _prefixed(reaches: list[Reach[Item]], hop: Hop) -> Iterator[Reach[Item]]:
+    for reach in reaches:
+        yield Reach(reach.item, reach.path, reach.function, (hop, *reach.chain))
+
+
+def unguarded(function: FunctionFacts, kinds: Callable[[str], bool] | None = None) -> list:
+    """A function's side effects that run with nothing making a second run harmless: no
+    idempotency key on the call, no state check around it, no guard earlier in it."""
+    found = []
+    for effect in function.side_effects:
+        if effect.has_key or effect.guard is not None:
+            continue
+        if kinds is not None and not kinds(effect.kind):
+            continue
+        if any(
+            guard.order < effect.order and guard.kind not in EXCLUSION_ONLY
+            for guard in function.guards
+        ):
+            continue
+        found.append(effect)
+    return found
