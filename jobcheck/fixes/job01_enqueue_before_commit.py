@@ -1,6 +1,8 @@
 """JOB-01 ``enqueue-before-commit``: enqueue when Django's transaction commits.
 
-``task.delay(...)`` becomes ``task.delay_on_commit(...)`` where Celery has it, else
+``task.delay(...)`` becomes ``task.delay_on_commit(...)`` where the job's framework has
+such a method (Celery 5.4's ``DjangoTask``: ``on_commit_method`` in
+``jobcheck/frameworks/celery/fixes.py``), else
 ``transaction.on_commit(partial(task.delay, ...))`` (``partial`` binds the arguments
 now, as the call did; a lambda would read them when the transaction commits). Unsafe:
 the job is no longer sent when the transaction rolls back, and tests that never commit
@@ -9,19 +11,13 @@ the job is no longer sent when the transaction rolls back, and tests that never 
 Only for Django transactions (``transaction.atomic``, ``ATOMIC_REQUESTS`` views) and an
 enqueue that is a statement of its own: ``on_commit`` returns None, so a call whose
 result is used is left alone, and so is SQLAlchemy's ``session.commit()``.
-
-``delay_on_commit`` and ``apply_async_on_commit`` are methods of
-``celery.contrib.django.task.DjangoTask``, new in Celery 5.4; the Django fixup makes it
-the app's task class unless the app was given ``task_cls=``
-(celery/fixups/django.py ``DjangoFixup.install``), and the fixup is installed when
-``DJANGO_SETTINGS_MODULE`` is set (``fixup``). A task with a ``base=`` of its own does
-not inherit it.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from jobcheck import registry
 from jobcheck.facts import EnqueueSite
 from jobcheck.findings import Finding, Fix, TextEdit
 from jobcheck.fixes import syntax
@@ -29,9 +25,6 @@ from jobcheck.fixes.project import ProjectInfo
 from jobcheck.fixes.source import Source
 
 RULE, CHECK = "JOB-01", "enqueue-before-commit"
-
-ON_COMMIT_METHODS = {"delay": "delay_on_commit", "apply_async": "apply_async_on_commit"}
-FIRST_CELERY_WITH_ON_COMMIT = (5, 4)
 
 
 def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
@@ -43,9 +36,8 @@ def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
         return None
     if not isinstance(source.parent(call), cst.Expr):
         return None  # the result is used: on_commit would return None instead
-    method = call.func.attr.value
-    if method in ON_COMMIT_METHODS and _celery_has_on_commit(site, project):
-        new_method = ON_COMMIT_METHODS[method]
+    new_method = _on_commit_method(site, call.func.attr.value, project)
+    if new_method is not None:
         new = call.with_changes(func=call.func.with_changes(attr=cst.Name(new_method)))
         edit = source.replace(call, new)
         return Fix(f"Use {new_method}()", (edit,), "unsafe") if edit else None
@@ -56,23 +48,18 @@ def _in_django_transaction(site: EnqueueSite, path: str, project: ProjectInfo) -
     if site.atomic in ("block", "decorator"):
         return True
     function = project.function(path, site.function)
-    return function is not None and function.view == "django"  # ATOMIC_REQUESTS
+    web = registry.semantics("web")  # a view that ATOMIC_REQUESTS runs in a transaction
+    return function is not None and web.runs_in_request_transaction(function.view, True)
 
 
-def _celery_has_on_commit(site: EnqueueSite, project: ProjectInfo) -> bool:
-    version = project.celery_version
-    if version is None or version < FIRST_CELERY_WITH_ON_COMMIT:
-        return False
-    task = next(
-        (t for _, t in project.tasks() if t.framework == "celery" and t.qualname == site.target),
-        None,
-    )
-    if task is None or task.base is not None:
-        return False
-    apps = [(facts, app) for facts in project.files.values() for app in facts.apps]
-    if not apps or any(key == "task_cls" for _, app in apps for key, _ in app.kwargs):
-        return False
-    return any("DJANGO_SETTINGS_MODULE" in (project.text_of(f.path) or "") for f, _ in apps)
+def _on_commit_method(site: EnqueueSite, method: str, project: ProjectInfo) -> str | None:
+    """The method of the enqueued job that enqueues like ``method`` on commit, if any."""
+    for _, task in project.tasks():
+        if task.qualname == site.target:
+            found = registry.framework_fixes(task.framework).on_commit_method(task, method, project)
+            if found is not None:
+                return found
+    return None
 
 
 def _on_commit(source: Source, call: cst.Call) -> Fix | None:

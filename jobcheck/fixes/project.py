@@ -1,22 +1,24 @@
 """What fixes need to know about the project beyond the flagged file: the facts of every
 file (read, never the project model, so the checks can change shape freely), the start
-minutes schedules already use, the time limits the project's tasks already have, and the
-Celery version its requirements pin."""
+minutes schedules already use, and the version of a package (Celery) its requirements
+pin. What a framework's fixes derive from these (the limits most Celery tasks set) they
+keep with :meth:`ProjectInfo.once`."""
 
 from __future__ import annotations
 
 import functools
 import json
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from jobcheck.config import Options
 from jobcheck.facts import EnqueueSite, FileFacts, FunctionFacts, HttpCall, ScheduleEntry, TaskDef
-from jobcheck.facts.values import DictV, number
 from jobcheck.location import Loc
 from jobcheck.timing import firing
+
+T = TypeVar("T")
 
 # Schedules that start more often than this per hour are left out of the minute checks
 # (MAX_STARTS_PER_HOUR in jobcheck/checks/scl22_spread_schedules.py); their minutes do
@@ -63,6 +65,15 @@ class ProjectInfo:
         self.options = options
         self.text_of = source_of
         self.roots = [Path(r) for r in roots]
+        self._kept: dict[str, object] = {}
+        self._versions: dict[str, tuple[int, ...] | None] = {}
+
+    def once(self, key: str, compute: Callable[[ProjectInfo], T]) -> T:
+        """``compute(self)``, computed once per run under ``key`` (what a framework's
+        fixes derive from the whole project, for every finding they fix)."""
+        if key not in self._kept:
+            self._kept[key] = compute(self)
+        return self._kept[key]  # type: ignore[return-value]
 
     # -- facts at a finding's place -----------------------------------------------------
 
@@ -86,11 +97,19 @@ class ProjectInfo:
         return None
 
     def task_at(self, path: str, loc: Loc) -> TaskDef | None:
-        facts = self.files.get(path)
-        for task in facts.tasks if facts else ():
-            if task.loc == loc or any(where == loc for _, where in task.option_locs):
-                return task
-        return None
+        """The task defined at ``loc`` or one of whose options is written there."""
+        return self._tasks_by_place.get((path, loc))
+
+    @functools.cached_property
+    def _tasks_by_place(self) -> dict[tuple[str, Loc], TaskDef]:
+        # An index: a module of thousands of tasks has a finding on each.
+        found: dict[tuple[str, Loc], TaskDef] = {}
+        for facts in self.files.values():
+            for task in facts.tasks:  # the first task a place belongs to
+                found.setdefault((facts.path, task.loc), task)
+                for _, where in task.option_locs:
+                    found.setdefault((facts.path, where), task)
+        return found
 
     def function(self, path: str, qualname: str | None) -> FunctionFacts | None:
         facts = self.files.get(path)
@@ -123,55 +142,23 @@ class ProjectInfo:
             if entry.target in names or entry.task_name in names
         ]
 
-    # -- time limits ----------------------------------------------------------------------
+    # -- package versions --------------------------------------------------------------------
 
-    @functools.cached_property
-    def typical_celery_limits(self) -> tuple[float, float | None] | None:
-        """The hard time limit the project's Celery tasks set most often, with the soft
-        limit most often set beside it; None when no task sets one."""
-        hard: Counter[float] = Counter()
-        soft: dict[float, Counter[float]] = {}
-        for _, task in self.tasks():
-            if task.framework != "celery":
-                continue
-            value = number(task.option("time_limit"))
-            if value is None or value <= 0 or value == float("inf"):
-                continue
-            hard[value] += 1
-            beside = number(task.option("soft_time_limit"))
-            if beside is not None and 0 < beside < value:
-                soft.setdefault(value, Counter())[beside] += 1
-        if not hard:
-            return None
-        value = min(hard, key=lambda v: (-hard[v], v))
-        counted = soft.get(value)
-        return value, (min(counted, key=lambda v: (-counted[v], v)) if counted else None)
+    def package_version(self, package: str) -> tuple[int, ...] | None:
+        """The lowest version of ``package`` the project's lock file or requirements
+        allow: a lock file's exact version, else a requirement's ``==``, ``>=`` or ``~=``
+        bound. None when no file names it (then nothing may assume a recent one)."""
+        if package not in self._versions:
+            self._versions[package] = self._find_version(package.lower())
+        return self._versions[package]
 
-    @functools.cached_property
-    def visibility_timeout(self) -> float | None:
-        """The smallest ``visibility_timeout`` the Celery settings give, if any."""
-        found = []
-        for facts in self.files.values():
-            for setting in facts.settings:
-                if setting.key == "broker_transport_options" and isinstance(setting.value, DictV):
-                    value = number(setting.value.get("visibility_timeout"))
-                    if value is not None:
-                        found.append(value)
-        return min(found) if found else None
-
-    # -- the Celery version -----------------------------------------------------------------
-
-    @functools.cached_property
-    def celery_version(self) -> tuple[int, ...] | None:
-        """The lowest Celery version the project's lock file or requirements allow:
-        a lock file's exact version, else a requirement's ``==``, ``>=`` or ``~=`` bound.
-        None when no file names Celery (then nothing may assume a recent one)."""
+    def _find_version(self, package: str) -> tuple[int, ...] | None:
         for folder in self._requirement_folders():
-            found = _locked_version(folder)
+            found = _locked_version(folder, package)
             if found is not None:
                 return found
         for folder in self._requirement_folders():
-            found = _required_version(folder)
+            found = _required_version(folder, package)
             if found is not None:
                 return found
         return None
@@ -210,19 +197,22 @@ def _version(text: str) -> tuple[int, ...] | None:
     return tuple(int(part) for part in match.group(1).split(".")) if match else None
 
 
-def _locked_version(folder: Path) -> tuple[int, ...] | None:
+def _locked_version(folder: Path, package: str) -> tuple[int, ...] | None:
+    locked = re.compile(
+        rf'\[\[package\]\]\s*name\s*=\s*"{re.escape(package)}"\s*version\s*=\s*"([^"]+)"'
+    )
     for name in ("poetry.lock", "uv.lock", "pdm.lock"):
         text = _read(folder / name)
         if text is None:
             continue
-        match = re.search(r'\[\[package\]\]\s*name\s*=\s*"celery"\s*version\s*=\s*"([^"]+)"', text)
+        match = locked.search(text)
         if match:
             return _version(match.group(1))
     text = _read(folder / "Pipfile.lock")
     if text is not None:
         try:
             data = json.loads(text)
-            pinned = data.get("default", {}).get("celery", {}).get("version", "")
+            pinned = data.get("default", {}).get(package, {}).get("version", "")
         except (ValueError, AttributeError):
             pinned = ""
         if isinstance(pinned, str) and pinned.startswith("=="):
@@ -230,23 +220,28 @@ def _locked_version(folder: Path) -> tuple[int, ...] | None:
     return None
 
 
-# ``celery==5.4.0``, ``celery[redis]>=5.4``, ``"celery (>=5.3, <6)"``, poetry's
-# ``celery = "^5.4"`` or ``celery = {version = ">=5.4", extras = [...]}``.
-_REQUIREMENT = re.compile(
-    r"""(?ix)(?:^|["'\s,\[])celery(?:\[[^\]]*\])?["']?\s*(?:=\s*(?:\{[^}]*?version\s*=\s*)?["'])?
+@functools.cache
+def _requirement(package: str) -> re.Pattern[str]:
+    """A requirement of ``package``: ``celery==5.4.0``, ``celery[redis]>=5.4``,
+    ``"celery (>=5.3, <6)"``, poetry's ``celery = "^5.4"`` or ``celery = {version =
+    ">=5.4", extras = [...]}``."""
+    return re.compile(
+        r"""(?ix)(?:^|["'\s,\[])"""
+        + re.escape(package)
+        + r"""(?:\[[^\]]*\])?["']?\s*(?:=\s*(?:\{[^}]*?version\s*=\s*)?["'])?
     \s*\(?\s*(?P<op>===|==|>=|~=|\^|~)?\s*(?P<version>\d+(?:\.\d+)*)"""
-)
+    )
 
 
-def _required_version(folder: Path) -> tuple[int, ...] | None:
+def _required_version(folder: Path, package: str) -> tuple[int, ...] | None:
     names = ["pyproject.toml", "setup.cfg", "setup.py", "Pipfile"]
     names += sorted(p.name for p in folder.glob("requirements*.txt"))
     names += sorted(f"requirements/{p.name}" for p in folder.glob("requirements/*.txt"))
     for name in names:
         text = _read(folder / name)
-        if text is None or "celery" not in text.lower():
+        if text is None or package not in text.lower():
             continue
-        for match in _REQUIREMENT.finditer(text):
+        for match in _requirement(package).finditer(text):
             if match.group("op") in ("==", "===", ">=", "~=", "^", "~"):
                 return _version(match.group("version"))
     return None
