@@ -27,6 +27,8 @@ from jobcheck.findings import Finding
 if TYPE_CHECKING:
     from jobcheck.config import Options
     from jobcheck.facts import FileFacts
+    from jobcheck.fixes.project import ProjectInfo
+    from jobcheck.fixes.source import Source
 
 # (rule id, check slug) -> module under jobcheck/fixes/.
 FIX_MODULES: dict[tuple[str, str], str] = {
@@ -63,30 +65,59 @@ def attach_fixes(
     """``findings`` with the fix of each one that has one (a fix a check gave itself is
     kept). A fix module that fails is a bug: the finding keeps no fix, the run goes on
     (set JOBCHECK_DEBUG=1 to see the error)."""
-    if not any(f.fix is None and has_fixer(f.rule, f.check) for f in findings):
+    if not any(wants_fix(f) for f in findings):
         return list(findings)
-    from jobcheck.fixes.project import ProjectInfo
-    from jobcheck.fixes.source import Source
+    fixer = Fixer(facts, source_of, options, roots)
+    return [fixer.fixed(finding) for finding in findings]
 
-    project = ProjectInfo(facts, options, source_of, roots)
-    sources: dict[str, Source] = {}
-    fixed: list[Finding] = []
-    for finding in findings:
+
+def wants_fix(finding: Finding) -> bool:
+    """Whether a fix module may give ``finding`` a fix (it has none of its own)."""
+    return finding.fix is None and has_fixer(finding.rule, finding.check)
+
+
+class Fixer:
+    """Fixes findings one at a time, against one state of the project: what they share
+    (the project's facts, each file's tree, the start minutes handed out) is made once,
+    on first use. The language server keeps one per published document and fixes the
+    findings a code action asks about."""
+
+    def __init__(
+        self,
+        facts: Iterable[FileFacts],
+        source_of: Callable[[str], str | None],
+        options: Options,
+        roots: Iterable[str] = (),
+    ) -> None:
+        self._facts = facts
+        self._source_of = source_of
+        self._options = options
+        self._roots = tuple(roots)
+        self._project: ProjectInfo | None = None
+        self._sources: dict[str, Source] = {}
+
+    def fixed(self, finding: Finding) -> Finding:
+        """``finding`` with its fix, if a fix module gives it one."""
         module = fixer_module(finding.rule, finding.check) if finding.fix is None else None
         if module is None:
-            fixed.append(finding)
-            continue
-        source = sources.get(finding.path)
+            return finding
+        from jobcheck.fixes.project import ProjectInfo
+        from jobcheck.fixes.source import Source
+
+        if self._project is None:
+            self._project = ProjectInfo(self._facts, self._options, self._source_of, self._roots)
+        source = self._sources.get(finding.path)
         if source is None:
-            source = sources[finding.path] = Source(finding.path, source_of(finding.path))
+            source = self._sources[finding.path] = Source(
+                finding.path, self._source_of(finding.path)
+            )
         try:
-            fix = module.fix(finding, source, project)
+            fix = module.fix(finding, source, self._project)
         except Exception:
             if os.environ.get("JOBCHECK_DEBUG"):
                 raise
             fix = None
-        fixed.append(replace(finding, fix=fix) if fix is not None else finding)
-    return fixed
+        return replace(finding, fix=fix) if fix is not None else finding
 
 
 def read_text(path: str, overrides: dict[str, bytes] | None = None) -> str | None:

@@ -11,6 +11,7 @@ take up.
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 from dataclasses import dataclass
 from typing import TypeVar
@@ -102,14 +103,19 @@ class Source:
             found.append(_Top(start, first.lineno, body_line, taken[-1].end_lineno or first.lineno))
         return found if position == len(tree.body) else []
 
+    @functools.cached_property
+    def _first_lines(self) -> list[int]:
+        return [top.first_line for top in self._tops]
+
     def _statement_at(self, loc: Loc) -> _Statement | None:
-        tops = self._tops
-        for index, top in enumerate(tops):
-            following = tops[index + 1].first_line if index + 1 < len(tops) else None
-            if top.first_line <= loc.line and (following is None or loc.line < following):
-                header = top.body_line is not None and loc.end_line < top.body_line
-                return self._statement(index, header)
-        return None
+        """The top-level statement ``loc`` starts in: the last to start on or before its
+        line (a module of thousands of tasks has a finding on each)."""
+        index = bisect.bisect_right(self._first_lines, loc.line) - 1
+        if index < 0:
+            return None
+        top = self._tops[index]
+        header = top.body_line is not None and loc.end_line < top.body_line
+        return self._statement(index, header)
 
     def _statement(self, index: int, header: bool) -> _Statement:
         key = (index, header)
