@@ -49,6 +49,11 @@ class Rule:
         raise KeyError(f"{self.id} has no check {slug!r}")
 
 
+SPECIFICITY_ALL = 0
+SPECIFICITY_RULE = 20
+SPECIFICITY_CHECK = 30
+
+
 class UnknownRuleError(ValueError):
     """A rule id, alias or check slug that the catalog does not know."""
 
@@ -85,22 +90,61 @@ class Catalog:
         return self._rule_of_slug[slug]
 
     def resolve(self, selector: str) -> frozenset[tuple[str, str]]:
-        """The (rule id, check slug) pairs a selector names: an id, an alias, a slug or ALL."""
+        """The (rule id, check slug) pairs a selector names: ALL, a check slug, a rule's
+        id or alias, or the start of ids or aliases (``SCL``, ``SCL-1``, ``JOB``)."""
+        return self.select(selector)[0]
+
+    def select(self, selector: str) -> tuple[frozenset[tuple[str, str]], int]:
+        """:meth:`resolve`'s pairs with the selector's specificity, as Ruff ranks them
+        (ALL, then longer and longer prefixes, then a rule, then a single check): when a
+        select and an ignore of one configuration both name a check, the more specific
+        one wins."""
         text = selector.strip()
         if text.upper() == "ALL":
-            return frozenset(
-                (rule.id, check.slug) for rule in self.rules.values() for check in rule.checks
-            )
+            return self.all_pairs, SPECIFICITY_ALL
         if text.lower() in self._rule_of_slug:
-            return frozenset({(self._rule_of_slug[text.lower()].id, text.lower())})
+            slug = text.lower()
+            return frozenset({(self._rule_of_slug[slug].id, slug)}), SPECIFICITY_CHECK
         try:
             rule = self.rule(text)
         except UnknownRuleError:
-            raise UnknownRuleError(
-                f"unknown rule or check {selector!r} (expected an id such as SCL-18, "
-                "an alias such as EVT-17, or a check slug such as missing-time-limit)"
-            ) from None
-        return frozenset((rule.id, check.slug) for check in rule.checks)
+            pass
+        else:
+            return frozenset((rule.id, c.slug) for c in rule.checks), SPECIFICITY_RULE
+        prefix = text.upper()
+        if prefix:
+            matched = [
+                rule
+                for rule in self.rules.values()
+                if rule.id.startswith(prefix) or (rule.alias or "").startswith(prefix)
+            ]
+            if matched:
+                pairs = frozenset((r.id, c.slug) for r in matched for c in r.checks)
+                return pairs, SPECIFICITY_ALL + len(prefix)
+        raise UnknownRuleError(
+            f"unknown rule or check {selector!r} (expected an id such as SCL-18 or a "
+            "prefix such as SCL, an alias such as EVT-17, or a check slug such as "
+            f"missing-time-limit){self.suggestion(text)}"
+        )
+
+    def suggestion(self, text: str) -> str:
+        """``"; did you mean 'SCL-19'?"`` for a near miss of an id, alias or slug."""
+        close = self.close_matches(text)
+        return f"; did you mean {close[0]!r}?" if close else ""
+
+    def close_matches(self, text: str) -> list[str]:
+        import difflib
+
+        names = [*self.rules, *self._by_alias, *self._rule_of_slug]
+        folded = {name.lower(): name for name in names}
+        found = difflib.get_close_matches(text.strip().lower(), list(folded), n=3, cutoff=0.6)
+        return [folded[name] for name in found]
+
+    @functools.cached_property
+    def all_pairs(self) -> frozenset[tuple[str, str]]:
+        return frozenset(
+            (rule.id, check.slug) for rule in self.rules.values() for check in rule.checks
+        )
 
     def all_checks(self) -> frozenset[tuple[str, str]]:
         return self.resolve("ALL")

@@ -7,8 +7,11 @@ see one).
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -16,9 +19,9 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from jobcheck import __version__
-from jobcheck.config import ConfigError, Options, find_config, load
+from jobcheck.config import ConfigError, Layer, Options, find_config, load
 from jobcheck.discovery import DiscoveryError
-from jobcheck.findings import Report
+from jobcheck.findings import Finding, Report
 from jobcheck.output import FORMATS, ScrubbedStream, Writer
 from jobcheck.phases import phase
 from jobcheck.phases import report as report_timings
@@ -26,7 +29,7 @@ from jobcheck.progress import progress_bar
 from jobcheck.scope import Scope, ScopeError, changed_files, for_paths
 
 if TYPE_CHECKING:
-    from jobcheck import baseline
+    from jobcheck import baseline, fixing
     from jobcheck.catalog import Catalog
     from jobcheck.engine import Selection
     from jobcheck.run_cache import RunCache
@@ -73,30 +76,94 @@ def cli() -> None:
     """
 
 
+FORMAT_NAMES = sorted({*FORMATS, "full"})
+STATISTICS_FORMATS = ("text", "full", "concise", "json")
+
+
 @cli.command("check")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
-    "--select", multiple=True, help="Rules or checks to enable (ids, aliases, slugs, ALL)."
+    "--select",
+    multiple=True,
+    help="Rules or checks to enable (ids, aliases, slugs, id prefixes such as SCL, ALL); "
+    "replaces the configuration's selection.",
 )
-@click.option("--ignore", multiple=True, help="Rules or checks to disable (ids, aliases, slugs).")
 @click.option(
+    "--extend-select", multiple=True, help="Rules or checks to enable on top of the selection."
+)
+@click.option("--ignore", multiple=True, help="Rules or checks to disable (same forms).")
+@click.option(
+    "--extend-ignore", multiple=True, help="Rules or checks to disable, as --ignore does."
+)
+@click.option(
+    "--output-format",
     "--format",
     "output_format",
-    type=click.Choice(sorted(FORMATS)),
-    default="text",
-    show_default=True,
-    help="Output format.",
+    type=click.Choice(FORMAT_NAMES),
+    default=None,
+    help="Output format (default: text; full is the same).",
 )
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option(
     "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
 )
-@click.option("--exclude", multiple=True, help="Glob patterns of files or folders to skip.")
+@click.option(
+    "--exclude",
+    multiple=True,
+    help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder).",
+)
 @click.option(
     "--show-unused-suppressions",
     is_flag=True,
-    help="Report '# jobcheck: ignore' comments that suppress nothing.",
+    default=None,
+    help="Report '# jobcheck: ignore' comments that suppress nothing, and unknown codes "
+    "in them (config: show-unused-suppressions).",
+)
+@click.option(
+    "--fix/--no-fix", default=False, help="Apply the safe fixes, then report what is left."
+)
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help="Apply (with --fix or --diff) or show the fixes that may change what the "
+    "program does, too (config: unsafe-fixes).",
+)
+@click.option(
+    "--show-fixes/--no-show-fixes",
+    default=None,
+    help="Show each finding's fix, and with --fix what was fixed (config: show-fixes).",
+)
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Print the fixes as a unified diff instead of applying them (exit 1 when there "
+    "is one). To report only on changed files, see --changed-since.",
+)
+@click.option(
+    "--add-ignore",
+    is_flag=True,
+    help="Add '# jobcheck: ignore[...]' to the line of every finding (like Ruff's "
+    "--add-noqa), merging with comments already there.",
+)
+@click.option(
+    "--changed-since",
+    "changed_since",
+    metavar="REV",
+    help="Report only on Python files changed since git revision REV (committed, staged, "
+    "unstaged, untracked); the whole project is still analysed.",
+)
+@click.option(
+    "--stdin-filename",
+    metavar="PATH",
+    help="With PATH '-', the name of the file read from standard input.",
+)
+@click.option("--show-settings", is_flag=True, help="Print the settings in effect and exit.")
+@click.option("--show-files", is_flag=True, help="Print the files that would be checked and exit.")
+@click.option("--quiet", "-q", is_flag=True, help="Print the findings and nothing else.")
+@click.option(
+    "--watch", "-w", is_flag=True, help="Check again whenever a file changes (Ctrl-C stops)."
 )
 @click.option(
     "--jobs",
@@ -113,7 +180,9 @@ def cli() -> None:
 )
 @click.option("--color/--no-color", default=None, help="Force coloured output on or off.")
 @click.option(
-    "--statistics", is_flag=True, help="Count the findings of each check instead of listing them."
+    "--statistics",
+    is_flag=True,
+    help="Count the findings of each check instead of listing them (text or json).",
 )
 @click.option(
     "--baseline",
@@ -126,14 +195,6 @@ def cli() -> None:
     "write_baseline_file",
     type=click.Path(dir_okay=False),
     help="Record today's findings in FILE (for --baseline) and exit 0.",
-)
-@click.option(
-    "--diff",
-    "--changed-since",
-    "diff_revision",
-    metavar="REV",
-    help="Report only on Python files changed since git revision REV "
-    "(committed, staged, unstaged, untracked); the whole project is still analysed.",
 )
 @click.option(
     "--no-project",
@@ -153,70 +214,420 @@ def cli() -> None:
     envvar="JOBCHECK_CACHE_DIR",
     help="Folder of the results cache (default: .jobcheck_cache in the project root).",
 )
-def check_command(
-    paths: tuple[str, ...],
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    output_format: str,
-    output: str | None,
-    exit_zero: bool,
-    config_file: str | None,
-    exclude: tuple[str, ...],
-    show_unused_suppressions: bool,
-    jobs: int,
-    no_prefilter: bool,
-    color: bool | None,
-    statistics: bool,
-    baseline_file: str | None,
-    write_baseline_file: str | None,
-    diff_revision: str | None,
-    no_project: bool,
-    max_file_size: str | None,
-    no_cache: bool,
-    cache_dir: str | None,
-) -> None:
-    """Check PATHS (files or folders; default: the current folder).
+def check_command(paths: tuple[str, ...], **given: object) -> None:
+    """Check PATHS (files or folders; default: the current folder; '-' reads a file from
+    standard input, named with --stdin-filename).
 
     When every PATH is a file (as pre-commit passes them), jobcheck still analyses the
     project around them (the folder of its configuration, else the git repository) and
     reports only on those files; --no-project checks the files alone.
     """
-    targets = paths or (".",)
-    options = _options(config_file, targets)
-    if exclude:
-        options = replace(options, extend_exclude=(*options.extend_exclude, *exclude))
-    if max_file_size is not None:
-        options = replace(options, max_file_size=_size_option(max_file_size))
-    select_codes = _split(select) or options.select
-    ignore_codes = (*options.ignore, *_split(ignore))
-    cache = None if no_cache else _cache_dir(cache_dir, options, targets)
-    known = _load_baseline(Path(baseline_file)) if baseline_file else None
-    scope = _scope(targets, options, no_project, diff_revision)
-    machine_readable = output_format != "text" or statistics or write_baseline_file
-    run = _Run(options, select_codes, ignore_codes, jobs, not no_prefilter, cache)
-    report = run.report(scope.targets, show_progress=not machine_readable and not output)
-    report_timings()
-    report = scope.restrict(report)
-    if not show_unused_suppressions:
-        report.unused_suppressions = []
-    if write_baseline_file:
-        _write_baseline(Path(write_baseline_file), report)
+    request = _Request.from_cli(paths, given)
+    if request.show_settings:
+        _show_settings(request)
         return
+    if request.show_files:
+        _show_files(request)
+        return
+    if request.watch:
+        from jobcheck.watch import watch
+
+        sys.exit(watch(lambda: _execute(request), lambda: _signature(request), request.quiet))
+    sys.exit(_execute(request))
+
+
+@dataclass(frozen=True)
+class _Request:
+    """A ``jobcheck check`` command line, with the configuration it reads."""
+
+    targets: tuple[str, ...]
+    options: Options
+    cli_layer: Layer
+    output_format: str
+    output: str | None
+    exit_zero: bool
+    show_unused: bool
+    fix: bool
+    unsafe_fixes: bool
+    unsafe_given: bool
+    show_fixes: bool
+    show_diff: bool
+    add_ignore: bool
+    changed_since: str | None
+    stdin: bytes | None
+    stdin_name: str | None
+    show_settings: bool
+    show_files: bool
+    quiet: bool
+    watch: bool
+    jobs: int
+    prefilter: bool
+    color: bool | None
+    statistics: bool
+    baseline_file: str | None
+    write_baseline_file: str | None
+    no_project: bool
+    cache_dir: Path | None
+
+    @classmethod
+    def from_cli(cls, paths: tuple[str, ...], given: dict[str, object]) -> _Request:
+        stdin_name = given["stdin_filename"]
+        stdin = None
+        if paths == ("-",):
+            stdin = getattr(sys.stdin, "buffer", sys.stdin).read()
+            paths = (str(stdin_name),) if stdin_name else ()
+        elif "-" in paths:
+            raise JobcheckError("'-' (standard input) cannot be combined with other paths")
+        elif stdin_name:
+            raise JobcheckError("--stdin-filename names the file read with PATH '-'")
+        _refuse_old_diff(paths, bool(given["show_diff"]))
+        targets = paths or (".",)
+        options = _options(given["config_file"], targets)  # type: ignore[arg-type]
+        exclude = tuple(given["exclude"])  # type: ignore[arg-type]
+        if exclude:
+            options = replace(options, extend_exclude=(*options.extend_exclude, *exclude))
+        if given["max_file_size"] is not None:
+            options = replace(options, max_file_size=_size_option(str(given["max_file_size"])))
+        output_format = str(given["output_format"] or "text")
+        if output_format == "full":
+            output_format = "text"
+        statistics = bool(given["statistics"])
+        if statistics and output_format not in STATISTICS_FORMATS:
+            raise JobcheckError(
+                f"--statistics prints text or json, not {output_format} "
+                "(use --output-format text or json with it)"
+            )
+        select = _split(given["select"])  # type: ignore[arg-type]
+        layer = Layer(
+            select or None,
+            _split(given["extend_select"]),  # type: ignore[arg-type]
+            (*_split(given["ignore"]), *_split(given["extend_ignore"])),  # type: ignore[arg-type]
+        )
+        show_unused = given["show_unused_suppressions"]
+        unsafe = given["unsafe_fixes"]
+        show_fixes = given["show_fixes"]
+        cache = None if given["no_cache"] else _cache_dir(given["cache_dir"], options, targets)  # type: ignore[arg-type]
+        return cls(
+            targets=targets if stdin is None or paths else (),
+            options=options,
+            cli_layer=layer,
+            output_format=output_format,
+            output=given["output"],  # type: ignore[arg-type]
+            exit_zero=bool(given["exit_zero"]),
+            show_unused=options.show_unused_suppressions
+            if show_unused is None
+            else bool(show_unused),
+            fix=bool(given["fix"]),
+            unsafe_fixes=options.unsafe_fixes if unsafe is None else bool(unsafe),
+            unsafe_given=unsafe is not None,
+            show_fixes=options.show_fixes if show_fixes is None else bool(show_fixes),
+            show_diff=bool(given["show_diff"]),
+            add_ignore=bool(given["add_ignore"]),
+            changed_since=given["changed_since"],  # type: ignore[arg-type]
+            stdin=stdin,
+            stdin_name=str(stdin_name) if stdin_name else None,
+            show_settings=bool(given["show_settings"]),
+            show_files=bool(given["show_files"]),
+            quiet=bool(given["quiet"]),
+            watch=bool(given["watch"]),
+            jobs=int(given["jobs"]),  # type: ignore[arg-type]
+            prefilter=not given["no_prefilter"],
+            color=given["color"],  # type: ignore[arg-type]
+            statistics=statistics,
+            baseline_file=given["baseline_file"],  # type: ignore[arg-type]
+            write_baseline_file=given["write_baseline_file"],  # type: ignore[arg-type]
+            no_project=bool(given["no_project"]),
+            cache_dir=None if stdin is not None else cache,
+        )
+
+    @property
+    def wants_fixes(self) -> bool:
+        return self.fix or self.show_diff or self.show_fixes or self.unsafe_given
+
+    @property
+    def machine_readable(self) -> bool:
+        return self.output_format not in ("text", "concise") or bool(
+            self.statistics or self.write_baseline_file or self.show_diff
+        )
+
+
+def _refuse_old_diff(paths: tuple[str, ...], show_diff: bool) -> None:
+    """``--diff REV`` used to name a revision; now --diff prints fixes (as Ruff's does)
+    and the revision option is --changed-since. An old command line would check a path
+    named after the revision: say what changed instead."""
+    if not show_diff:
+        return
+    for path in paths:
+        if not os.path.exists(path) and path != "-":
+            raise JobcheckError(
+                f"{path}: no such file or directory (--diff now prints the fixes as a diff; "
+                f"to report only on files changed since {path}, use --changed-since {path})"
+            )
+
+
+def _execute(request: _Request) -> int:
+    """One check as the command line asks; the exit status."""
+    from jobcheck.fingerprint import OVERRIDES
+
+    scope, stdin_path = _scope_of(request)
+    overrides: dict[str, bytes] = {}
+    if request.stdin is not None and stdin_path is not None:
+        overrides[stdin_path] = request.stdin
+        OVERRIDES[stdin_path] = request.stdin
+    run = _Run(
+        request.options,
+        request.cli_layer,
+        request.jobs,
+        request.prefilter,
+        request.cache_dir,
+        fixes=request.wants_fixes,
+    )
+    known = _load_baseline(Path(request.baseline_file)) if request.baseline_file else None
+    show_progress = not request.machine_readable and not request.output and not request.quiet
+    if request.fix or request.show_diff:
+        return _fix(request, run, scope, overrides, known, show_progress)
+    report = run.report(scope.targets, show_progress, overrides)
+    report_timings()
+    return _finish(request, scope.restrict(report), scope, known)
+
+
+def _finish(
+    request: _Request,
+    report: Report,
+    scope: Scope,
+    known: baseline.Baseline | None,
+    fixed: int = 0,
+) -> int:
+    """Print (or write) the report; the exit status."""
+    _warn_unknown_codes(request, report)
+    if not request.show_unused:
+        report = replace(report, unused_suppressions=[])
+    if request.write_baseline_file:
+        _write_baseline(Path(request.write_baseline_file), report)
+        return EXIT_CLEAN
     if known is not None:
-        report = _apply_baseline(known, report, whole_run=scope.reported is None)
-    writer = _statistics_writer(output_format) if statistics else FORMATS[output_format]
-    if output:
+        report = _apply_baseline(
+            known, report, whole_run=scope.reported is None, quiet=request.quiet
+        )
+    if request.add_ignore:
+        return _add_ignore(request, report)
+    writer = _writer(request)
+    if request.output:
         try:
-            with open(output, "w", encoding="utf-8") as stream:
+            with open(request.output, "w", encoding="utf-8") as stream:
                 writer(report, ScrubbedStream(stream), False)  # type: ignore[arg-type]
         except OSError as error:
-            raise JobcheckError(f"cannot write {output}: {error.strerror or error}") from None
+            raise JobcheckError(
+                f"cannot write {request.output}: {error.strerror or error}"
+            ) from None
     else:
-        use_color = color if color is not None else _stdout_is_terminal()
-        stdout = ScrubbedStream(sys.stdout)
-        writer(report, stdout, use_color and output_format == "text")  # type: ignore[arg-type]
-    if report.failed and not exit_zero:
-        sys.exit(EXIT_FINDINGS)
+        use_color = request.color if request.color is not None else _stdout_is_terminal()
+        colored = use_color and request.output_format == "text"
+        stream = sys.stderr if request.fix and request.stdin is not None else sys.stdout
+        writer(report, ScrubbedStream(stream), colored)  # type: ignore[arg-type]
+    if report.failed and not request.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _writer(request: _Request) -> Writer:
+    if request.statistics:
+        return _statistics_writer(request.output_format)
+    write = FORMATS[request.output_format]
+    settings: dict[str, object] = {
+        "unsafe_fixes": request.unsafe_fixes,
+        "show_fixes": request.show_fixes,
+        "quiet": request.quiet,
+        "fixes_computed": request.wants_fixes,
+    }
+    if request.output_format == "text":
+        settings["width"] = _terminal_width()
+
+    def with_settings(report: Report, stream: TextIO, color: bool) -> None:
+        write(report, stream, color, **settings)  # type: ignore[call-arg]
+
+    return with_settings
+
+
+def _terminal_width() -> int:
+    from jobcheck.output.text import DEFAULT_WIDTH
+
+    if not sys.stdout.isatty():
+        return DEFAULT_WIDTH
+    return max(60, min(shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns, 160))
+
+
+def _warn_unknown_codes(request: _Request, report: Report) -> None:
+    """Codes in suppressions that name no rule are a mistake worth a line even when
+    unused suppressions are not asked for (with the flag they are in the report)."""
+    if request.show_unused or request.quiet:
+        return
+    from jobcheck.output.suppressions import describe
+
+    for unused in report.unused_suppressions:
+        if unused.unknown:
+            shown = replace(unused, codes=())
+            click.echo(
+                f"jobcheck: warning: {unused.path}:{unused.line}: {describe(shown)}", err=True
+            )
+
+
+def _fix(
+    request: _Request,
+    run: _Run,
+    scope: Scope,
+    overrides: dict[str, bytes],
+    known: baseline.Baseline | None,
+    show_progress: bool,
+) -> int:
+    from jobcheck import fixing
+
+    def wanted(finding: Finding) -> bool:
+        if not scope.includes(finding.path):
+            return False
+        return known is None or bool(known.filter([finding]).new)
+
+    def check(buffers: dict[str, bytes]) -> Report:
+        return run.check(scope.targets, show_progress, buffers)
+
+    outcome = fixing.fix_rounds(
+        check,
+        request.unsafe_fixes,
+        wanted,
+        rounds=1 if known is not None else fixing.MAX_ROUNDS,
+        overrides=overrides,
+    )
+    report_timings()
+    stdin_path = next(iter(overrides), None)
+    if request.show_diff:
+        return _print_diff(request, outcome, stdin_path)
+    if request.stdin is not None:
+        text = outcome.fixed.get(stdin_path or "") if stdin_path else None
+        sys.stdout.write(text if text is not None else request.stdin.decode("utf-8", "replace"))
+    else:
+        fixing.write_files(outcome)
+    if not request.quiet:
+        _say_fixed(request, outcome)
+    return _finish(request, scope.restrict(outcome.report), scope, known, len(outcome.applied))
+
+
+def _print_diff(request: _Request, outcome: fixing.Outcome, stdin_path: str | None) -> int:
+    from jobcheck.fixes.edits import unified_diff
+
+    stream = ScrubbedStream(sys.stdout)
+    for path in outcome.changed:
+        shown = request.stdin_name or "-" if path == stdin_path else path
+        stream.write(
+            unified_diff(shown.replace(os.sep, "/"), outcome.original[path], outcome.fixed[path])
+        )
+    if not request.quiet:
+        count = len(outcome.applied)
+        left = len(outcome.report.findings)
+        click.echo(
+            f"jobcheck: would fix {_plural(count, 'finding')} in "
+            f"{_plural(len(outcome.changed), 'file')} ({left} left)",
+            err=True,
+        )
+    return EXIT_FINDINGS if outcome.changed else EXIT_CLEAN
+
+
+def _say_fixed(request: _Request, outcome: fixing.Outcome) -> None:
+    count = len(outcome.applied)
+    if not count:
+        return
+    click.echo(
+        f"jobcheck: fixed {_plural(count, 'finding')} in {_plural(len(outcome.changed), 'file')}",
+        err=True,
+    )
+    if request.show_fixes:
+        by_path: dict[str, list[Finding]] = {}
+        for finding in outcome.applied:
+            by_path.setdefault(finding.path, []).append(finding)
+        for path in sorted(by_path):
+            click.echo(f"  {path}:", err=True)
+            for finding in by_path[path]:
+                title = finding.fix.title if finding.fix else ""
+                click.echo(
+                    f"    {finding.loc.line}:{finding.loc.column} {finding.rule} "
+                    f"{finding.check}: {title}",
+                    err=True,
+                )
+
+
+def _plural(count: int, noun: str) -> str:
+    from jobcheck.output.summary import plural
+
+    return plural(count, noun)
+
+
+def _add_ignore(request: _Request, report: Report) -> int:
+    from jobcheck.fixes import read_text
+    from jobcheck.suppress import add_ignores
+
+    added = add_ignores(report.findings, read_text)
+    if request.stdin is not None:
+        before_after = next(iter(added.texts.values()), None)
+        text = before_after[1] if before_after else request.stdin.decode("utf-8", "replace")
+        sys.stdout.write(text)
+    else:
+        for path, (_, new) in added.texts.items():
+            Path(path).write_bytes(new.encode("utf-8"))
+    if not request.quiet:
+        click.echo(
+            f"jobcheck: added a suppression for {_plural(added.count, 'finding')} in "
+            f"{_plural(len(added.texts), 'file')}",
+            err=True,
+        )
+        for finding in added.skipped:
+            click.echo(
+                f"jobcheck: {finding.path}:{finding.loc.line}: no line of this finding can "
+                f"carry a comment; suppress {finding.rule} {finding.check} by hand",
+                err=True,
+            )
+    return EXIT_CLEAN
+
+
+def _scope_of(request: _Request) -> tuple[Scope, str | None]:
+    """The scope of the run, and the path the engine gives text read from standard
+    input (None without it)."""
+    if request.stdin is None:
+        return _scope(
+            request.targets, request.options, request.no_project, request.changed_since
+        ), None
+    name = request.stdin_name
+    if name and os.path.isfile(name) and not request.no_project:
+        scope = _scope((name,), request.options, False, request.changed_since)
+        return scope, _engine_path(scope, name, request.options)
+    # Not on disk: the text is checked alone, as a file of its name in a folder of its own.
+    folder = Path(tempfile.mkdtemp(prefix="jobcheck-stdin-"))
+    atexit.register(shutil.rmtree, folder, True)
+    relative = Path(name or "stdin.py")
+    if relative.is_absolute() or ".." in relative.parts:
+        relative = Path(relative.name)
+    file = folder / relative
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_bytes(request.stdin)
+    shown = (name or "-").replace(os.sep, "/")
+    scope = Scope((str(file),), reported={file.resolve(): shown})
+    return scope, str(file)
+
+
+def _engine_path(scope: Scope, name: str, options: Options) -> str | None:
+    """How the engine spells ``name`` when it walks the scope's targets."""
+    from jobcheck.discovery import discover
+
+    wanted = Path(name).resolve()
+    exclude = (*options.exclude, *options.extend_exclude)
+    try:
+        files = discover(
+            scope.targets, exclude=exclude, respect_gitignore=options.respect_gitignore
+        )
+    except DiscoveryError as error:
+        raise JobcheckError(str(error)) from None
+    for file in files:
+        if file.path.resolve() == wanted:
+            return file.display
+    return None
 
 
 @dataclass(frozen=True)
@@ -225,22 +636,27 @@ class _Run:
     results cache when nothing it reads has changed."""
 
     options: Options
-    select: tuple[str, ...]
-    ignore: tuple[str, ...]
+    layer: Layer
     jobs: int
     prefilter: bool
     cache_dir: Path | None
+    fixes: bool = False
 
-    def report(self, targets: tuple[str, ...], show_progress: bool) -> Report:
+    def report(
+        self,
+        targets: tuple[str, ...],
+        show_progress: bool,
+        overrides: dict[str, bytes] | None = None,
+    ) -> Report:
         if not targets:
             return Report()
-        stored = self._run_cache(targets)
+        stored = self._run_cache(targets) if not overrides else None
         if stored is not None:
             with phase("replay"):
                 report = stored.replay(targets, self.options)
             if report is not None:
                 return report
-        report = self._check(targets, show_progress)
+        report = self.check(targets, show_progress, overrides)
         if stored is not None:
             from jobcheck.project import inference
 
@@ -252,14 +668,27 @@ class _Run:
             return None
         from jobcheck.run_cache import RunCache
 
-        key = (repr(self.options), self.select, self.ignore, targets, self.prefilter, os.getcwd())
+        key = (repr(self.options), self.layer, targets, self.prefilter, self.fixes, os.getcwd())
         return RunCache.open(self.cache_dir, key)
 
-    def _check(self, targets: tuple[str, ...], show_progress: bool) -> Report:
+    def check(
+        self,
+        targets: tuple[str, ...],
+        show_progress: bool,
+        overrides: dict[str, bytes] | None = None,
+    ) -> Report:
         from jobcheck.engine import RunSettings, check_paths
 
-        selection = _selection(self.options, self.select, self.ignore)
-        settings = RunSettings(jobs=self.jobs, prefilter=self.prefilter, cache_dir=self.cache_dir)
+        if not targets:
+            return Report()
+        selection = _selection(self.options, self.layer)
+        settings = RunSettings(
+            jobs=self.jobs,
+            prefilter=self.prefilter,
+            cache_dir=self.cache_dir,
+            overrides=dict(overrides or {}),
+            fixes=self.fixes,
+        )
         with progress_bar(enabled=show_progress) as bar:
             settings.progress = bar
             try:
@@ -268,32 +697,101 @@ class _Run:
                 raise JobcheckError(str(error)) from None
 
 
-def _selection(options: Options, select: tuple[str, ...], ignore: tuple[str, ...]) -> Selection:
+def _selection(options: Options, layer: Layer) -> Selection:
     """The enabled checks; every code in the configuration and on the command line must
-    name a rule, an alias or a check (else a one-line error naming it)."""
+    name a rule, an alias, a check or a prefix of ids (else a one-line error naming it)."""
     from jobcheck.catalog import UnknownRuleError, load_catalog
     from jobcheck.engine import Selection
 
     catalog = load_catalog()
     _check_config_codes(options, catalog)
     try:
-        return Selection.resolve(catalog, select, ignore)
+        return Selection.for_options(catalog, options, layer)
     except UnknownRuleError as error:
         raise JobcheckError(str(error)) from None
 
 
 def _scope(
-    targets: tuple[str, ...], options: Options, no_project: bool, diff_revision: str | None
+    targets: tuple[str, ...], options: Options, no_project: bool, changed_since: str | None
 ) -> Scope:
     config_root = Path(options.root) if options.config_path else None
     scope = for_paths(targets, config_root, isolated=no_project)
-    if diff_revision is None:
+    if changed_since is None:
         return scope
     try:
-        changed = changed_files(diff_revision, Path(targets[0]))
+        changed = changed_files(changed_since, Path(targets[0]))
     except ScopeError as error:
         raise JobcheckError(str(error)) from None
     return scope.narrowed(changed)
+
+
+def _show_settings(request: _Request) -> None:
+    """The configuration in effect, as TOML keys, and the checks it enables."""
+    import json
+
+    from jobcheck.config import toml_items
+
+    options = request.options
+    selection = _selection(options, request.cli_layer)
+    click.echo(f"config file: {options.config_path or '(none: the defaults)'}")
+    click.echo(f"root: {options.root}")
+    click.echo("[tool.jobcheck]")
+    for key, value in toml_items(options):
+        if value is None:
+            click.echo(f"# {key}: not set")
+            continue
+        shown = list(value) if isinstance(value, tuple) else value
+        click.echo(f"{key} = {json.dumps(shown, ensure_ascii=False)}")
+    layer = request.cli_layer
+    if layer.select is not None or layer.extend_select or layer.ignore:
+        click.echo("[command line]")
+        click.echo(f"select = {json.dumps(list(layer.select or ()))}")
+        click.echo(f"extend-select = {json.dumps(list(layer.extend_select))}")
+        click.echo(f"ignore = {json.dumps(list(layer.ignore))}")
+    click.echo(f"# enabled checks ({len(selection.enabled)}):")
+    for rule, slug in sorted(selection.enabled):
+        click.echo(f"#   {rule} {slug}")
+
+
+def _show_files(request: _Request) -> None:
+    from jobcheck.discovery import discover
+
+    options = request.options
+    scope = _scope(request.targets, options, request.no_project, request.changed_since)
+    exclude = (*options.exclude, *options.extend_exclude)
+    try:
+        files = discover(
+            scope.targets, exclude=exclude, respect_gitignore=options.respect_gitignore
+        )
+    except DiscoveryError as error:
+        raise JobcheckError(str(error)) from None
+    for file in files:
+        if scope.includes(file.display):
+            click.echo(file.display)
+
+
+def _signature(request: _Request) -> object:
+    """What --watch compares between polls: every file's path and stat, and the
+    configuration's."""
+    from jobcheck.discovery import discover
+
+    options = request.options
+    exclude = (*options.exclude, *options.extend_exclude)
+    try:
+        files = discover(
+            request.targets, exclude=exclude, respect_gitignore=options.respect_gitignore
+        )
+    except DiscoveryError:
+        return None
+    seen = []
+    for path in [f.fspath for f in files] + ([options.config_path] if options.config_path else []):
+        try:
+            stat = os.stat(path)
+        except OSError:
+            seen.append((path, None))
+        else:
+            seen.append((path, stat.st_mtime_ns, stat.st_size))
+    return tuple(seen)
 
 
 def _statistics_writer(output_format: str) -> Writer:
@@ -312,12 +810,11 @@ def _write_baseline(path: Path, report: Report) -> None:
         count = baseline.write(path, report.findings)
     except baseline.BaselineError as error:
         raise JobcheckError(str(error)) from None
-    noun = "finding" if count == 1 else "findings"
-    click.echo(f"jobcheck: recorded {count} {noun} in the baseline {path}", err=True)
+    click.echo(f"jobcheck: recorded {_plural(count, 'finding')} in the baseline {path}", err=True)
     if report.errors:
         click.echo(
-            f"jobcheck: {len(report.errors)} files could not be checked; their findings "
-            "are not in the baseline",
+            f"jobcheck: {_plural(len(report.errors), 'file')} could not be checked; their "
+            "findings are not in the baseline",
             err=True,
         )
 
@@ -331,11 +828,13 @@ def _load_baseline(path: Path) -> baseline.Baseline:
         raise JobcheckError(str(error)) from None
 
 
-def _apply_baseline(known: baseline.Baseline, report: Report, whole_run: bool) -> Report:
+def _apply_baseline(
+    known: baseline.Baseline, report: Report, whole_run: bool, quiet: bool = False
+) -> Report:
     outcome = known.filter(report.findings)
-    if outcome.known:
+    if outcome.known and not quiet:
         click.echo(f"jobcheck: {outcome.known} findings in the baseline not shown", err=True)
-    if outcome.stale and whole_run:  # a narrowed run cannot tell what was fixed elsewhere
+    if outcome.stale and whole_run and not quiet:  # a narrowed run cannot tell what was fixed
         click.echo(
             f"jobcheck: {outcome.stale} baseline entries match no finding any more "
             "(fixed?); refresh the baseline with --write-baseline",
@@ -356,7 +855,7 @@ def _options(config_file: str | None, targets: tuple[str, ...]) -> Options:
     try:
         if config_file:
             return load(Path(config_file))
-        found = find_config(Path(targets[0]))
+        found = find_config(Path(targets[0]) if targets else Path("."))
         return load(found) if found else Options()
     except ConfigError as error:
         raise JobcheckError(str(error)) from None
@@ -368,7 +867,9 @@ def _check_config_codes(options: Options, catalog: Catalog) -> None:
 
     source = options.config_path or "config"
     keyed: list[tuple[str, str]] = [("select", code) for code in options.select]
+    keyed += [("extend-select", code) for code in options.extend_select]
     keyed += [("ignore", code) for code in options.ignore]
+    keyed += [("extend-ignore", code) for code in options.extend_ignore]
     keyed += [("severity", code) for code in options.severity]
     for pattern, codes in options.per_file_ignores.items():
         keyed += [(f"per-file-ignores.{pattern!r}", code) for code in codes]
@@ -390,12 +891,10 @@ def _stdout_is_terminal() -> bool:
 @cli.command("rules")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def rules_command(output_format: str) -> None:
-    """List every rule and check, implemented or planned."""
-    from rich.console import Console
-    from rich.table import Table
-
+    """List every rule and check, implemented or planned, and which have a fix."""
     from jobcheck.catalog import load_catalog
     from jobcheck.checks import implemented_checks
+    from jobcheck.fixes import has_fixer
 
     catalog = load_catalog()
     implemented = implemented_checks()
@@ -414,6 +913,7 @@ def rules_command(output_format: str) -> None:
                         "slug": c.slug,
                         "severity": c.severity,
                         "implemented": (rule.id, c.slug) in implemented,
+                        "fix": has_fixer(rule.id, c.slug),
                     }
                     for c in rule.checks
                 ],
@@ -422,47 +922,89 @@ def rules_command(output_format: str) -> None:
         ]
         click.echo(json.dumps(data, indent=2))
         return
-    table = Table(title="jobcheck rules", show_lines=False)
-    for column in ("Rule", "Alias", "Title", "Level"):
-        table.add_column(column)
-    table.add_column("Check", no_wrap=True)
-    table.add_column("State", no_wrap=True)
+    rows = []
     for rule in catalog:
         for index, c in enumerate(rule.checks):
-            state = "implemented" if (rule.id, c.slug) in implemented else "planned"
-            table.add_row(
-                rule.id if index == 0 else "",
-                (rule.alias or "-") if index == 0 else "",
-                rule.title if index == 0 else "",
-                rule.level if index == 0 else "",
-                c.slug,
-                f"[green]{state}[/]" if state == "implemented" else f"[dim]{state}[/]",
+            rows.append(
+                (
+                    rule.id if index == 0 else "",
+                    (rule.alias or "-") if index == 0 else "",
+                    rule.level if index == 0 else "",
+                    c.slug,
+                    "implemented" if (rule.id, c.slug) in implemented else "planned",
+                    "fix" if has_fixer(rule.id, c.slug) else "",
+                    rule.title if index == 0 else "",
+                )
             )
+    if _stdout_is_terminal():
+        _rules_table(rows)
+        return
+    # Piped or redirected: plain columns, never cut (rich would fit them to 80 columns).
+    header = ("Rule", "Alias", "Level", "Check", "State", "Fix", "Title")
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header) - 1)]
+    for row in (header, *rows):
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+        click.echo(("  ".join(cells) + "  " + row[-1]).rstrip())
+
+
+def _rules_table(rows: list[tuple[str, ...]]) -> None:
+    """On a terminal: a rich table that folds the titles and check names to the width,
+    never the ids (at 80 columns rich used to cut them to "SCL…")."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="jobcheck rules", show_lines=False)
+    table.add_column("Rule", no_wrap=True, min_width=6)
+    table.add_column("Alias", no_wrap=True, min_width=6)
+    table.add_column("Check", overflow="fold", min_width=34)
+    table.add_column("Fix", no_wrap=True, min_width=3)
+    table.add_column("Title", overflow="fold", ratio=1)
+    for rule_id, alias, level, slug, state, fix, title in rows:
+        check = slug if state == "implemented" else f"[dim]{slug} (planned)[/]"
+        shown = f"{title} [bold](REQUIRED)[/]" if title and level == "required" else title
+        table.add_row(rule_id, alias, check, fix, shown)
     Console(soft_wrap=False).print(table)
 
 
 @cli.command("explain")
-@click.argument("ident")
-def explain_command(ident: str) -> None:
-    """Show the documentation of a rule (by id, alias or check slug)."""
-    from rich.console import Console
-    from rich.markdown import Markdown
+@click.argument("ident", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Show the documentation of every rule.")
+def explain_command(ident: str | None, show_all: bool) -> None:
+    """Show the documentation of a rule (by id, alias, check slug or id prefix).
 
+    On a terminal the Markdown is rendered, links written out; piped, it is printed as
+    it is, so nothing (the playbook links in particular) is lost.
+    """
     from jobcheck.catalog import UnknownRuleError, data_dir, load_catalog
 
     catalog = load_catalog()
-    try:
-        pairs = catalog.resolve(ident)
-    except UnknownRuleError as error:
-        raise JobcheckError(str(error)) from None
-    rule = catalog.rule(next(iter(pairs))[0])
-    page = data_dir("docs") / f"{rule.id}.md"
-    if page.is_file():
-        text = page.read_text(encoding="utf-8")
+    if show_all == bool(ident):
+        raise JobcheckError("give a rule (explain SCL-18) or --all, not both nor neither")
+    if show_all:
+        rules = list(catalog)
     else:
-        checks = "\n".join(f"- `{c.slug}`: {c.summary}" for c in rule.checks)
-        text = f"# {rule.id} {rule.title}\n\n{rule.summary}\n\n{checks}\n\n{rule.url}\n"
-    Console().print(Markdown(text))
+        try:
+            pairs = catalog.resolve(str(ident))
+        except UnknownRuleError as error:
+            raise JobcheckError(str(error)) from None
+        chosen = {rule_id for rule_id, _ in pairs}
+        rules = [rule for rule in catalog if rule.id in chosen]
+    pages = []
+    for rule in rules:
+        page = data_dir("docs") / f"{rule.id}.md"
+        if page.is_file():
+            pages.append(page.read_text(encoding="utf-8"))
+        else:
+            checks = "\n".join(f"- `{c.slug}`: {c.summary}" for c in rule.checks)
+            pages.append(f"# {rule.id} {rule.title}\n\n{rule.summary}\n\n{checks}\n\n{rule.url}\n")
+    text = "\n\n".join(page.rstrip("\n") + "\n" for page in pages)
+    if not _stdout_is_terminal():
+        click.echo(text, nl=False)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(text, hyperlinks=False))
 
 
 @cli.command("lsp")
@@ -521,6 +1063,11 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
 def _usage_line(error: click.UsageError) -> str:
     """A usage error in one line, with where to read more (click prints four)."""
     message = " ".join(error.format_message().split())
+    if "'--diff' does not take a value" in message:
+        message += (
+            " (--diff now prints the fixes as a diff; to report only on files changed "
+            "since a git revision, use --changed-since REV)"
+        )
     command = error.ctx.command_path if error.ctx is not None else "jobcheck"
     return f"{message} (see '{command} --help')"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,16 @@ DEFAULT_BULK_WORDS = (
 DEFAULT_RUNBOOK_DIRS = ("docs", "doc", "runbooks", "runbook", "ops", "playbooks", ".")
 
 
+@dataclass(frozen=True)
+class Layer:
+    """The rule selectors of one source of options (the configuration file, the command
+    line), applied in that order: ``select`` None when the source sets none."""
+
+    select: tuple[str, ...] | None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
 class ConfigError(ValueError):
     """Configuration that jobcheck cannot use; the message names the key."""
 
@@ -68,7 +79,9 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class Options:
     select: tuple[str, ...] = ("ALL",)
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -82,6 +95,9 @@ class Options:
     django_settings: tuple[str, ...] = ()
     celery_app: str | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    show_unused_suppressions: bool = False
+    unsafe_fixes: bool = False
+    show_fixes: bool = False
     config_path: str | None = None
     root: str = "."
 
@@ -89,7 +105,9 @@ class Options:
 # key in TOML -> (attribute, expected type)
 _KEYS: dict[str, tuple[str, str]] = {
     "select": ("select", "list[str]"),
+    "extend-select": ("extend_select", "list[str]"),
     "ignore": ("ignore", "list[str]"),
+    "extend-ignore": ("extend_ignore", "list[str]"),
     "exclude": ("exclude", "list[str]"),
     "extend-exclude": ("extend_exclude", "list[str]"),
     "per-file-ignores": ("per_file_ignores", "dict[str, list[str]]"),
@@ -103,6 +121,9 @@ _KEYS: dict[str, tuple[str, str]] = {
     "django-settings": ("django_settings", "list[str]"),
     "celery-app": ("celery_app", "str"),
     "max-file-size": ("max_file_size", "size"),
+    "show-unused-suppressions": ("show_unused_suppressions", "bool"),
+    "unsafe-fixes": ("unsafe_fixes", "bool"),
+    "show-fixes": ("show_fixes", "bool"),
 }
 
 
@@ -181,7 +202,10 @@ def from_mapping(table: dict[str, Any], source: str, root: str = ".") -> Options
     for key, value in table.items():
         if key not in _KEYS:
             known = ", ".join(sorted(_KEYS))
-            raise ConfigError(f"{source}: unknown key {key!r} in [tool.jobcheck] (known: {known})")
+            raise ConfigError(
+                f"{source}: unknown key {key!r} in [tool.jobcheck]{did_you_mean(key, _KEYS)} "
+                f"(known: {known})"
+            )
         attribute, expected = _KEYS[key]
         values[attribute] = _coerce(value, expected, f"{source}: {key}")
         _check_value(key, values[attribute], f"{source}: {key}")
@@ -254,6 +278,19 @@ def _check_value(key: str, value: Any, where: str) -> None:
                 raise ConfigError(
                     f"{where}: {code} = {level!r}, expected one of {', '.join(SEVERITIES)}"
                 )
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'extend-exclude'?"`` for a near miss, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def toml_items(options: Options) -> list[tuple[str, Any]]:
+    """Every configuration key with its value in ``options`` (for --show-settings)."""
+    return [(key, getattr(options, attribute)) for key, (attribute, _) in sorted(_KEYS.items())]
 
 
 def option_names() -> list[str]:

@@ -15,7 +15,7 @@ from jobcheck.analysis import Analysis, Gatherer, wanted_by
 from jobcheck.cache import FactsCache
 from jobcheck.catalog import Catalog, load_catalog
 from jobcheck.checks import RULE_CLASSES
-from jobcheck.config import Options
+from jobcheck.config import Layer, Options
 from jobcheck.discovery import SourceFile, clear_caches, discover, module_name
 from jobcheck.discovery.docs import find_docs
 from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
@@ -43,6 +43,8 @@ class RunSettings:
     """Called with (files done, files to do) while files are read and parsed."""
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     """Larger files are not parsed (they are reported when they could matter)."""
+    fixes: bool = False
+    """Attach each finding's automatic fix (``jobcheck/fixes/``), if it has one."""
 
 
 @dataclass(frozen=True)
@@ -53,11 +55,44 @@ class Selection:
 
     @classmethod
     def resolve(cls, catalog: Catalog, select: Iterable[str], ignore: Iterable[str]) -> Selection:
-        chosen: set[tuple[str, str]] = set()
-        for selector in select:
-            chosen |= catalog.resolve(selector)
-        for selector in ignore:
-            chosen -= catalog.resolve(selector)
+        """One layer of selectors on its own (see :meth:`layered`)."""
+        return cls.layered(catalog, [Layer(tuple(select), (), tuple(ignore))])
+
+    @classmethod
+    def for_options(cls, catalog: Catalog, options: Options, cli: Layer | None = None) -> Selection:
+        """The configuration's selection (``select``, ``extend-select``, ``ignore``,
+        ``extend-ignore``), then the command line's on top."""
+        layers = [
+            Layer(
+                options.select,
+                options.extend_select,
+                (*options.ignore, *options.extend_ignore),
+            )
+        ]
+        return cls.layered(catalog, [*layers, *([cli] if cli else [])])
+
+    @classmethod
+    def layered(cls, catalog: Catalog, layers: Sequence[Layer]) -> Selection:
+        """Ruff's rule selection: each layer (the configuration, then the command line)
+        applies its selectors from the least specific (ALL, short prefixes) to the most
+        (a rule, a check), an ignore after a select of the same specificity; a layer
+        that has ``select`` starts afresh, one with only ``extend-select`` or ``ignore``
+        changes what the layers before it chose."""
+        chosen = set(catalog.all_pairs)
+        for layer in layers:
+            updates: dict[tuple[str, str], bool] = {}
+            ranked = [
+                (*catalog.select(s), True) for s in (*(layer.select or ()), *layer.extend_select)
+            ]
+            ranked += [(*catalog.select(s), False) for s in layer.ignore]
+            for pairs, _, enable in sorted(ranked, key=lambda item: (item[1], item[2] is False)):
+                for pair in pairs:
+                    updates[pair] = enable
+            if layer.select is not None:
+                chosen = {pair for pair, enable in updates.items() if enable}
+            else:
+                chosen |= {pair for pair, enable in updates.items() if enable}
+                chosen -= {pair for pair, enable in updates.items() if not enable}
         return cls(frozenset(chosen))
 
     def slugs_of(self, rule: str) -> set[str]:
@@ -143,8 +178,19 @@ def _check_paths(
     report = Report(errors=analysis.errors, files_checked=len(files), files_analysed=len(analysed))
     with phase("suppressions"):
         report.findings, report.unused_suppressions = apply_suppressions(
-            findings, {f.path: f for f in analysed}, load_catalog(), options
+            findings, {f.path: f for f in analysed}, load_catalog(), options, selection
         )
+    if settings.fixes:
+        from jobcheck.fixes import attach_fixes, read_text
+
+        with phase("fixes"):
+            report.findings = attach_fixes(
+                report.findings,
+                analysed,
+                lambda p: read_text(p, settings.overrides),
+                options,
+                paths,
+            )
     with phase("save cache"):
         analysis.finish(roots=[os.path.normpath(p) for p in paths if os.path.isdir(p)])
     return report
@@ -242,7 +288,9 @@ def check_facts(
         if clear_inference:
             inference.clear()
     every = [*facts, *(loader.loaded if loader is not None else ())]
-    return apply_suppressions(findings, {f.path: f for f in every}, load_catalog(), options)
+    return apply_suppressions(
+        findings, {f.path: f for f in every}, load_catalog(), options, selection
+    )
 
 
 def _second_pass(facts: list[FileFacts], rest: list[_Input]) -> list[_Input]:
@@ -290,10 +338,13 @@ def apply_suppressions(
     facts_by_path: dict[str, FileFacts],
     catalog: Catalog,
     options: Options,
+    selection: Selection | None = None,
 ) -> tuple[list[Finding], list[UnusedSuppression]]:
     """Drop findings silenced by per-file ignores or ``# jobcheck: ignore`` comments;
-    fill in each finding's severity, alias and link from the catalog."""
-    used: set[tuple[str, int]] = set()
+    fill in each finding's severity, alias and link from the catalog. A code that
+    names only checks ``selection`` leaves out is not reported unused: the run did not
+    look for what it suppresses."""
+    used: dict[tuple[str, int], set[str | None]] = {}
     kept: list[Finding] = []
     seen: set[tuple] = set()
     per_file = {
@@ -305,9 +356,10 @@ def apply_suppressions(
         if _per_file_ignored(finding.path, key, per_file, options.root):
             continue
         suppressions = facts_by_path.get(finding.path)
-        line = _suppressing_line(finding, suppressions, catalog)
-        if line is not None:
-            used.add((finding.path, line))
+        matched = _suppressing(finding, suppressions, catalog)
+        if matched is not None:
+            line, codes = matched
+            used.setdefault((finding.path, line), set()).update(codes)
             continue
         rule = catalog.rule(finding.rule)
         # The most specific entry wins: the check's slug, then the rule's id or alias.
@@ -325,31 +377,65 @@ def apply_suppressions(
             seen.add(identity)
             kept.append(enriched)
     kept.sort(key=lambda f: f.sort_key)
-    unused = [
-        UnusedSuppression(path, line, tuple(sorted(codes or ())))
-        for path, f in facts_by_path.items()
-        for line, codes in f.suppressions.items()
-        if (path, line) not in used
-    ]
-    unused.sort(key=lambda u: (u.path, u.line))
+    unused = _unused(facts_by_path, used, catalog, selection)
     return kept, unused
 
 
-def _suppressing_line(finding: Finding, facts: FileFacts | None, catalog: Catalog) -> int | None:
+def _unused(
+    facts_by_path: dict[str, FileFacts],
+    used: dict[tuple[str, int], set[str | None]],
+    catalog: Catalog,
+    selection: Selection | None,
+) -> list[UnusedSuppression]:
+    every_check = selection is None or selection.enabled >= catalog.all_pairs
+    found = []
+    for path, facts in facts_by_path.items():
+        for line, codes in facts.suppressions.items():
+            matched = used.get((path, line), set())
+            if codes is None:
+                if not matched and every_check:
+                    found.append(UnusedSuppression(path, line, ()))
+                continue
+            unused, unknown = [], []
+            for code in sorted(codes):
+                try:
+                    pairs = catalog.resolve(code)
+                except ValueError:
+                    unknown.append(code)
+                    continue
+                if code in matched:
+                    continue
+                if selection is not None and not pairs & selection.enabled:
+                    continue  # what it suppresses was not checked this run
+                unused.append(code)
+            if unused or unknown:
+                found.append(UnusedSuppression(path, line, tuple(unused), tuple(unknown)))
+    found.sort(key=lambda u: (u.path, u.line))
+    return found
+
+
+def _suppressing(
+    finding: Finding, facts: FileFacts | None, catalog: Catalog
+) -> tuple[int, set[str | None]] | None:
+    """The line whose suppression silences ``finding``, with the codes that do (None
+    for a bare ``# jobcheck: ignore``)."""
     if facts is None or not facts.suppressions:
         return None
-    for line in {finding.loc.line, finding.loc.end_line}:
+    for line in dict.fromkeys((finding.loc.line, finding.loc.end_line)):
         if line not in facts.suppressions:
             continue
         codes = facts.suppressions[line]
         if codes is None:
-            return line
+            return line, {None}
+        matching: set[str | None] = set()
         for code in codes:
             try:
                 if (finding.rule, finding.check) in catalog.resolve(code):
-                    return line
+                    matching.add(code)
             except ValueError:
                 continue
+        if matching:
+            return line, matching
     return None
 
 

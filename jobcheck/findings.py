@@ -64,9 +64,14 @@ class FileError:
 
 @dataclass(frozen=True)
 class UnusedSuppression:
+    """A ``# jobcheck: ignore`` comment, or some of its codes, that suppressed nothing
+    (``codes``) or that name no rule, alias or check (``unknown``); both empty for a
+    bare ``# jobcheck: ignore``."""
+
     path: str
     line: int
     codes: tuple[str, ...]
+    unknown: tuple[str, ...] = ()
 
 
 @dataclass

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from jobcheck.facts import Loc
 from jobcheck.findings import Finding
+from jobcheck.location import Loc
 from jobcheck.syntax.decoding import SourceError, decode
 
 # libcst counts lines the way the tokenizer does: \r\n, \r and \n end a line, and
@@ -115,7 +115,13 @@ def relative_posix(path: str, base: Path) -> str:
         return absolute.as_posix()
 
 
+OVERRIDES: dict[str, bytes] = {}
+"""Text not on disk, by path (``jobcheck check -`` reads its file from standard input)."""
+
+
 def _read_bytes(path: str) -> bytes | None:
+    if path in OVERRIDES:
+        return OVERRIDES[path]
     try:
         return Path(path).read_bytes()
     except OSError:

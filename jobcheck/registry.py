@@ -62,6 +62,10 @@ class Plugin:
     config_reader: str | None = None
     """``module:function(facts, text) -> facts`` reading its configuration files
     (Sidekiq's ``sidekiq.yml``, ``schedule.yml``)."""
+    fixes: str | None = None
+    """``module:object``: its part of the automatic fixes, in its own syntax
+    (``jobcheck/frameworks/fixes_base.py``). Apart from :attr:`semantics`, which the
+    checks read and which must not reach libcst."""
 
     def load_recognizers(self) -> tuple[type, ...]:
         return tuple(_load(reference) for reference in self.recognizers)
@@ -81,6 +85,9 @@ class Plugin:
 
     def load_semantics(self) -> Any:
         return _load(self.semantics) if self.semantics else None
+
+    def load_fixes(self) -> Any:
+        return _load(self.fixes) if self.fixes else None
 
 
 def _load(reference: str) -> Any:
@@ -170,6 +177,23 @@ def semantics(name: str | None) -> Any:
 def every_semantics() -> tuple[Any, ...]:
     """The semantics of every plugin, in registry order."""
     return tuple(semantics(name) for name in names())
+
+
+@functools.cache
+def framework_fixes(name: str | None) -> Any:
+    """The framework ``name``'s part of the automatic fixes
+    (``jobcheck/frameworks/fixes_base.py``); the neutral one, which fixes nothing of its
+    own, for a plugin without one or a name no plugin knows."""
+    found = plugin(name)
+    loaded = found.load_fixes() if found is not None else None
+    if loaded is None:
+        loaded = importlib.import_module("jobcheck.frameworks.fixes_base").NEUTRAL
+    return loaded
+
+
+def every_framework_fixes() -> tuple[Any, ...]:
+    """Every plugin's part of the automatic fixes, in registry order."""
+    return tuple(framework_fixes(name) for name in names())
 
 
 @functools.cache

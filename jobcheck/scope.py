@@ -3,7 +3,7 @@
 jobcheck's checks need the whole project (a global time limit in the settings module
 counts for a task in another file), so narrowing a run never narrows the model:
 
-- ``--diff REV``: the model comes from PATHS as usual; findings are reported only in
+- ``--changed-since REV``: the model comes from PATHS as usual; findings are reported only in
   the Python files changed since REV (committed on this branch, staged, unstaged or
   untracked).
 - explicit files (pre-commit passes the staged files): the model comes from the
@@ -46,6 +46,10 @@ class Scope:
             return replace(self, reported=dict.fromkeys(wanted))
         kept = {path: shown for path, shown in self.reported.items() if path in wanted}
         return replace(self, reported=kept)
+
+    def includes(self, path: str) -> bool:
+        """Whether findings in ``path`` (as the engine names it) are reported."""
+        return self.reported is None or Path(path).resolve() in self.reported
 
     def restrict(self, report: Report) -> Report:
         """``report`` with only the findings, errors and unused suppressions in the
@@ -111,15 +115,17 @@ def changed_files(revision: str, start: Path) -> set[Path]:
     unstaged, or untracked and not ignored. Deleted files are left out."""
     top = git_toplevel(start)
     if top is None:
-        raise ScopeError(f"--diff needs a git repository, and {start} is not inside one")
+        raise ScopeError(f"--changed-since needs a git repository, and {start} is not inside one")
     if _git(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}") is None:
-        raise ScopeError(f"--diff: unknown git revision {revision!r}")
+        raise ScopeError(f"--changed-since: unknown git revision {revision!r}")
     base = _git(top, "merge-base", revision, "HEAD") or revision
     base = base.strip()
     listed = _git(top, "diff", "--name-only", "-z", "--no-renames", base, "--")
     untracked = _git(top, "ls-files", "-z", "--others", "--exclude-standard")
     if listed is None or untracked is None:
-        raise ScopeError(f"--diff: git could not list the files changed since {revision!r}")
+        raise ScopeError(
+            f"--changed-since: git could not list the files changed since {revision!r}"
+        )
     names = [n for n in (listed + untracked).split("\0") if n]
     return {
         (top / name).resolve()

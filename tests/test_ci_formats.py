@@ -254,7 +254,8 @@ def test_concise_is_one_plain_line_per_finding(project: Path) -> None:
     assert lines[0].startswith("app/tasks.py:4:49: SCL-34 unbounded-retries ")
     assert lines[0].endswith("/dead-letter-queue)")
     assert re.match(r"app/broken\.py:\d+:\d+: error: syntax error", lines[1])
-    assert len(lines) == 2
+    assert lines[2] == "Found 1 finding in 1 file (3 files checked); 1 file could not be checked."
+    assert len(lines) == 3
 
 
 class TestStatistics:
@@ -264,7 +265,7 @@ class TestStatistics:
         assert result.exit_code == 1
         assert result.stdout.splitlines() == [
             "2  SCL-34  unbounded-retries",
-            "Found 2 findings in 3 files.",
+            "Found 2 findings in 2 files (3 files checked).",
         ]
 
     def test_json(self, project: Path) -> None:

@@ -60,11 +60,13 @@ def test_findings_exit_1_with_text_format(tmp_path: Path) -> None:
     code, output = run("check", str(tmp_path))
     assert code == 1
     line = output.splitlines()[0]
-    assert line.startswith(f"{path.as_posix()}:4:2: SCL-18 missing-time-limit ")
-    assert line.endswith(
-        "(https://agentwranglers.se/playbook/scaling/background-jobs-and-queues/job-time-limits)"
+    assert (
+        line
+        == f"{path.as_posix()}:4:2: SCL-18 missing-time-limit Celery task 'send' has no time limit"
     )
-    assert "Found 1 finding in 1 files." in output
+    url = "https://agentwranglers.se/playbook/scaling/background-jobs-and-queues/job-time-limits"
+    assert f"   {url}" in output
+    assert "Found 1 finding in 1 file (1 file checked)." in output
 
 
 def test_exit_zero(tmp_path: Path) -> None:
@@ -128,8 +130,9 @@ def test_unknown_rule_is_a_usage_error(tmp_path: Path) -> None:
     code, output = run("check", "--select", "SCL-99", str(tmp_path))
     assert code == 2
     assert output.strip().splitlines() == [
-        "jobcheck: error: unknown rule or check 'SCL-99' (expected an id such as SCL-18, "
-        "an alias such as EVT-17, or a check slug such as missing-time-limit)"
+        "jobcheck: error: unknown rule or check 'SCL-99' (expected an id such as SCL-18 "
+        "or a prefix such as SCL, an alias such as EVT-17, or a check slug such as "
+        "missing-time-limit); did you mean 'SCL-19'?"
     ]
 
 

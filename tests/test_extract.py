@@ -105,3 +105,11 @@ def test_references_to_module_names_are_qualified() -> None:
     assert task.app_ref == "shop.tasks.app"
     assert result.apps[0].qualname == "shop.tasks.app"
     assert Ref("x") != Ref("y")
+
+
+def test_suppressions_number_lines_as_python_does_and_merge_comments() -> None:
+    from jobcheck.extract import suppressions
+
+    text = "a = 1\x0c\nb = 2  # jobcheck: ignore[SCL-18]  # jobcheck: ignore[fat-payload]\n"
+    assert suppressions(text) == {2: frozenset({"SCL-18", "fat-payload"})}
+    assert suppressions("x  # jobcheck: ignore[A]  # jobcheck: ignore\n") == {1: None}

@@ -48,11 +48,13 @@ def test_neovim_receives_jobcheck_diagnostics(tmp_path: Path) -> None:
     )
     (root / "shop" / "tasks.py").write_text(TASKS)
     out = tmp_path / "diagnostics.json"
+    actions_out = tmp_path / "actions.json"
     command = json.dumps([sys.executable, "-m", "jobcheck", "lsp"])
     env = {
         **os.environ,
         "JOBCHECK_NVIM_OUT": str(out),
         "JOBCHECK_NVIM_COUNT": "2",
+        "JOBCHECK_NVIM_ACTIONS_OUT": str(actions_out),
         "PYTHONPATH": str(HERE.parent),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
@@ -86,3 +88,11 @@ def test_neovim_receives_jobcheck_diagnostics(tmp_path: Path) -> None:
     assert (payload["lnum"], payload["col"], payload["end_col"]) == (13, 23, 28)
     assert payload["source"] == "jobcheck"
     assert by_code["SCL-18 missing-time-limit"]["lnum"] == 5
+    # Code actions, asked as Neovim asks: with a kind filter and without.
+    actions = json.loads(actions_out.read_text())
+    suppress = "Suppress SCL-21 on this line (# jobcheck: ignore[SCL-21])"
+    for asked in ("only_quickfix", "unfiltered"):
+        answer = actions["SCL-21 fat-payload"][asked]
+        assert answer["errors"] == [], answer
+        assert suppress in answer["titles"], answer
+    assert actions["SCL-21 fat-payload"]["fix_all"]["errors"] == []

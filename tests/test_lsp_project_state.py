@@ -69,6 +69,31 @@ def test_a_buffer_that_does_not_parse_keeps_its_last_good_facts(shop: Path) -> N
     assert state.set_buffer(tasks, text) is None
 
 
+def test_fixes_are_made_when_asked_from_the_project_as_it_was(shop: Path) -> None:
+    """The server publishes findings without fixes; a code action has them made from the
+    snapshot the run took, the same fixes ``jobcheck check --show-fixes`` gives, once."""
+    from jobcheck.lsp.lazy_fixes import DocumentFixes
+
+    state = ProjectState(shop, jobs=1)
+    state.load()
+    tasks = str(shop / "orders" / "tasks.py")
+    findings = state.check().findings[tasks]
+    fixes = DocumentFixes(state.fixer())
+    assert fixes.known(findings) is None  # nothing made at publication
+    # Later edits do not change the fixes of what was published.
+    text = (shop / "orders" / "tasks.py").read_text()
+    state.set_buffer(tasks, "\n\n" + text)
+    fixed = fixes.fixed(findings)
+    assert fixes.known(findings) == fixed
+    assert all(a is b for a, b in zip(fixes.fixed(findings), fixed, strict=True))
+    selection = Selection.resolve(load_catalog(), ["ALL"], [])
+    settings = RunSettings(jobs=1, fixes=True)
+    report = check_paths([str(shop)], Options(root=str(shop)), selection, settings)
+    expected = {(f.loc, f.check, f.fix) for f in report.findings if f.path == tasks}
+    assert {(f.loc, f.check, f.fix) for f in fixed} == expected
+    assert sum(f.fix is not None for f in fixed) >= 2
+
+
 def test_a_bad_configuration_falls_back_to_the_defaults(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.jobcheck]\nselect = ["NOPE-1"]\n')
     state = ProjectState(Path(path_key(tmp_path)))

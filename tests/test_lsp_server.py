@@ -299,6 +299,79 @@ async def test_suppression_extends_an_existing_comment(
     assert "order)  # jobcheck: ignore[JOB-01, SCL-21]\n" in new_text
 
 
+async def test_quick_fixes_when_the_editor_asks_for_quickfix_only(
+    client: LanguageClient, project: Path
+) -> None:
+    """VS Code and Neovim send ``context.only = ["quickfix"]``; lsprotocol hands the
+    kinds to the server as plain strings (the server failed with -32603 on them)."""
+    uri = _open(client, project / "shop" / "tasks.py")
+    found = await _until(client, uri, lambda d: "SCL-21 fat-payload" in _codes(d))
+    payload = next(d for d in found if str(d.code) == "SCL-21 fat-payload")
+    for only in (["quickfix"], [types.CodeActionKind.QuickFix]):
+        result = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=payload.range,
+                context=types.CodeActionContext(diagnostics=[payload], only=only),
+            )
+        )
+        assert result is not None
+        titles = [a.title for a in result]
+        assert "Suppress SCL-21 on this line (# jobcheck: ignore[SCL-21])" in titles
+        assert all(getattr(a, "kind", "quickfix") == "quickfix" for a in result)
+    nothing = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=payload.range,
+            context=types.CodeActionContext(diagnostics=[payload], only=["refactor"]),
+        )
+    )
+    assert nothing is None
+
+
+SCHEDULE = """from celery.schedules import crontab
+
+CELERY_BEAT_SCHEDULE = {
+    "nightly": {"task": "shop.tasks.send_receipt", "schedule": crontab(hour=3)},
+}
+"""
+
+
+async def test_fixes_as_quick_fixes_and_fix_all(client: LanguageClient, project: Path) -> None:
+    path = project / "shop" / "schedule.py"
+    path.write_text(SCHEDULE)
+    uri = _open(client, path)
+    found = await _until(client, uri, lambda d: "SCL-22 crontab-missing-minute" in _codes(d))
+    minute = next(d for d in found if str(d.code) == "SCL-22 crontab-missing-minute")
+    quick = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=minute.range,
+            context=types.CodeActionContext(diagnostics=[minute]),
+        )
+    )
+    fix = next(a for a in quick or [] if a.title.startswith("Add minute="))
+    assert isinstance(fix, types.CodeAction) and fix.is_preferred is True
+    assert fix.edit is not None and fix.edit.changes is not None
+    assert "crontab(hour=3, minute=" in _apply(client, SCHEDULE, fix.edit.changes[uri])
+    # Asked for source actions only (as editors do on save), the one fix-all action.
+    for only in (["source.fixAll"], ["source"]):
+        result = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=types.Range(start=types.Position(0, 0), end=types.Position(0, 0)),
+                context=types.CodeActionContext(diagnostics=[], only=only),
+            )
+        )
+        [every] = result or []
+        assert every.kind == "source.fixAll.jobcheck"
+    assert every.edit is not None and every.edit.changes is not None
+    fixed = _apply(client, SCHEDULE, every.edit.changes[uri])
+    assert "crontab(hour=3, minute=" in fixed
+    _replace_all(client, uri, 2, fixed)
+    await _until(client, uri, lambda d: "SCL-22 crontab-missing-minute" not in _codes(d))
+
+
 async def test_hover_explains_the_rule(client: LanguageClient, project: Path) -> None:
     uri = _open(client, project / "shop" / "tasks.py")
     found = await _until(client, uri, lambda d: "SCL-21 fat-payload" in _codes(d))

@@ -1,5 +1,6 @@
 """Plain text output (no colour) is written without rich; it must be exactly what rich
-would print."""
+would print, and text from the checked code (messages quote it) can neither add lines
+nor send control characters to the terminal."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def _report(message: str, failed: bool = True) -> Report:
 
 def _with_rich(report: Report) -> str:
     stream = io.StringIO()
-    text.write_with_rich(report, stream, False)
+    text.write_with_rich(text.render(report), stream, False)
     return stream.getvalue()
 
 
@@ -53,16 +54,20 @@ def test_plain_output_is_what_rich_prints(message: str) -> None:
     plain = io.StringIO()
     text.write(report, plain, False)
     assert plain.getvalue() == _with_rich(report)
+    headline = plain.getvalue().splitlines()[0]
+    assert headline.startswith("pkg/mod.py:3:5: SCL-21 fat-payload")
+    assert not any(char in headline for char in "\x07\x08\r\x0b\x0c\t")
 
 
 def test_plain_output_of_a_clean_run() -> None:
     plain = io.StringIO()
     text.write(_report("", failed=False), plain, False)
-    assert plain.getvalue() == "All checks passed (3 files).\n"
+    assert plain.getvalue() == "All checks passed (3 files checked).\n"
 
 
-def test_tabs_are_left_to_rich() -> None:
-    report = _report("tab\there")
+def test_tabs_and_control_characters_are_replaced() -> None:
+    report = _report("tab\there and \x1b[31mred")
     plain = io.StringIO()
     text.write(report, plain, False)
-    assert "tab" in plain.getvalue() and "\t" not in plain.getvalue()
+    assert "tab here" in plain.getvalue()
+    assert "\t" not in plain.getvalue() and "\x1b" not in plain.getvalue()

@@ -551,7 +551,7 @@ def test_check_on_the_fixture_runs_and_holds_ruby_facts_back() -> None:
 
     result = CliRunner().invoke(cli, ["check", str(FIXTURE), "--no-cache"])
     assert result.exit_code == 0, result.output
-    assert "All checks passed (13 files)" in result.output
+    assert "All checks passed (13 files checked)." in result.output
 
 
 def test_sidekiq_yml_without_colons_is_kept_by_the_prefilter() -> None:

@@ -1,4 +1,4 @@
-"""Narrowed runs: --diff REV and explicit files report on some files but build the
+"""Narrowed runs: --changed-since REV and explicit files report on some files but build the
 project model from the whole project."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 class TestDiff:
     def test_reports_only_files_changed_since_the_revision(self, repo: Path) -> None:
         write(repo, {"app/new.py": BAD_TASK.format(name="new"), "app/plain.py": PLAIN_TASK})
-        status, found = _reported("--diff", "HEAD", ".")
+        status, found = _reported("--changed-since", "HEAD", ".")
         assert status == 1
         # old.py's finding is not reported; plain.py is clean because the settings
         # module (unchanged) still gives the global time limit.
@@ -86,7 +86,7 @@ class TestDiff:
         }
 
     def test_nothing_changed_is_clean(self, repo: Path) -> None:
-        assert _reported("--diff", "HEAD", ".") == (0, set())
+        assert _reported("--changed-since", "HEAD", ".") == (0, set())
 
     def test_branch_point_is_the_merge_base(self, repo: Path) -> None:
         git(repo, "checkout", "-q", "-b", "feature")
@@ -98,11 +98,11 @@ class TestDiff:
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "main moves on")
         git(repo, "checkout", "-q", "feature")
-        _, found = _reported("--diff", "main", ".")
+        _, found = _reported("--changed-since", "main", ".")
         assert found == {("app/feature.py", "unbounded-retries")}
 
     def test_unknown_revision_is_a_usage_error(self, repo: Path) -> None:
-        result = run("check", "--diff", "no-such-branch", ".")
+        result = run("check", "--changed-since", "no-such-branch", ".")
         assert result.exit_code == 2
         assert "unknown git revision 'no-such-branch'" in result.stderr
 
@@ -111,7 +111,7 @@ class TestDiff:
         write(plain, {"tasks.py": PLAIN_TASK})
         monkeypatch.chdir(plain)
         monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-        result = run("check", "--diff", "HEAD", ".")
+        result = run("check", "--changed-since", "HEAD", ".")
         assert result.exit_code == 2
         assert "needs a git repository" in result.stderr
 

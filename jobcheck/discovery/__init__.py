@@ -170,7 +170,9 @@ def discover(
         if not path.exists():
             raise DiscoveryError(f"{raw}: no such file or directory")
         if not path.is_dir():  # a file, or a FIFO or device named as one: reported
-            if not user_excludes.excluded(path.name, path.as_posix()):
+            if not user_excludes.excluded(
+                path.name, path.as_posix()
+            ) and not user_excludes.excludes_a_folder_of(path):
                 found.setdefault(os.path.realpath(path), SourceFile(_clean(path), explicit=True))
             continue
         walker = _Walker(path, excludes, respect_gitignore, suffixes, patterns)
@@ -192,24 +194,54 @@ def _clean(path: Path | str) -> str:
 
 
 class _Matcher:
-    """``--exclude`` globs, compiled once: a pattern matches a file or folder name, or
-    its path; a pattern with a ``/`` also matches the end of the path."""
+    """``--exclude`` globs, compiled once, read as ``.gitignore`` patterns are: a pattern
+    matches a file or folder name, or its path; a pattern with a ``/`` inside also
+    matches the end of the path; a pattern ending in ``/`` (``legacy/``) matches folders
+    only."""
 
     def __init__(self, patterns: tuple[str, ...]) -> None:
         self.patterns = patterns
-        on_path = [*patterns, *(f"*/{p.lstrip('/')}" for p in patterns if "/" in p)]
-        self._names = _compile(p for p in patterns if "/" not in p)
-        self._paths = _compile(on_path)
+        anything = [p for p in patterns if not p.endswith("/")]
+        folders = [p.rstrip("/") for p in patterns if p.endswith("/") and p.rstrip("/")]
+        self._names, self._paths = _compiled(anything)
+        self._folder_names, self._folder_paths = _compiled(folders)
 
-    def excluded(self, name: str, path: str) -> bool:
-        if self._names is not None and self._names.match(name):
+    def excluded(self, name: str, path: str, is_dir: bool = False) -> bool:
+        if _matches(self._names, self._paths, name, path):
             return True
-        return self._paths is not None and self._paths.match(path) is not None
+        return is_dir and _matches(self._folder_names, self._folder_paths, name, path)
+
+    def excludes_a_folder_of(self, path: Path) -> bool:
+        """Whether a folder ``path`` lies in is excluded (a file named on the command
+        line inside ``legacy/`` is as excluded as the folder); only the folders of the
+        path as given, or below the working directory, count."""
+        if path.is_absolute():
+            try:
+                path = path.relative_to(Path.cwd())
+            except ValueError:
+                return False
+        for parent in list(path.parents)[:-1]:
+            if parent.name and self.excluded(parent.name, parent.as_posix(), is_dir=True):
+                return True
+        return False
+
+
+def _compiled(patterns: list[str]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    on_path = [*patterns, *(f"*/{p.lstrip('/')}" for p in patterns if "/" in p)]
+    return _compile(p for p in patterns if "/" not in p), _compile(on_path)
+
+
+def _matches(
+    names: re.Pattern[str] | None, paths: re.Pattern[str] | None, name: str, path: str
+) -> bool:
+    if names is not None and names.match(name):
+        return True
+    return paths is not None and paths.match(path) is not None
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     """Whether ``patterns`` (globs, as ``--exclude`` takes them) exclude ``path``."""
-    return _Matcher(tuple(patterns)).excluded(path.name, path.as_posix())
+    return _Matcher(tuple(patterns)).excluded(path.name, path.as_posix(), is_dir=path.is_dir())
 
 
 def _compile(patterns: Iterable[str]) -> re.Pattern[str] | None:
@@ -314,7 +346,7 @@ class _Walker:
                 is_dir = False
             if is_dir:
                 # Like os.walk: symbolic links to folders are not followed.
-                if is_link or self.excludes.excluded(name, path_text):
+                if is_link or self.excludes.excluded(name, path_text, is_dir=True):
                     continue
                 if _ignored(f"{relative}{name}", ignores, is_dir=True):
                     continue

@@ -51,6 +51,7 @@ def recognizers() -> tuple[type, ...]:
 
 RECOGNIZERS = recognizers()
 
+_LINES = re.compile(r"\r\n?|\n")
 _SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
 
 
@@ -144,19 +145,28 @@ def _extract_tree(
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:
-    """``# jobcheck: ignore[SCL-21, fat-payload]`` comments by line; None means all."""
+    """``# jobcheck: ignore[SCL-21, fat-payload]`` comments by line; None means all.
+    Several on one line count together (``# jobcheck: ignore[A]  # jobcheck:
+    ignore[B]`` suppresses A and B)."""
     found: dict[int, frozenset[str] | None] = {}
     if "jobcheck:" not in text.lower():
         return found
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines as Python and libcst count them: str.splitlines would also split at form
+    # feeds and other separators, and number every later line wrong.
+    for number, line in enumerate(_LINES.split(text), start=1):
         if "jobcheck" not in line.lower():
             continue
-        match = _SUPPRESSION.search(line)
-        if match is None:
-            continue
-        if match.group(1) is None:
+        codes: set[str] = set()
+        bare = False
+        for match in _SUPPRESSION.finditer(line):
+            if match.group(1) is None:
+                bare = True
+            else:
+                codes.update(c.strip() for c in match.group(1).split(",") if c.strip())
+        if bare:
             found[number] = None
-        else:
-            codes = frozenset(c.strip() for c in match.group(1).split(",") if c.strip())
-            found[number] = codes
+        elif codes:
+            found[number] = frozenset(codes)
+        elif _SUPPRESSION.search(line):
+            found[number] = frozenset()
     return found

@@ -8,12 +8,14 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from jobcheck.findings import Finding
+from jobcheck.findings import Finding, TextEdit
 
 # The same comment the engine honours (jobcheck/extract/__init__.py).
 SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
 
 OPEN_DOCUMENTATION = "jobcheck.openDocumentation"
+FIX_ALL_KIND = "source.fixAll.jobcheck"
+FIX_ALL_TITLE = "jobcheck: fix all safely fixable findings"
 
 
 @dataclass(frozen=True)
@@ -85,3 +87,18 @@ def suppression_title(finding: Finding) -> str:
 
 def documentation_title(finding: Finding) -> str:
     return f"Open the documentation of {finding.rule} {finding.check}"
+
+
+def wants(only: list[str], kind: str) -> bool:
+    """Whether a request limited to the kinds ``only`` (none: any) asks for ``kind``:
+    kinds are hierarchical, so "source" asks for "source.fixAll.jobcheck"."""
+    return not only or any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+def fix_all_edits(findings: list[Finding]) -> list[TextEdit]:
+    """The edits of every safe fix, those that conflict with an earlier one left out
+    (the next check offers them again)."""
+    from jobcheck.fixes.edits import non_conflicting
+
+    fixes = [f.fix for f in findings if f.fix is not None and f.fix.applicability == "safe"]
+    return non_conflicting(fixes)

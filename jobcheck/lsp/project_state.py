@@ -6,7 +6,8 @@ prefilter and extraction, as ``jobcheck check`` does). After that an edit re-ext
 only the edited buffer (incrementally, see :mod:`jobcheck.lsp.incremental`), swaps its
 facts into the dict, rebuilds the project model from all facts and reruns the checks, so
 a finding in ``tasks.py`` that depends on ``settings.py`` follows the unsaved text of
-either. Everything here runs on the server's single lint thread.
+either. Everything here runs on the server's single lint thread, but for the fixes of a
+run's findings (:meth:`ProjectState.fixer`), computed from a snapshot when asked for.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from jobcheck.catalog import UnknownRuleError, load_catalog
@@ -37,6 +39,7 @@ from jobcheck.engine import (
 )
 from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import Finding
+from jobcheck.fixes import Fixer
 from jobcheck.lsp.incremental import ParsedBuffer, extract_buffer, parse_buffer, update_buffer
 from jobcheck.lsp.limits import MAX_DOCUMENT_BYTES
 from jobcheck.project import inference
@@ -94,7 +97,7 @@ def load_options(root: Path) -> tuple[Options, Selection, str | None]:
     try:
         found = find_config(root)
         options = load(found) if found else Options(root=str(root))
-        selection = Selection.resolve(catalog, options.select, options.ignore)
+        selection = Selection.for_options(catalog, options)
         for codes in options.per_file_ignores.values():
             for code in codes:
                 catalog.resolve(code)
@@ -314,14 +317,17 @@ class ProjectState:
             grouped.setdefault(finding.path, []).append(finding)
         return CheckRun(grouped, errors)
 
+    def fixer(self) -> Fixer:
+        """What fixes this run's findings, later, when a code action asks (on another
+        thread): the facts and the open buffers' texts as they are now."""
+        texts = {path: b.parsed.text for path, b in self.buffers.items() if b.parsed is not None}
+        return Fixer(tuple(self.facts.values()), partial(_text_of, texts), self.options)
+
     def _source_of(self, path: str) -> str | None:
         buffer = self.buffers.get(path)
         if buffer is not None and buffer.parsed is not None:
             return buffer.parsed.text
-        try:
-            return Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+        return _disk_text(path)
 
     def _wanted(self) -> tuple[frozenset[str], frozenset[str]]:
         """What decides the second pass: Dramatiq actor names and RQ job modules."""
@@ -349,6 +355,19 @@ class ProjectState:
             for facts in analyse_all(chosen):
                 self.facts[facts.path] = facts
                 self.skipped.discard(facts.path)
+
+
+def _text_of(buffers: dict[str, str], path: str) -> str | None:
+    """The text of ``path``: its open buffer's, else the file's on disk."""
+    text = buffers.get(path)
+    return text if text is not None else _disk_text(path)
+
+
+def _disk_text(path: str) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def analyse_all(items: Iterable) -> list[FileFacts]:

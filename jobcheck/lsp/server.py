@@ -36,11 +36,13 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from jobcheck import __version__
 from jobcheck.findings import Finding
+from jobcheck.fixes import wants_fix
 from jobcheck.lsp import actions
 from jobcheck.lsp.collector import Collector
 from jobcheck.lsp.diagnostics import overlaps, to_diagnostic, to_range
 from jobcheck.lsp.hover import hover_markdown
 from jobcheck.lsp.incremental import split_lines
+from jobcheck.lsp.lazy_fixes import DocumentFixes
 from jobcheck.lsp.limits import MAX_DOCUMENT_BYTES
 from jobcheck.lsp.project_state import ProjectState, find_root, path_key
 from jobcheck.lsp.protocol import JobcheckProtocol, serve_streams
@@ -66,6 +68,8 @@ class OpenDocument:
     root: str
     version: int | None = None
     published: list[tuple[Finding, types.Diagnostic]] = field(default_factory=list)
+    fixes: DocumentFixes | None = None
+    """The automatic fixes of ``published``, made when a code action asks for them."""
     syntax_error: str | None = None
     too_large: bool = False
     """Whether the text is over the size limit (it is not parsed)."""
@@ -105,6 +109,7 @@ class Publication:
     uri: str
     version: int | None
     entries: list[tuple[Finding, types.Diagnostic]]
+    fixes: DocumentFixes | None = None
 
 
 @dataclass
@@ -128,10 +133,10 @@ class RunResult:
 class LintThread:
     """One daemon thread that runs jobs in order (a stuck run never blocks ``exit``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "jobcheck-lint") -> None:
         self._jobs: queue.Queue[tuple[Callable[[], Any], asyncio.Future, asyncio.AbstractEventLoop]]
         self._jobs = queue.Queue()
-        self._thread = threading.Thread(target=self._work, name="jobcheck-lint", daemon=True)
+        self._thread = threading.Thread(target=self._work, name=name, daemon=True)
         self._thread.start()
 
     def submit(self, job: Callable[[], Any]) -> asyncio.Future:
@@ -181,6 +186,8 @@ class JobcheckLanguageServer(LanguageServer):
         """Root -> state; touched only on the lint thread once created."""
         self.workspace_roots: list[str] = []
         self.lint_thread: LintThread | None = None
+        self.fix_thread: LintThread | None = None
+        """Where code actions have their fixes made, beside a run that may be going on."""
         self._pending = Work()
         self._timer: asyncio.TimerHandle | None = None
         self._running = False
@@ -275,6 +282,7 @@ class JobcheckLanguageServer(LanguageServer):
             if publication.uri in self._pending.texts:
                 continue  # a newer text is queued: its run publishes
             document.published = publication.entries
+            document.fixes = publication.fixes
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
                     uri=publication.uri,
@@ -328,6 +336,7 @@ class JobcheckLanguageServer(LanguageServer):
         if not logged:
             self._log(types.MessageType.Info, f"{message} ({document.path})")
         document.published = []
+        document.fixes = None
         origin = types.Range(
             start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
         )
@@ -346,6 +355,23 @@ class JobcheckLanguageServer(LanguageServer):
 
     def _source(self, uri: str) -> str:
         return self.workspace.get_text_document(uri).source
+
+    async def with_fixes(
+        self, document: OpenDocument, entries: list[tuple[Finding, types.Diagnostic]]
+    ) -> list[tuple[Finding, types.Diagnostic]]:
+        """``entries`` (published ones) with the automatic fixes of their findings, made
+        on the fix thread the first time they are asked for (beside a run that may be
+        going on: they are made from the project as it was when they were found)."""
+        fixes = document.fixes
+        if fixes is None:
+            return entries
+        findings = [f for f, _ in entries]
+        fixed = fixes.known(findings)
+        if fixed is None:
+            if self.fix_thread is None:
+                self.fix_thread = LintThread("jobcheck-fixes")
+            fixed = await self.fix_thread.submit(lambda: fixes.fixed(findings))
+        return list(zip(fixed, (d for _, d in entries), strict=True))
 
     def open_document(self, uri: str, version: int | None) -> OpenDocument | None:
         path = to_fs_path(uri)
@@ -475,7 +501,9 @@ class JobcheckLanguageServer(LanguageServer):
             entries = [(f, to_diagnostic(f, lines, codec)) for f in mine]
             if changed is not None or _differ(entries, document.published):
                 version = changed.version if changed is not None else document.version
-                result.publications.append(Publication(uri, version, entries))
+                # Fixes are made when a code action asks: see jobcheck/lsp/lazy_fixes.py.
+                fixes = DocumentFixes(state.fixer()) if any(map(wants_fix, mine)) else None
+                result.publications.append(Publication(uri, version, entries, fixes))
 
 
 def _utf8_size(text: str, limit: int) -> int:
@@ -591,19 +619,26 @@ def make_server() -> JobcheckLanguageServer:
 
     @ls.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, actions.FIX_ALL_KIND]
+        ),
     )
-    def code_action(
+    async def code_action(
         ls: JobcheckLanguageServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
         document = ls.documents.get(params.text_document.uri)
         if document is None:
             return None
-        wanted = params.context.only
-        if wanted and not any(k.value.startswith("quickfix") for k in wanted):
-            return None
-        entries = [(f, d) for f, d in document.published if overlaps(d.range, params.range)]
-        return _code_actions(ls, document, entries) or None
+        # Clients send the kinds as plain strings (lsprotocol keeps unknown ones so).
+        wanted = [str(getattr(k, "value", k)) for k in params.context.only or ()]
+        found: list[types.CodeAction] = []
+        if actions.wants(wanted, types.CodeActionKind.QuickFix.value):
+            entries = [(f, d) for f, d in document.published if overlaps(d.range, params.range)]
+            found += _code_actions(ls, document, await ls.with_fixes(document, entries))
+        if actions.wants(wanted, actions.FIX_ALL_KIND):
+            every = await ls.with_fixes(document, document.published)
+            found += _fix_all(ls, document, every, explicit=bool(wanted))
+        return found or None
 
     @ls.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: JobcheckLanguageServer, params: types.HoverParams) -> types.Hover | None:
@@ -655,7 +690,7 @@ def _code_actions(
     suppressions: dict[tuple[int, str], types.CodeAction] = {}
     docs: dict[str, types.CodeAction] = {}
     for finding, diagnostic in entries:
-        if finding.fix is not None:
+        if finding.fix is not None and finding.fix.applicability != "display":
             fixes.append(_fix_action(document.uri, finding, diagnostic, lines, codec))
         edit = actions.suppression_edit(text, lines, finding)
         if edit is not None and (edit.line, finding.rule) not in suppressions:
@@ -676,6 +711,34 @@ def _code_actions(
     return [*fixes, *suppressions.values(), *docs.values()]
 
 
+def _fix_all(
+    ls: JobcheckLanguageServer,
+    document: OpenDocument,
+    entries: list[tuple[Finding, types.Diagnostic]],
+    explicit: bool,
+) -> list[types.CodeAction]:
+    """``source.fixAll.jobcheck``: every safe fix of the document in one edit (offered
+    unasked only when there is one; asked for, even when there is nothing to do)."""
+    edits = actions.fix_all_edits([f for f, _ in entries])
+    if not edits and not explicit:
+        return []
+    try:
+        lines = split_lines(ls.workspace.get_text_document(document.uri).source)
+    except Exception:
+        return []
+    codec = ls.workspace.position_codec
+    changes = [
+        types.TextEdit(range=to_range(e.loc, lines, codec), new_text=e.new_text) for e in edits
+    ]
+    return [
+        types.CodeAction(
+            title=actions.FIX_ALL_TITLE,
+            kind=actions.FIX_ALL_KIND,
+            edit=types.WorkspaceEdit(changes={document.uri: changes}),
+        )
+    ]
+
+
 def _fix_action(uri, finding, diagnostic, lines, codec) -> types.CodeAction:  # type: ignore[no-untyped-def]
     fix = finding.fix
     edits = [
@@ -683,7 +746,7 @@ def _fix_action(uri, finding, diagnostic, lines, codec) -> types.CodeAction:  # 
         for edit in fix.edits
     ]
     return types.CodeAction(
-        title=fix.title,
+        title=fix.title + (" (unsafe)" if fix.applicability == "unsafe" else ""),
         kind=types.CodeActionKind.QuickFix,
         diagnostics=[diagnostic],
         edit=types.WorkspaceEdit(changes={uri: edits}),

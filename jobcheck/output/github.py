@@ -15,6 +15,7 @@ from typing import TextIO
 
 from jobcheck.findings import FileError, Finding, Report
 from jobcheck.output.locations import PARSE_ERROR_ID, error_position, repository_path
+from jobcheck.output.suppressions import describe
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -62,18 +63,17 @@ def error_command(error: FileError) -> str:
     return command("error", properties, f"{path}:{line}:{column}: {error.message}")
 
 
-def write(report: Report, stream: TextIO, color: bool = False) -> None:
+def write(report: Report, stream: TextIO, color: bool = False, **_: object) -> None:
     for finding in report.findings:
         stream.write(finding_command(finding) + "\n")
     for error in report.errors:
         stream.write(error_command(error) + "\n")
     for unused in report.unused_suppressions:
-        codes = f"[{', '.join(unused.codes)}]" if unused.codes else ""
         path = repository_path(unused.path)
         properties: dict[str, str | int] = {
             "file": path,
             "line": unused.line,
             "title": "jobcheck (unused-suppression)",
         }
-        message = f"{path}:{unused.line}:1: unused suppression # jobcheck: ignore{codes}"
+        message = f"{path}:{unused.line}:1: {describe(unused)}"
         stream.write(command("warning", properties, message) + "\n")

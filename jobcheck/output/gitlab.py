@@ -14,15 +14,16 @@ import hashlib
 import json
 from typing import Any, TextIO
 
-from jobcheck.findings import FileError, Finding, Report
+from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.fingerprint import identities
 from jobcheck.output.locations import PARSE_ERROR_ID, error_position, repository_path
+from jobcheck.output.suppressions import UNUSED_HELP, UNUSED_ID, describe, fingerprints
 
 # GitLab's scale is info, minor, major, critical, blocker.
 SEVERITIES = {"error": "major", "warning": "minor", "info": "info"}
 
 
-def write(report: Report, stream: TextIO, color: bool = False) -> None:
+def write(report: Report, stream: TextIO, color: bool = False, **_: object) -> None:
     json.dump(to_list(report), stream, indent=2, ensure_ascii=False)
     stream.write("\n")
 
@@ -34,7 +35,25 @@ def to_list(report: Report) -> list[dict[str, Any]]:
         for finding, identity in zip(report.findings, ids, strict=True)
     ]
     issues += [_error_issue(error) for error in report.errors]
+    unused = report.unused_suppressions
+    issues += [
+        _unused_issue(u, fingerprint)
+        for u, fingerprint in zip(unused, fingerprints(unused, repository_path), strict=True)
+    ]
     return issues
+
+
+def _unused_issue(unused: UnusedSuppression, fingerprint: str) -> dict[str, Any]:
+    return {
+        "type": "issue",
+        "check_name": UNUSED_ID,
+        "description": describe(unused),
+        "content": {"body": UNUSED_HELP},
+        "categories": ["Clarity"],
+        "fingerprint": fingerprint,
+        "severity": "minor",
+        "location": {"path": repository_path(unused.path), "lines": {"begin": unused.line}},
+    }
 
 
 def _finding_issue(finding: Finding, fingerprint: str) -> dict[str, Any]:

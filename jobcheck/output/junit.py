@@ -11,8 +11,9 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from typing import TextIO
 
-from jobcheck.findings import FileError, Finding, Report
+from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.output.locations import PARSE_ERROR_ID, error_position
+from jobcheck.output.suppressions import UNUSED_ID, describe
 
 # Characters XML 1.0 cannot carry at all, even escaped.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -22,21 +23,24 @@ def _xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def write(report: Report, stream: TextIO, color: bool = False) -> None:
+def write(report: Report, stream: TextIO, color: bool = False, **_: object) -> None:
     stream.write(to_xml(report))
 
 
 def to_xml(report: Report) -> str:
-    by_file: dict[str, list[Finding | FileError]] = defaultdict(list)
+    by_file: dict[str, list[Finding | FileError | UnusedSuppression]] = defaultdict(list)
     for finding in report.findings:
         by_file[finding.path].append(finding)
     for error in report.errors:
         by_file[error.path].append(error)
+    for unused in report.unused_suppressions:
+        by_file[unused.path].append(unused)
+    failures = len(report.findings) + len(report.unused_suppressions)
     root = ET.Element(
         "testsuites",
         name="jobcheck",
-        tests=str(max(1, len(report.findings) + len(report.errors))),
-        failures=str(len(report.findings)),
+        tests=str(max(1, failures + len(report.errors))),
+        failures=str(failures),
         errors=str(len(report.errors)),
     )
     for path in sorted(by_file):
@@ -56,15 +60,18 @@ def to_xml(report: Report) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
 
 
-def _suite(root: ET.Element, path: str, items: list[Finding | FileError]) -> None:
+def _suite(
+    root: ET.Element, path: str, items: list[Finding | FileError | UnusedSuppression]
+) -> None:
     findings = [i for i in items if isinstance(i, Finding)]
     errors = [i for i in items if isinstance(i, FileError)]
+    unused = [i for i in items if isinstance(i, UnusedSuppression)]
     suite = ET.SubElement(
         root,
         "testsuite",
         name=_xml_text(path),
         tests=str(len(items)),
-        failures=str(len(findings)),
+        failures=str(len(findings) + len(unused)),
         errors=str(len(errors)),
     )
     for finding in findings:
@@ -98,3 +105,15 @@ def _suite(root: ET.Element, path: str, items: list[Finding | FileError]) -> Non
             case, "error", message=_xml_text(error.message), type=PARSE_ERROR_ID
         )
         element.text = _xml_text(f"{path}:{line}:{column}: {error.message}")
+    for item in unused:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            name=_xml_text(f"{UNUSED_ID} at {item.line}:1"),
+            classname=_xml_text(path),
+            file=_xml_text(path),
+            line=str(item.line),
+        )
+        text = describe(item)
+        failure = ET.SubElement(case, "failure", message=_xml_text(text), type=UNUSED_ID)
+        failure.text = _xml_text(f"{path}:{item.line}:1: {text}")

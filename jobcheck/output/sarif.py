@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from jobcheck import __version__
 from jobcheck.catalog import Rule, load_catalog
 from jobcheck.facts import Loc
-from jobcheck.findings import FileError, Finding, Report
+from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.fingerprint import identities
 from jobcheck.output.locations import (
     PARSE_ERROR_HELP,
@@ -28,6 +28,14 @@ from jobcheck.output.locations import (
     error_position,
     repository_path,
     working_directory_uri,
+)
+from jobcheck.output.suppressions import (
+    UNUSED_HELP,
+    UNUSED_ID,
+    UNUSED_TITLE,
+    UNUSED_URL,
+    describe,
+    fingerprints,
 )
 
 SCHEMA_URI = (
@@ -40,7 +48,7 @@ LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
 
 
-def write(report: Report, stream: TextIO, color: bool = False) -> None:
+def write(report: Report, stream: TextIO, color: bool = False, **_: object) -> None:
     json.dump(to_dict(report), stream, indent=2, ensure_ascii=False)
     stream.write("\n")
 
@@ -49,12 +57,18 @@ def to_dict(report: Report) -> dict[str, Any]:
     rules = list(load_catalog())
     index = {rule.id: position for position, rule in enumerate(rules)}
     parse_error_index = len(rules)
-    fingerprints = [i.fingerprint for i in identities(report.findings, path_of=repository_path)]
+    unused_index = parse_error_index + 1
+    prints = [i.fingerprint for i in identities(report.findings, path_of=repository_path)]
     results = [
         _result(finding, index[finding.rule], fingerprint)
-        for finding, fingerprint in zip(report.findings, fingerprints, strict=True)
+        for finding, fingerprint in zip(report.findings, prints, strict=True)
     ]
     results += [_error_result(error, parse_error_index) for error in report.errors]
+    unused = report.unused_suppressions
+    results += [
+        _unused_result(u, unused_index, fingerprint)
+        for u, fingerprint in zip(unused, fingerprints(unused, repository_path), strict=True)
+    ]
     invocation: dict[str, Any] = {
         "executionSuccessful": True,
         "workingDirectory": {"uri": working_directory_uri()},
@@ -68,7 +82,11 @@ def to_dict(report: Report) -> dict[str, Any]:
                 "semanticVersion": __version__,
                 "version": __version__,
                 "informationUri": INFORMATION_URI,
-                "rules": [*(_descriptor(rule) for rule in rules), _parse_error_descriptor()],
+                "rules": [
+                    *(_descriptor(rule) for rule in rules),
+                    _parse_error_descriptor(),
+                    _unused_descriptor(),
+                ],
                 "notifications": [_parse_error_descriptor()],
             }
         },
@@ -122,6 +140,59 @@ def _parse_error_descriptor() -> dict[str, Any]:
     }
 
 
+def _unused_descriptor() -> dict[str, Any]:
+    return {
+        "id": UNUSED_ID,
+        "name": "UnusedSuppression",
+        "shortDescription": {"text": UNUSED_TITLE},
+        "fullDescription": {"text": UNUSED_HELP},
+        "help": {"text": UNUSED_HELP},
+        "helpUri": UNUSED_URL,
+        "defaultConfiguration": {"level": "warning"},
+        "properties": {"tags": ["jobcheck"], "problem.severity": "warning"},
+    }
+
+
+def _unused_result(unused: UnusedSuppression, rule_index: int, fingerprint: str) -> dict[str, Any]:
+    return {
+        "ruleId": UNUSED_ID,
+        "ruleIndex": rule_index,
+        "level": "warning",
+        "message": {"text": describe(unused)},
+        "locations": [_location(unused.path, {"startLine": unused.line, "startColumn": 1})],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+        "properties": {"codes": list(unused.codes), "unknown": list(unused.unknown)},
+    }
+
+
+def _fixes(finding: Finding) -> list[dict[str, Any]]:
+    """SARIF's proposed fixes: one replacement per edit (display-only ones included,
+    as a viewer only proposes them)."""
+    fix = finding.fix
+    if fix is None:
+        return []
+    uri, relative = artifact_uri(finding.path)
+    artifact: dict[str, Any] = {"uri": uri, **({"uriBaseId": SOURCE_ROOT} if relative else {})}
+    replacements = [
+        {
+            "deletedRegion": {
+                "startLine": edit.loc.line,
+                "startColumn": edit.loc.column,
+                "endLine": edit.loc.end_line,
+                "endColumn": edit.loc.end_column,
+            },
+            "insertedContent": {"text": edit.new_text},
+        }
+        for edit in fix.edits
+    ]
+    return [
+        {
+            "description": {"text": f"{fix.title} ({fix.applicability})"},
+            "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}],
+        }
+    ]
+
+
 def _result(finding: Finding, rule_index: int, fingerprint: str) -> dict[str, Any]:
     loc = finding.loc
     region = {
@@ -138,6 +209,7 @@ def _result(finding: Finding, rule_index: int, fingerprint: str) -> dict[str, An
         "locations": [_location(finding.path, region)],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
         "properties": {"check": finding.check, "alias": finding.alias, "url": finding.url},
+        **({"fixes": _fixes(finding)} if finding.fix is not None else {}),
     }
     if finding.related:
         result["relatedLocations"] = [

@@ -1,5 +1,7 @@
 """``--statistics``: how many findings each rule's check produced, most first, instead
-of the findings themselves (JSON with ``--format json``, a plain table otherwise)."""
+of the findings themselves: JSON with ``--output-format json``, a plain table with
+``text`` (the default) or ``concise``; other formats are refused with ``--statistics``
+(SARIF, JUnit and the CI formats describe findings, not counts)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from typing import TextIO
 
 from jobcheck.findings import Report
 from jobcheck.output.locations import PARSE_ERROR_ID
+from jobcheck.output.summary import summary_text
+from jobcheck.output.suppressions import UNUSED_ID
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,7 @@ def rows(report: Report) -> list[Row]:
     if report.errors:
         result.append(Row(len(report.errors), None, None, PARSE_ERROR_ID, None))
     if report.unused_suppressions:
-        result.append(Row(len(report.unused_suppressions), None, None, "unused-suppression", None))
+        result.append(Row(len(report.unused_suppressions), None, None, UNUSED_ID, None))
     return sorted(result, key=lambda r: (-r.count, r.rule or "~", r.check))
 
 
@@ -38,13 +42,11 @@ def write(report: Report, stream: TextIO, as_json: bool = False) -> None:
         stream.write("\n")
         return
     if not table:
-        stream.write(f"All checks passed ({report.files_checked} files).\n")
+        stream.write(summary_text(report) + "\n")
         return
     width = len(str(table[0].count))
     rule_width = max(len(row.rule or "") for row in table)
     for row in table:
         rule = (row.rule or "").ljust(rule_width)
         stream.write(f"{str(row.count).rjust(width)}  {rule}  {row.check}\n")
-    count = len(report.findings)
-    noun = "finding" if count == 1 else "findings"
-    stream.write(f"Found {count} {noun} in {report.files_checked} files.\n")
+    stream.write(summary_text(report) + "\n")

@@ -8,4 +8,5 @@ PLUGIN = Plugin(
     recognizers=("jobcheck.frameworks.apscheduler.starts:APSchedulerStarts",),
     schedule_readers=("jobcheck.frameworks.apscheduler.schedules:APSchedulerSchedules",),
     semantics="jobcheck.frameworks.apscheduler.semantics:SEMANTICS",
+    fixes="jobcheck.frameworks.apscheduler.fixes:FIXES",
 )

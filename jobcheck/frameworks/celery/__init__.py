@@ -12,4 +12,5 @@ PLUGIN = Plugin(
     queue_constructors=(("kombu.Queue", None), ("kombu.entity.Queue", None)),
     schedule_readers=("jobcheck.frameworks.celery.schedules:CelerySchedules",),
     semantics="jobcheck.frameworks.celery.semantics:SEMANTICS",
+    fixes="jobcheck.frameworks.celery.fixes:FIXES",
 )

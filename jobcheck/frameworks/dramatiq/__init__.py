@@ -12,4 +12,5 @@ PLUGIN = Plugin(
     schedule_readers=("jobcheck.frameworks.dramatiq.schedules:PeriodiqSchedules",),
     aliases=("periodiq",),
     semantics="jobcheck.frameworks.dramatiq.semantics:SEMANTICS",
+    fixes="jobcheck.frameworks.dramatiq.fixes:FIXES",
 )

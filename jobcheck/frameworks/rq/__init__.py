@@ -23,4 +23,5 @@ PLUGIN = Plugin(
     ),
     receiver_queue="jobcheck.frameworks.rq.queues:receiver_queue",
     semantics="jobcheck.frameworks.rq.semantics:SEMANTICS",
+    fixes="jobcheck.frameworks.rq.fixes:FIXES",
 )

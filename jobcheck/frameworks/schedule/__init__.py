@@ -8,4 +8,5 @@ PLUGIN = Plugin(
     recognizers=("jobcheck.frameworks.schedule.starts:ScheduleLibraryStarts",),
     schedule_readers=("jobcheck.frameworks.schedule.schedules:ScheduleLibrarySchedules",),
     semantics="jobcheck.frameworks.schedule.semantics:SEMANTICS",
+    fixes="jobcheck.frameworks.schedule.fixes:FIXES",
 )

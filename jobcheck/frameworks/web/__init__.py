@@ -6,4 +6,5 @@ PLUGIN = Plugin(
     name="web",
     title="web frameworks",
     recognizers=("jobcheck.frameworks.web.recognizer:WebRecognizer",),
+    semantics="jobcheck.frameworks.web.semantics:SEMANTICS",
 )

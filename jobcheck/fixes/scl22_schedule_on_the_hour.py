@@ -1,0 +1,15 @@
+"""SCL-22 ``schedule-on-the-hour``: move the schedule to a free minute, at the same
+frequency (unsafe: the job starts at another time than written)."""
+
+from __future__ import annotations
+
+from jobcheck.findings import Finding, Fix
+from jobcheck.fixes.minutes import move_fix
+from jobcheck.fixes.project import ProjectInfo
+from jobcheck.fixes.source import Source
+
+RULE, CHECK = "SCL-22", "schedule-on-the-hour"
+
+
+def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
+    return move_fix(finding, source, project)

@@ -1,0 +1,10 @@
+"""Source lines for the text formats, read once per file (text read from standard input
+by ``jobcheck check -`` is in :data:`jobcheck.fingerprint.OVERRIDES`)."""
+
+from __future__ import annotations
+
+from jobcheck.fingerprint import SourceLines
+
+
+class SourceCache(SourceLines):
+    """The lines of each file a report shows, decoded as Python decodes them."""
