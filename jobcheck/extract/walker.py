@@ -28,7 +28,7 @@ from jobcheck.facts import (
     Param,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, Ref, Value
+from jobcheck.facts.values import CallV, Const, DictV, Ref, Value
 from jobcheck.syntax.evaluate import MAX_EXCERPT, Evaluator, excerpt
 from jobcheck.syntax.names import Names, dotted
 from jobcheck.syntax.positions import ANCHOR_TYPES, Positions
@@ -644,13 +644,19 @@ class Walker:
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression
     ) -> None:
         evaluated = self.evaluate(value)
+        # A name for another (``job = other``), a partial, or a decorator factory's
+        # result (``bg_task = shared_task(acks_late=True)``): the project model follows
+        # them from a decorator to the library callable it stands for.
         is_alias = isinstance(evaluated, Ref) or (
-            isinstance(evaluated, CallV) and evaluated.func == "functools.partial"
+            isinstance(evaluated, CallV) and evaluated.func is not None and self.at_module_level
         )
+        # An upper-case module constant (``RETRY_POLICY = {...}``, ``ONE_DAY = 86_400``):
+        # options and settings in other modules name it.
+        is_constant = isinstance(evaluated, (DictV, Const)) and self.at_module_level
         for target in targets:
             if isinstance(target, cst.Name):
                 self.constants[target.value] = evaluated
-                if is_alias:
+                if is_alias or (is_constant and target.value.isupper()):
                     self.facts.aliases[self.names.local(target.value)] = evaluated
 
     def _if(self, node: cst.CSTNode) -> None:

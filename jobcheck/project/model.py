@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,7 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, DictV, Opaque, Ref, Value, string
+from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, Value, string
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
@@ -115,7 +115,7 @@ class Project:
         if loader is not None:
             self._aliases = LazyDict(self._aliases, self._load_for)
         self.all_jobs: list[Job] = [
-            Job(own, f)
+            Job(self.with_values(own), f)
             for f in self.files
             for task in f.tasks
             if (own := self._own_task(task)) is not None
@@ -157,8 +157,44 @@ class Project:
                     framework = custom_decorator_roots().get(root)
                     if framework is None:
                         continue
-                    yield Job(_custom_task(f, function, decorator, framework, preset), f)
+                    task = _custom_task(f, function, decorator, framework, preset)
+                    yield Job(self.with_values(task), f)
                     break
+
+    def value(self, value: Value | None, depth: int = 0) -> Value | None:
+        """``value`` with a name of a module constant replaced by the constant's value,
+        from whichever module defines it (``time_limit=ONE_DAY``, ``**RETRY_POLICY``)."""
+        while isinstance(value, Ref) and depth < 10:
+            bound = self._aliases.get(value.qualname)
+            if not isinstance(bound, (Ref, DictV, Const)):
+                return value
+            value, depth = bound, depth + 1
+        return value
+
+    def with_values(self, task: TaskDef) -> TaskDef:
+        """A job's options with module constants resolved and ``**options`` spread from
+        a dict the project defines (an unreadable spread stays, as "any option")."""
+        if not any(isinstance(v, Ref) for _, v in task.options):
+            return task
+        options: list[tuple[str, Value]] = []
+        locs = dict(task.option_locs)
+        extra_locs: list[tuple[str, Loc]] = []
+        for key, raw in task.options:
+            resolved = self.value(raw)
+            if (
+                key == SPLAT
+                and isinstance(resolved, DictV)
+                and all(
+                    isinstance(k, Const) and isinstance(k.value, str) for k, _ in resolved.items
+                )
+            ):
+                for k, v in resolved.items:
+                    name = k.value  # type: ignore[union-attr]
+                    options.append((name, self.value(v) or v))
+                    extra_locs.append((name, locs.get(SPLAT, task.loc)))
+                continue
+            options.append((key, resolved if isinstance(resolved, (Const, DictV)) else raw))
+        return replace(task, options=tuple(options), option_locs=(*task.option_locs, *extra_locs))
 
     def resolve_callable(
         self, qualname: str | None, depth: int = 0
@@ -172,8 +208,15 @@ class Project:
         alias = self._aliases.get(qualname)
         if isinstance(alias, Ref):
             return self.resolve_callable(alias.qualname, depth + 1)
-        if isinstance(alias, CallV) and alias.args and isinstance(alias.args[0], Ref):
-            inner = self.resolve_callable(alias.args[0].qualname, depth + 1)
+        if isinstance(alias, CallV) and alias.func == "functools.partial":
+            if alias.args and isinstance(alias.args[0], Ref):
+                inner = self.resolve_callable(alias.args[0].qualname, depth + 1)
+                if inner is not None:
+                    return inner[0], (*inner[1], *alias.kwargs)
+            return None
+        if isinstance(alias, CallV) and alias.func is not None:
+            # ``bg_task = shared_task(acks_late=True)``: what the factory returns.
+            inner = self.resolve_callable(alias.func, depth + 1)
             if inner is not None:
                 return inner[0], (*inner[1], *alias.kwargs)
         for base in self.classes.get(qualname, ()):
@@ -592,6 +635,8 @@ def _custom_task(
         if queue is not None:
             options.append(("queue", queue))
         options.extend(decorator.call.kwargs)
+    base = dict(options).get("base")
+    bind = dict(options).get("bind")
     return TaskDef(
         framework=framework,
         qualname=function.qualname,
@@ -600,6 +645,8 @@ def _custom_task(
         loc=decorator.loc if decorator.loc != NOWHERE else function.loc,
         decorator=decorator.qualname,
         options=tuple(options),
+        base=base.qualname if isinstance(base, Ref) else None,
+        bound=isinstance(bind, Const) and bind.value is True,
         function=function.qualname,
     )
 
