@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import EnqueueSite, FileFacts
-from jobcheck.findings import Finding
+from jobcheck.facts import CallSite, EnqueueSite, FileFacts, Loc
+from jobcheck.findings import Finding, Related
+from jobcheck.frameworks.django import signals
 from jobcheck.frameworks.web import semantics as web
 from jobcheck.project.model import Job
 
@@ -29,24 +30,98 @@ class EnqueueAfterCommit(RuleChecks):
             reason = self._reason(f, site, atomic_requests)
             if reason is None:
                 continue
-            yield self.finding(
-                "enqueue-before-commit",
-                f.path,
-                site.loc,
-                f"{_name(site, job)} is enqueued {reason}: if the transaction rolls back, "
-                "the job runs for data that was never committed (and it may start before "
-                "the commit); enqueue in transaction.on_commit(...), use delay_on_commit(), "
-                "or write an outbox row",
-            )
+            yield self._finding(f, site.loc, _name(site, job), reason)
+        yield from self._through_helpers()
+
+    def _finding(
+        self, f: FileFacts, loc: Loc, name: str, reason: str, related: tuple[Related, ...] = ()
+    ) -> Finding:
+        return self.finding(
+            "enqueue-before-commit",
+            f.path,
+            loc,
+            f"{name} is enqueued {reason}: if the transaction rolls back, "
+            "the job runs for data that was never committed (and it may start before "
+            "the commit); enqueue in transaction.on_commit(...), use delay_on_commit(), "
+            "or write an outbox row",
+            related=related,
+        )
+
+    def _through_helpers(self) -> Iterator[Finding]:
+        """An enqueue in a helper (a model method, a service) that a function calls
+        inside a transaction: reported at the call, with the chain."""
+        summaries = self.project.summaries
+        for f in self.project.files:
+            for function in f.functions.values():
+                for call in function.call_sites:
+                    where = self._call_transaction(call)
+                    if where is None:
+                        continue
+                    target = summaries.callee(call)
+                    if target is None:
+                        continue
+                    for reach in summaries.of_function(*target).enqueues:
+                        site = reach.item
+                        if site.atomic or site.target_param or site.is_signature:
+                            continue  # reported where it is written, or by its callers
+                        if site.method in AFTER_COMMIT_METHODS:
+                            continue
+                        hop = f"{call.callee.rsplit('.', 1)[-1]}()"
+                        chain = reach.through().removeprefix(" reached through ")
+                        through = (
+                            f"{hop} -> {chain}"
+                            if chain
+                            else f"{hop} ({reach.path}:{site.loc.line})"
+                        )
+                        name = f"'{site.target_text}'"
+                        related = (
+                            Related(f.path, call.loc, f"calls {hop}"),
+                            *reach.related(f"enqueues {name}"),
+                        )
+                        if not reach.chain:
+                            related = (*related, Related(reach.path, site.loc, f"enqueues {name}"))
+                        yield self._finding(
+                            f, call.loc, name, f"through {through} {where}", related
+                        )
+
+    def _call_transaction(self, call: CallSite) -> str | None:
+        if call.atomic == "block":
+            return "inside a transaction.atomic() block"
+        if call.atomic == "decorator":
+            return "inside a function decorated with @transaction.atomic"
+        return self._wrapper_transaction(call.contexts)
+
+    def _wrapper_transaction(self, contexts: tuple[str, ...]) -> str | None:
+        """``with atomic_block():`` / ``@atomic_with_metrics()``: a project function that
+        opens a transaction around the code."""
+        for context in contexts:
+            qualname = self.project.resolve_function(context) or context
+            function = self.project.function(qualname)
+            if function is not None and function.opens_transaction:
+                kind = "with" if function.opens_transaction == "context-manager" else "@"
+                shown = context.rsplit(".", 1)[-1]
+                return (
+                    f"inside 'with {shown}()', which opens a transaction.atomic() block"
+                    if kind == "with"
+                    else f"inside a function decorated with @{shown}, which runs it in "
+                    "transaction.atomic()"
+                )
+        return None
 
     def _reason(self, f: FileFacts, site: EnqueueSite, atomic_requests: bool) -> str | None:
         if site.atomic == "block":
             return "inside a transaction.atomic() block"
         if site.atomic == "decorator":
             return "inside a function decorated with @transaction.atomic"
+        wrapped = self._wrapper_transaction(site.contexts)
+        if wrapped is not None:
+            return wrapped
         function = self.project.function(site.function)
         if function is None:
             return None
+        received = signals.receiver_transaction(function, atomic_requests)
+        if received is not None:
+            return received
         in_transaction = web.runs_in_request_transaction(function.view, atomic_requests)
         if in_transaction and not function.non_atomic_requests:
             return "in a Django view while ATOMIC_REQUESTS wraps every request in a transaction"

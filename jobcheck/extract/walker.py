@@ -543,6 +543,7 @@ class Walker:
     def _note_call_site(self, node: cst.Call, func: str) -> None:
         """A call of what may be a project function, for the summaries that follow a
         job, a view or a transaction into its helpers."""
+        self._note_transaction_decorator(node)
         written = dotted(node.func)
         if is_library(func) or written is None or not self._may_be_project_function(written):
             return
@@ -561,7 +562,6 @@ class Walker:
                 spreads=any(arg.star for arg in node.args),
             )
         )
-        self._note_transaction_decorator(node)
 
     def _note_transaction_decorator(self, node: cst.Call) -> None:
         """A call of a function received as a parameter, inside a transaction: the
