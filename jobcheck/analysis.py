@@ -502,10 +502,10 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     """Files the analysed ones show are needed though no trigger fired on them:
     modules ``config_from_object`` names (their lower-case names are settings), the
     configured settings modules, modules that define RQ jobs enqueued by reference or
-    functions schedules name, files that ``.send(`` to a Dramatiq actor of the
-    project or name a job enqueued by calling it (Huey), files decorated with the
-    project's own wrapper of a job decorator (``job = partial(MyRQJob, ...)``), and
-    files that call one of the project's enqueue wrappers."""
+    functions schedules name, or the dicts of beat entries a beat setting is made of,
+    files that ``.send(`` to a Dramatiq actor of the project or name a job enqueued by
+    calling it (Huey), files decorated with the project's own wrapper of a job decorator
+    (``job = partial(MyRQJob, ...)``), and files that call one of the project's enqueue wrappers."""
     modules = _config_modules(facts) | set(always)
     modules |= {
         (site.target or "").rpartition(".")[0]
@@ -518,6 +518,7 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
         for f in facts
         for entry in f.schedules
     }
+    modules |= {ref.rpartition(".")[0] for f in facts for ref in f.beat_refs}
     modules.discard("")
     patterns: list[tuple[re.Pattern[bytes], bool]] = []
     from jobcheck.triggers import names_pattern

@@ -352,6 +352,9 @@ class FileFacts:
     """Module-level names bound to another name or a ``functools.partial`` of one
     (``job = partial(MyJobDecorator, connection=redis)``), to follow custom decorators."""
     schedules: list[ScheduleEntry] = field(default_factory=list)
+    beat_refs: list[str] = field(default_factory=list)
+    """Dicts of beat entries defined elsewhere that a beat setting here is composed of
+    (``CELERY_BEAT_SCHEDULE = {**NIGHTLY, **HOURLY}``)."""
     scheduler_starts: list[SchedulerStart] = field(default_factory=list)
     scheduler_objects: list[str] = field(default_factory=list)
     """Module-level in-process scheduler objects (``scheduler = BackgroundScheduler()``)."""
@@ -437,6 +440,10 @@ class ScheduleEntry:
     arguments of ``add_periodic_task``, rq-scheduler's ``ttl``/``timeout``...), and for
     schedules outside Python (Kubernetes, crontab) their settings (``concurrencyPolicy``,
     ``lock``, ``timeout``...)."""
+    holder: str | None = None
+    """The module constant holding the entry when it is a dict of beat entries kept
+    apart (``NIGHTLY = {...}``): the entry counts once a beat setting names the dict
+    (``FileFacts.beat_refs``)."""
     command: str | None = None
     """For a schedule that runs a command (a Kubernetes CronJob's container, a crontab
     line): the command line, for mapping ``python manage.py x`` or ``celery call x`` to

@@ -518,8 +518,19 @@ class Project:
         return [(f, entry) for f, entry in self.all_schedules() if checked(entry.framework)]
 
     def all_schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
-        """Every schedule entry outside test code, of every framework."""
-        return [(f, entry) for f in self.files if not is_test_code(f) for entry in f.schedules]
+        """Every schedule entry outside test code, of every framework: a dict of entries
+        kept apart counts once a beat setting (outside test code) names it."""
+        files = [f for f in self.files if not is_test_code(f)]
+        named = {ref for f in files for ref in f.beat_refs}
+        found = [(f, e) for f in files for e in f.schedules if e.holder is None]
+        written = {(f.path, e.loc) for f, e in found}
+        found += [
+            (f, e)
+            for f in files
+            for e in f.schedules
+            if e.holder is not None and e.holder in named and (f.path, e.loc) not in written
+        ]
+        return found
 
     def scheduled_jobs(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
         """Every schedule entry (outside test code), with the job it runs when the

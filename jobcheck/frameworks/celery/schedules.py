@@ -4,6 +4,8 @@ the old ``@periodic_task`` decorator."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from jobcheck import timing
@@ -60,6 +62,8 @@ class CelerySchedules(ScheduleReader):
     def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
         self._dicts: dict[str, cst.Dict] = {}
+        self._holder: str | None = None
+        """The module constant whose entries are being read (a beat dict kept apart)."""
 
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         for decorator_node, decorator in zip(node.decorators, facts.decorators):
@@ -95,6 +99,7 @@ class CelerySchedules(ScheduleReader):
                     self._beat_dict(value)
                 elif walker.at_module_level and isinstance(value, cst.Dict):
                     self._dicts[target.value] = value
+                    self._held_entries(target.value, value)
             elif isinstance(target, cst.Attribute) and _is_beat_attribute(target):
                 self._beat_dict(value)
             elif isinstance(target, cst.Subscript) and _is_beat_holder(target.value):
@@ -102,9 +107,42 @@ class CelerySchedules(ScheduleReader):
                 if isinstance(key, cst.Index):
                     self._beat_entry(key.value, value)
 
+    def _activate(self, holder: str) -> bool:
+        """The entries held by this module's dict ``holder`` now count (a beat setting
+        here names it); whether it held any."""
+        schedules = self.walker.facts.schedules
+        found = False
+        for index, entry in enumerate(schedules):
+            if entry.holder == holder:
+                schedules[index] = replace(entry, holder=None)
+                found = True
+        return found
+
+    def _held_entries(self, name: str, value: cst.Dict) -> None:
+        """A module-level dict of beat entries under another name (``NIGHTLY = {...}``
+        in ``celery_beat.py``, composed into the setting elsewhere): its entries are
+        read now and count once a beat setting names the dict (``ScheduleEntry.holder``)."""
+        self._holder = self.walker.names.local(name)
+        try:
+            self._beat_dict(value)
+        finally:
+            self._holder = None
+
     def _beat_dict(self, value: cst.BaseExpression) -> None:
         if isinstance(value, cst.Name) and value.value in self._dicts:
+            if self._holder is None and self._activate(self.walker.names.local(value.value)):
+                return
             value = self._dicts[value.value]
+        elif isinstance(value, (cst.Name, cst.Attribute)):
+            # A dict of entries defined in another module (``{**NIGHTLY, **HOURLY}``).
+            held = self.walker.qualify(value)
+            if held is not None and self._holder is None:
+                self.walker.facts.beat_refs.append(held)
+            return
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.BitOr):
+            self._beat_dict(value.left)  # NIGHTLY | HOURLY
+            self._beat_dict(value.right)
+            return
         if isinstance(value, cst.Dict):
             for element in value.elements:
                 if isinstance(element, cst.DictElement):
@@ -145,6 +183,7 @@ class CelerySchedules(ScheduleReader):
             task_loc=walker.loc(task_node),
             timing_loc=walker.loc(schedule_node),
             options=options,
+            holder=self._holder,
         )
 
     def _task_reference(self, node: cst.BaseExpression) -> tuple[str | None, str | None]:
