@@ -77,13 +77,18 @@ class DeadLetterQueue(RuleChecks):
         # those catching only expected outcomes (a deleted record, a duplicate insert,
         # lookup/parse fallbacks): see jobcheck/extract/handlers.py.
         for body in job_bodies(self.project):
+            seen: set[tuple[str, int, int]] = set()
             for reach in body.summary(self.project).handlers:
                 handler = reach.item
-                if not reach.direct and not handler.catches_all:
-                    # A helper catching one named error and carrying on is a fallback
-                    # it was written for (a bad image, an unparsable header): only a
-                    # catch-all there hides the job's failure.
+                if not reach.direct and (not handler.catches_all or handler.exits):
+                    # A helper catching one named error, or returning a fallback to
+                    # its caller (``except Exception: return []``), does what it was
+                    # written for: only a catch-all that carries on hides the failure.
                     continue
+                key = (reach.path, handler.loc.line, handler.loc.column)
+                if key in seen:
+                    continue  # the same helper's handler, reached by another call
+                seen.add(key)
                 yield self.finding(
                     "swallowed-exception",
                     body.file.path,

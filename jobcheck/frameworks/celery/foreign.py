@@ -33,6 +33,9 @@ NOT_CELERY_ROOTS = frozenset(
         "flytekit",
         "nox",
         "pytest",
+        # Locust's ``@task`` weighs a load-test user's methods (locust/__init__.py
+        # re-exports ``locust.user.task.task``).
+        "locust",
         "apscheduler",
         "flask_apscheduler",
     }
