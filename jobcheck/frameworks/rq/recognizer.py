@@ -149,12 +149,26 @@ class RQRecognizer(Recognizer):
         walker = self.walker
         if isinstance(receiver, cst.Call):
             func = walker.qualify(receiver.func)
-            return func in QUEUE_CLASSES or func in QUEUE_FACTORIES or func in SCHEDULER_CLASSES
+            if func in QUEUE_CLASSES or func in QUEUE_FACTORIES or func in SCHEDULER_CLASSES:
+                return True
+            return self._makes_queue(func)
         name = walker.qualify(receiver)
         if name in self._queue_variables:
             return True
         # A queue object made elsewhere: trust it when this file works with RQ.
         return bool(walker.names.imported_roots & {"rq", "django_rq", "rq_scheduler"})
+
+    def _makes_queue(self, func: str | None) -> bool:
+        """A project function that returns an RQ queue: annotated so (``def
+        get_queue(name) -> rq.Queue``), or named for one in a file that works with RQ
+        (``get_queue_for(kind).enqueue(...)``)."""
+        if func is None:
+            return False
+        defined = self.walker.facts.functions.get(func)
+        if defined is not None and defined.returns in QUEUE_CLASSES:
+            return True
+        works_with_rq = bool(self.walker.names.imported_roots & {"rq", "django_rq"})
+        return works_with_rq and "queue" in func.rpartition(".")[2].lower()
 
     def _queue(self, node: cst.Call) -> None:
         walker = self.walker
