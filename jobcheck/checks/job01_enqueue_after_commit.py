@@ -54,7 +54,7 @@ class EnqueueAfterCommit(RuleChecks):
         for f in self.project.files:
             for function in f.functions.values():
                 for call in function.call_sites:
-                    where = self._call_transaction(call)
+                    where = None if call.deferred else self._call_transaction(call)
                     if where is None:
                         continue
                     target = summaries.callee(call)

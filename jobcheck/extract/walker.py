@@ -560,6 +560,7 @@ class Walker:
                 contexts=self.contexts_here(),
                 arguments=_call_arguments(self, node),
                 spreads=any(arg.star for arg in node.args),
+                deferred=self.deferred > 0,
             )
         )
 

@@ -114,6 +114,8 @@ class CallSite:
     arguments: tuple[Argument, ...] = ()
     spreads: bool = False
     """Passes ``*args``/``**kwargs`` on (an enqueue wrapper's own parameters)."""
+    deferred: bool = False
+    """Inside a ``transaction.on_commit`` callback: runs after the commit."""
 
 
 @dataclass(slots=True)

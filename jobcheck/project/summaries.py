@@ -259,7 +259,8 @@ class Summaries:
         summary.slow_calls.extend(_prefixed(inner.slow_calls, hop))
         summary.handlers.extend(_prefixed(inner.handlers, hop))
         summary.guards.extend(_prefixed(inner.guards, hop))
-        summary.enqueues.extend(_prefixed(inner.enqueues, hop))
+        if not site.deferred:  # a call in an on_commit callback enqueues after the commit
+            summary.enqueues.extend(_prefixed(inner.enqueues, hop))
         summary.functions.extend(_prefixed(inner.functions, hop))
 
     def _confirmed(self, site: EnqueueSite) -> bool:

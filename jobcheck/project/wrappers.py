@@ -154,7 +154,7 @@ def _site(wrapper: Wrapper, call: CallSite, caller: FunctionFacts) -> EnqueueSit
         arguments=wrapper.payload(call, job),
         atomic=call.atomic or inner.atomic,
         contexts=call.contexts,
-        deferred=inner.deferred,
+        deferred=inner.deferred or call.deferred,
         in_loop=None,
         target_param=handed_on,
         spreads=call.spreads,
