@@ -18,6 +18,14 @@ class Const:
 
 
 @dataclass(frozen=True, slots=True)
+class EnvDefault(Const):
+    """The literal default of a setting read from the environment
+    (``os.environ.get("TIMEOUT", "600")``): the value wherever ``variable`` is unset."""
+
+    variable: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Ref:
     """A name, resolved through the file's imports to a dotted path where possible."""
 

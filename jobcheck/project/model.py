@@ -164,17 +164,19 @@ class Project:
     def value(self, value: Value | None, depth: int = 0) -> Value | None:
         """``value`` with a name of a module constant replaced by the constant's value,
         from whichever module defines it (``time_limit=ONE_DAY``, ``**RETRY_POLICY``)."""
+        from jobcheck.project.environment import env_default
+
         while isinstance(value, Ref) and depth < 10:
             bound = self._aliases.get(value.qualname)
             if not isinstance(bound, (Ref, DictV, Const)):
                 return value
             value, depth = bound, depth + 1
-        return value
+        return env_default(value, self.instances)
 
     def with_values(self, task: TaskDef) -> TaskDef:
         """A job's options with module constants resolved and ``**options`` spread from
         a dict the project defines (an unreadable spread stays, as "any option")."""
-        if not any(isinstance(v, Ref) for _, v in task.options):
+        if not any(isinstance(v, (Ref, CallV)) for _, v in task.options):
             return task
         options: list[tuple[str, Value]] = []
         locs = dict(task.option_locs)
@@ -378,6 +380,9 @@ class Project:
         for f in self.files:
             for setting in f.settings:
                 if self._honoured(f, setting):
+                    resolved = self.value(setting.value)
+                    if resolved is not setting.value and isinstance(resolved, Const):
+                        setting = replace(setting, value=resolved)
                     found.setdefault(setting.key, []).append((f, setting))
         return found
 

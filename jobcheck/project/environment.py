@@ -1,0 +1,78 @@
+"""Settings read from the environment with a literal default: the default is the value.
+
+``task_time_limit = int(os.environ.get("TASK_TIME_LIMIT", "600"))``,
+``env.int("TIMEOUT", default=600)`` (django-environ), ``config("TIMEOUT", default=600,
+cast=int)`` (python-decouple): a static reader cannot know the deployment's environment,
+but the default is what runs wherever the variable is not set, and what the code's author
+chose. It comes back as an :class:`EnvDefault` (a ``Const`` naming its variable), so a
+message can say where the number came from; a read with no literal default stays what it
+was (unknown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from jobcheck.facts.values import CallV, Const, EnvDefault, Value
+
+# os.environ.get(key, default=None) / os.getenv(key, default=None) (CPython os.py).
+_STDLIB_READS = frozenset({"os.environ.get", "os.getenv", "os.environ.setdefault"})
+# python-decouple: config(option, default=Undefined, cast=Undefined) (decouple.py
+# ``Config.__call__``); django-environ: Env.<type>(var, default=NOTSET) (environ/environ.py).
+_DECOUPLE_READS = frozenset({"decouple.config"})
+_ENV_CLASSES = frozenset({"environ.Env", "environ.environ.Env"})
+_ENV_CASTS: Mapping[str, Callable[[object], object]] = {
+    "int": int,
+    "float": float,
+    "str": str,
+    "bool": lambda v: str(v).lower() in ("1", "true", "yes", "on"),
+}
+
+
+def env_default(value: Value | None, instances: Mapping[str, str]) -> Value | None:
+    """``value`` with an environment read that has a literal default replaced by the
+    default (cast as the read casts it); ``instances``: module-level object -> class."""
+    if not isinstance(value, CallV):
+        return value
+    cast = _ENV_CASTS.get(value.func or "")
+    if cast is not None and len(value.args) == 1:
+        inner = env_default(value.args[0], instances)
+        if isinstance(inner, EnvDefault):
+            return _cast(inner, cast)  # int(os.environ.get("X", "600"))
+        return value
+    read = _read(value, instances)
+    return read if read is not None else value
+
+
+def _read(call: CallV, instances: Mapping[str, str]) -> EnvDefault | None:
+    func = call.func or ""
+    variable = call.arg(0, "key") if func in _STDLIB_READS else call.arg(0, "option")
+    if func in _STDLIB_READS:
+        default = call.arg(1, "default")
+        return _default(variable, default, None)
+    if func in _DECOUPLE_READS:
+        cast = call.kwarg("cast")
+        name = cast.qualname if cast is not None and hasattr(cast, "qualname") else None
+        return _default(variable, call.kwarg("default"), _ENV_CASTS.get(name or ""))
+    owner, _, method = func.rpartition(".")
+    if instances.get(owner) in _ENV_CLASSES and method in _ENV_CASTS:
+        return _default(call.arg(0, "var"), call.kwarg("default"), _ENV_CASTS[method])
+    return None
+
+
+def _default(
+    variable: Value | None, default: Value | None, cast: Callable[[object], object] | None
+) -> EnvDefault | None:
+    if not isinstance(variable, Const) or not isinstance(variable.value, str):
+        return None
+    if not isinstance(default, Const) or default.value is None:
+        return None
+    found = EnvDefault(default.value, variable.value)
+    return _cast(found, cast) if cast is not None else found
+
+
+def _cast(value: EnvDefault, cast: Callable[[object], object]) -> EnvDefault:
+    try:
+        return EnvDefault(cast(value.value), value.variable)
+    except (TypeError, ValueError):
+        return value
