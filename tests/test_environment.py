@@ -45,3 +45,20 @@ def test_reads_without_a_literal_default_stay_unknown() -> None:
     assert env_default(not_env, ENV) is not_env  # not an environ.Env instance
     unparsable = CallV("int", (_get("LIMIT", "ten"),))
     assert env_default(unparsable, {}) == EnvDefault("ten", "LIMIT")
+
+
+def test_messages_and_the_job_listing_name_the_variable() -> None:
+    from pathlib import Path
+
+    from jobcheck.catalog import load_catalog
+    from jobcheck.config import Options
+    from jobcheck.engine import RunSettings, Selection, check_paths
+    from tests.conftest import FIXTURES
+
+    case = FIXTURES / "scl18" / "celery_env_defaults"
+    options = Options(root=str(case), select=["SCL-18"])
+    selection = Selection.resolve(load_catalog(), options.select, options.ignore)
+    report = check_paths([str(case)], options, selection, RunSettings(jobs=1))
+    by_file = {Path(f.path).name: f.message for f in report.findings}
+    assert "900 s (global setting, the default of $SOFT_LIMIT)" in by_file["settings.py"]
+    assert "30 s (set on the task, the default of $EXPORT_LIMIT)" in by_file["tasks.py"]

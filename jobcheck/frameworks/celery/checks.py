@@ -11,7 +11,17 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import SPLAT, FailureHandler, FileFacts, RetryCall
-from jobcheck.facts.values import DictV, Ref, SeqV, Value, is_infinite, is_none, number, truthy
+from jobcheck.facts.values import (
+    DictV,
+    EnvDefault,
+    Ref,
+    SeqV,
+    Value,
+    is_infinite,
+    is_none,
+    number,
+    truthy,
+)
 from jobcheck.frameworks.celery import routes, tasks
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project.schedule_words import describe, job_label
@@ -213,12 +223,15 @@ def soft_limit_not_below_hard(check: Check) -> Iterator[Finding]:
 
 
 def _origin(resolved: Resolved) -> str:
-    return {
+    where = {
         "task": "set on the task",
         "base": "from its base class",
         "annotations": "from task_annotations",
         "settings": "global setting",
     }.get(resolved.source, resolved.source)
+    if isinstance(resolved.value, EnvDefault):
+        return f"{where}, the default of ${resolved.value.variable}"
+    return where
 
 
 def _has_limit(resolved: Resolved) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import SeqV, Value, describe, is_none, number, truthy
+from jobcheck.facts.values import EnvDefault, SeqV, Value, describe, is_none, number, truthy
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project, Resolved
@@ -114,12 +114,15 @@ def _value(resolved: Resolved) -> str:
 
 
 def _source(resolved: Resolved) -> str:
-    return {
+    where = {
         "task": "task",
         "base": "base class",
         "annotations": "task_annotations",
         "settings": "global setting",
     }.get(resolved.source, resolved.source)
+    if isinstance(resolved.value, EnvDefault):
+        return f"{where}, the default of ${resolved.value.variable}"
+    return where
 
 
 def _exceptions(value: Value | None) -> str:
