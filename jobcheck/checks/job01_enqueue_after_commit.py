@@ -6,6 +6,7 @@ outlive a rollback (and act on a row that never existed). Docs: docs/rules/JOB-0
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
@@ -32,6 +33,16 @@ class EnqueueAfterCommit(RuleChecks):
                 continue
             yield self._finding(f, site.loc, _name(site, job), reason)
         yield from self._through_helpers()
+
+    @functools.cached_property
+    def _connected(self) -> dict[str, tuple[str, ...]]:
+        """Handler qualname -> the model signals connected to it anywhere."""
+        found: dict[str, tuple[str, ...]] = {}
+        for f in self.project.files:
+            for handler, signal in f.signal_receivers:
+                qualname = self.project.resolve_function(handler) or handler
+                found[qualname] = (*found.get(qualname, ()), signal)
+        return found
 
     def _finding(
         self, f: FileFacts, loc: Loc, name: str, reason: str, related: tuple[Related, ...] = ()
@@ -119,7 +130,8 @@ class EnqueueAfterCommit(RuleChecks):
         function = self.project.function(site.function)
         if function is None:
             return None
-        received = signals.receiver_transaction(function, atomic_requests)
+        connected = self._connected.get(function.qualname, ())
+        received = signals.receiver_transaction(function, atomic_requests, connected)
         if received is not None:
             return received
         in_transaction = web.runs_in_request_transaction(function.view, atomic_requests)

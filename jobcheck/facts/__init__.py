@@ -354,6 +354,8 @@ class FileFacts:
     """Module-level names bound to another name or a ``functools.partial`` of one
     (``job = partial(MyJobDecorator, connection=redis)``), to follow custom decorators."""
     schedules: list[ScheduleEntry] = field(default_factory=list)
+    signal_receivers: list[tuple[str, str]] = field(default_factory=list)
+    """(handler qualname, model signal) of ``<signal>.connect(handler)`` calls here."""
     beat_refs: list[str] = field(default_factory=list)
     """Dicts of beat entries defined elsewhere that a beat setting here is composed of
     (``CELERY_BEAT_SCHEDULE = {**NIGHTLY, **HOURLY}``)."""

@@ -36,6 +36,11 @@ SESSION_WRITES = frozenset(
 )
 
 
+# ``Signal.connect(receiver, sender=None, weak=True, dispatch_uid=None)``
+# (django/dispatch/dispatcher.py); model signals live in django.db.models.signals.
+SIGNALS_MODULE = "django.db.models.signals."
+
+
 class DjangoRecognizer(Recognizer):
     # Model classes and declarative bases are looked up by name, and loaded on demand.
     PREFILTER = (Trigger("ATOMIC_REQUESTS", b"ATOMIC_REQUESTS"),)
@@ -93,6 +98,7 @@ class DjangoRecognizer(Recognizer):
             )
 
     def call(self, node: cst.Call, func: str | None) -> None:
+        self._signal_connection(node, func)
         scope = self.walker.function
         if scope is None or not isinstance(node.func, cst.Attribute):
             return
@@ -104,6 +110,20 @@ class DjangoRecognizer(Recognizer):
             scope.facts.commit_orders.append(self.walker.order)
         elif method in SESSION_WRITES:
             scope.facts.session_writes.append(self.walker.order)
+
+    def _signal_connection(self, node: cst.Call, func: str | None) -> None:
+        """``post_save.connect(handler, sender=Order)``: ``handler`` receives the signal
+        (``FileFacts.signal_receivers``), wherever it is defined."""
+        if not func or not func.startswith(SIGNALS_MODULE) or not func.endswith(".connect"):
+            return
+        signal = func.removeprefix(SIGNALS_MODULE).removesuffix(".connect")
+        receiver = next(
+            (a.value for a in node.args if a.keyword is None or a.keyword.value == "receiver"),
+            None,
+        )
+        handler = self.walker.qualify(receiver) if receiver is not None else None
+        if handler and "." not in signal:
+            self.walker.facts.signal_receivers.append((handler, signal))
 
 
 def _subscript_key(node: cst.Subscript) -> str | None:

@@ -36,10 +36,11 @@ IN_REQUEST_TRANSACTION = {
 }
 
 
-def received_signals(function: FunctionFacts) -> list[str]:
+def received_signals(function: FunctionFacts, connected: tuple[str, ...] = ()) -> list[str]:
     """The model signals ``function`` receives (``@receiver(post_save, sender=...)``,
-    ``@receiver([post_save, post_delete])``, or connected: ``FunctionFacts.signal``)."""
+    ``@receiver([post_save, post_delete])``, or ``connected`` with ``.connect``)."""
     found = [function.signal] if function.signal else []
+    found += connected
     for decorator in function.decorators:
         call = decorator.call
         if decorator.qualname != RECEIVER or not isinstance(call, CallV) or not call.args:
@@ -56,10 +57,12 @@ def _signal_names(value: Value) -> list[str]:
     return []
 
 
-def receiver_transaction(function: FunctionFacts, atomic_requests: bool) -> str | None:
+def receiver_transaction(
+    function: FunctionFacts, atomic_requests: bool, connected: tuple[str, ...] = ()
+) -> str | None:
     """Why an enqueue in ``function`` runs before the commit, when it is a receiver of a
     model signal sent inside a transaction; None otherwise."""
-    for signal in received_signals(function):
+    for signal in received_signals(function, connected):
         if signal in ALWAYS_IN_TRANSACTION:
             return ALWAYS_IN_TRANSACTION[signal]
         if atomic_requests and signal in IN_REQUEST_TRANSACTION:
