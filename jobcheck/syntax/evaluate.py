@@ -66,7 +66,10 @@ class Evaluator:
             self._depth -= 1
 
     def _value(self, expr: cst.BaseExpression) -> Value:
-        if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+        if isinstance(
+            expr,
+            (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString),
+        ):
             return self._literal(expr)
         if isinstance(expr, cst.Name):
             if expr.value in ("True", "False", "None"):
@@ -120,9 +123,30 @@ class Evaluator:
             return CallV("dict", (), tuple(kwargs))
         return CallV(func, tuple(args), tuple(kwargs))
 
+    def _formatted(self, expr: cst.FormattedString) -> Value:
+        """An f-string whose parts are all known (``f"{PREFIX}-high"`` with ``PREFIX`` a
+        string constant of the module): the string; else opaque."""
+        parts: list[str] = []
+        for part in expr.parts:
+            if isinstance(part, cst.FormattedStringText):
+                parts.append(part.value)
+                continue
+            if part.conversion is not None or part.format_spec is not None:
+                return Opaque(excerpt(self.module, expr))
+            value = self.value(part.expression)
+            if not isinstance(value, Const) or not isinstance(value.value, (str, int)):
+                return Opaque(excerpt(self.module, expr))
+            if isinstance(value.value, bool):
+                return Opaque(excerpt(self.module, expr))
+            parts.append(str(value.value))
+        text = "".join(parts)
+        if "{" in text or "}" in text or "\\" in text:
+            return Opaque(excerpt(self.module, expr))  # doubled braces, escapes: not plain
+        return Const(text)
+
     def _literal(self, expr: cst.BaseExpression) -> Value:
         if isinstance(expr, cst.FormattedString):
-            return Opaque(excerpt(self.module, expr))
+            return self._formatted(expr)
         if isinstance(expr, cst.ConcatenatedString):
             parts = [self._literal(expr.left), self._literal(expr.right)]
             if all(isinstance(p, Const) and isinstance(p.value, str) for p in parts):
