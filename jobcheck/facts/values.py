@@ -25,6 +25,12 @@ class EnvDefault(Const):
     variable: str = ""
 
 
+def env_note(value: object) -> str:
+    """``", the default of $TIMEOUT"`` for an environment read's default, else ``""``
+    (for messages that say where a value comes from)."""
+    return f", the default of ${value.variable}" if isinstance(value, EnvDefault) else ""
+
+
 @dataclass(frozen=True, slots=True)
 class Ref:
     """A name, resolved through the file's imports to a dotted path where possible."""

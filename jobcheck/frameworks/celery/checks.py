@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from jobcheck.facts import SPLAT, FailureHandler, FileFacts, RetryCall
 from jobcheck.facts.values import (
     DictV,
-    EnvDefault,
     Ref,
     SeqV,
     Value,
+    env_note,
     is_infinite,
     is_none,
     number,
@@ -229,9 +229,7 @@ def _origin(resolved: Resolved) -> str:
         "annotations": "from task_annotations",
         "settings": "global setting",
     }.get(resolved.source, resolved.source)
-    if isinstance(resolved.value, EnvDefault):
-        return f"{where}, the default of ${resolved.value.variable}"
-    return where
+    return where + env_note(resolved.value)
 
 
 def _has_limit(resolved: Resolved) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import EnvDefault, SeqV, Value, describe, is_none, number, truthy
+from jobcheck.facts.values import SeqV, Value, describe, env_note, is_none, number, truthy
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project, Resolved
@@ -120,9 +120,7 @@ def _source(resolved: Resolved) -> str:
         "annotations": "task_annotations",
         "settings": "global setting",
     }.get(resolved.source, resolved.source)
-    if isinstance(resolved.value, EnvDefault):
-        return f"{where}, the default of ${resolved.value.variable}"
-    return where
+    return where + env_note(resolved.value)
 
 
 def _exceptions(value: Value | None) -> str:
