@@ -13,6 +13,7 @@ deep. The wrapper's own site, whose job is only a parameter, is left to these.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -83,52 +84,39 @@ def wrappers_of(files: list[FileFacts]) -> dict[str, Wrapper]:
 def wrapper_functions(files: list[FileFacts]) -> set[str]:
     """The qualnames of every enqueue wrapper of ``files``, wrappers of wrappers
     included (before a project model exists: call sites matched as written)."""
-    wrappers = wrappers_of(files)
-    found = set(wrappers)
-    for _ in range(MAX_LEVELS):
-        more: dict[str, Wrapper] = {}
-        for f in files:
-            for function in f.functions.values():
-                if function.qualname in found:
-                    continue
-                params = {p.name for p in function.params}
-                for call in function.call_sites:
-                    wrapper = wrappers.get(call.callee)
-                    job = wrapper.job_argument(call) if wrapper is not None else None
-                    if wrapper is not None and job is not None and job.text in params:
-                        more[function.qualname] = Wrapper(function, wrapper.site, job.text)
-                        break
-        if not more:
-            break
-        found |= set(more)
-        wrappers = more
-    return found
+    handing_on = {site.function for _, site in _wrapped(files, str) if site.target_param}
+    return set(wrappers_of(files)) | {q for q in handing_on if q}
 
 
 def wrapped_sites(project: Project) -> list[tuple[FileFacts, EnqueueSite]]:
     """The enqueue sites made by calling the project's enqueue wrappers."""
-    wrappers = wrappers_of(project.files)
+    return _wrapped(project.files, lambda callee: project.resolve_function(callee) or callee)
+
+
+def _wrapped(
+    files: list[FileFacts], resolve: Callable[[str], str]
+) -> list[tuple[FileFacts, EnqueueSite]]:
+    """The enqueue sites of the calls of ``files``' wrappers, level by level: a caller
+    that hands on its own parameter is a wrapper of the next level."""
+    wrappers = wrappers_of(files)
     derived: list[tuple[FileFacts, EnqueueSite]] = []
     seen: set[tuple[str, int, int]] = set()
     for _ in range(MAX_LEVELS):
         if not wrappers:
             break
         found_now: list[tuple[FileFacts, EnqueueSite]] = []
-        for f in project.files:
+        for f in files:
             for function in f.functions.values():
                 for call in function.call_sites:
-                    wrapper = wrappers.get(project.resolve_function(call.callee) or call.callee)
-                    if wrapper is None:
-                        continue
+                    wrapper = wrappers.get(resolve(call.callee))
                     key = (f.path, call.loc.line, call.loc.column)
-                    if key in seen:
+                    if wrapper is None or key in seen:
                         continue
                     site = _site(wrapper, call, function)
                     if site is not None:
                         seen.add(key)
                         found_now.append((f, site))
         derived += found_now
-        # A caller that hands on its own parameter is a wrapper too (next level).
         wrappers = {
             site.function: Wrapper(f.functions[site.function], site, site.target_param)
             for f, site in found_now
