@@ -114,6 +114,13 @@ STATISTICS_FORMATS = ("text", "full", "concise", "json")
     help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder).",
 )
 @click.option(
+    "--include-tests",
+    is_flag=True,
+    default=None,
+    help="Also check test code found by walking folders (tests/, test_*.py, conftest.py...; "
+    "skipped by default).",
+)
+@click.option(
     "--show-unused-suppressions",
     is_flag=True,
     default=None,
@@ -284,6 +291,8 @@ class _Request:
         targets = paths or (".",)
         options = _options(given["config_file"], targets)  # type: ignore[arg-type]
         exclude = tuple(given["exclude"])  # type: ignore[arg-type]
+        if given["include_tests"]:
+            options = replace(options, include_tests=True)
         if exclude:
             options = replace(options, extend_exclude=(*options.extend_exclude, *exclude))
         if given["max_file_size"] is not None:
@@ -620,7 +629,10 @@ def _engine_path(scope: Scope, name: str, options: Options) -> str | None:
     exclude = (*options.exclude, *options.extend_exclude)
     try:
         files = discover(
-            scope.targets, exclude=exclude, respect_gitignore=options.respect_gitignore
+            scope.targets,
+            exclude=exclude,
+            respect_gitignore=options.respect_gitignore,
+            include_tests=options.include_tests,
         )
     except DiscoveryError as error:
         raise JobcheckError(str(error)) from None
@@ -761,7 +773,10 @@ def _show_files(request: _Request) -> None:
     exclude = (*options.exclude, *options.extend_exclude)
     try:
         files = discover(
-            scope.targets, exclude=exclude, respect_gitignore=options.respect_gitignore
+            scope.targets,
+            exclude=exclude,
+            respect_gitignore=options.respect_gitignore,
+            include_tests=options.include_tests,
         )
     except DiscoveryError as error:
         raise JobcheckError(str(error)) from None
@@ -779,7 +794,10 @@ def _signature(request: _Request) -> object:
     exclude = (*options.exclude, *options.extend_exclude)
     try:
         files = discover(
-            request.targets, exclude=exclude, respect_gitignore=options.respect_gitignore
+            request.targets,
+            exclude=exclude,
+            respect_gitignore=options.respect_gitignore,
+            include_tests=options.include_tests,
         )
     except DiscoveryError:
         return None

@@ -87,6 +87,7 @@ class Options:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     severity: dict[str, str] = field(default_factory=dict)
     respect_gitignore: bool = True
+    include_tests: bool = False
     urgent_words: tuple[str, ...] = DEFAULT_URGENT_WORDS
     bulk_words: tuple[str, ...] = DEFAULT_BULK_WORDS
     lock_decorators: tuple[str, ...] = ()
@@ -113,6 +114,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "per-file-ignores": ("per_file_ignores", "dict[str, list[str]]"),
     "severity": ("severity", "dict[str, str]"),
     "respect-gitignore": ("respect_gitignore", "bool"),
+    "include-tests": ("include_tests", "bool"),
     "urgent-words": ("urgent_words", "list[str]"),
     "bulk-words": ("bulk_words", "list[str]"),
     "lock-decorators": ("lock_decorators", "list[str]"),

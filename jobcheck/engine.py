@@ -145,6 +145,7 @@ def _check_paths(
             paths,
             exclude=(*options.exclude, *options.extend_exclude),
             respect_gitignore=options.respect_gitignore,
+            include_tests=options.include_tests,
             cache=cache.walk if cache is not None else None,
         )
     remember = cache is not None and not settings.overrides
@@ -252,6 +253,7 @@ def collect_facts(
         paths,
         exclude=(*options.exclude, *options.extend_exclude),
         respect_gitignore=options.respect_gitignore,
+        include_tests=options.include_tests,
     )
     settings = replace(settings, max_file_size=options.max_file_size)
     return files, gather(files, settings, always=frozenset(options.django_settings))

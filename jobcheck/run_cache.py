@@ -119,7 +119,11 @@ class RunCache:
         documents), and whether every one of them is old enough to trust its stat."""
         exclude = (*options.exclude, *options.extend_exclude)
         sources = discover(
-            paths, exclude=exclude, respect_gitignore=options.respect_gitignore, cache=self.walk
+            paths,
+            exclude=exclude,
+            respect_gitignore=options.respect_gitignore,
+            include_tests=options.include_tests,
+            cache=self.walk,
         )
         roots = [Path(p) for p in paths if os.path.isdir(p)]
         if options.config_path:

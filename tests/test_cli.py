@@ -246,6 +246,57 @@ def test_exclude_option(tmp_path: Path) -> None:
     assert code == 0
 
 
+def _with_test_code(root: Path) -> None:
+    """A project whose only jobs without a limit live in its test code, in each of the
+    shapes walks skip: a tests/ folder, test_*.py, *_test.py, a Django app's tests.py
+    and conftest.py."""
+    (root / "tests").mkdir()
+    (root / "app").mkdir()
+    write(root / "tests", "jobs.py", NO_LIMIT)
+    write(root / "app", "test_tasks.py", NO_LIMIT)
+    write(root / "app", "tasks_test.py", NO_LIMIT)
+    write(root / "app", "tests.py", NO_LIMIT)
+    write(root, "conftest.py", NO_LIMIT)
+    write(root / "app", "testing_tools.py", NO_LIMIT)  # not test code by its name
+
+
+def _finding_paths(output: str, root: Path) -> list[str]:
+    return sorted(
+        Path(f["path"]).relative_to(root).as_posix() for f in json.loads(output)["findings"]
+    )
+
+
+def test_walks_skip_test_code(tmp_path: Path) -> None:
+    _with_test_code(tmp_path)
+    code, output = run("check", "--format", "json", str(tmp_path))
+    assert code == 1
+    assert _finding_paths(output, tmp_path) == ["app/testing_tools.py"]
+
+
+def test_include_tests_flag_and_config_key_check_test_code(tmp_path: Path) -> None:
+    _with_test_code(tmp_path)
+    everything = [
+        "app/tasks_test.py",
+        "app/test_tasks.py",
+        "app/testing_tools.py",
+        "app/tests.py",
+        "conftest.py",
+        "tests/jobs.py",
+    ]
+    _, output = run("check", "--format", "json", "--include-tests", str(tmp_path))
+    assert _finding_paths(output, tmp_path) == everything
+    write(tmp_path, "pyproject.toml", "[tool.jobcheck]\ninclude-tests = true\n")
+    _, output = run("check", "--format", "json", str(tmp_path))
+    assert _finding_paths(output, tmp_path) == everything
+
+
+def test_a_test_file_named_on_the_command_line_is_checked(tmp_path: Path) -> None:
+    _with_test_code(tmp_path)
+    code, output = run("check", "--format", "json", str(tmp_path / "app" / "test_tasks.py"))
+    assert code == 1
+    assert _finding_paths(output, tmp_path) == ["app/test_tasks.py"]
+
+
 def test_config_select_and_bad_key(tmp_path: Path) -> None:
     write(tmp_path, "tasks.py", NO_LIMIT)
     write(tmp_path, "pyproject.toml", '[tool.jobcheck]\nignore = ["SCL-18"]\n')

@@ -118,6 +118,8 @@ def test_excluded_files_are_not_part_of_the_project(shop: Path) -> None:
     assert state.contains(str(shop / "orders" / "new_module.py"))
     assert not state.contains(str(shop / ".venv" / "lib" / "celery" / "app.py"))
     assert not state.contains(str(shop.parent / "elsewhere.py"))
+    assert not state.contains(str(shop / "orders" / "tests" / "test_tasks.py"))
+    assert not state.contains(str(shop / "conftest.py"))
 
 
 CASES = sorted(p for p in (Path(__file__).parent / "fixtures").glob("*/*") if p.is_dir())

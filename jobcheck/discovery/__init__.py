@@ -49,6 +49,21 @@ DEFAULT_EXCLUDES = (
     ".ipynb_checkpoints",
     ".semgrep",  # semgrep rule fixtures: code written to be flagged, never run
 )
+# Test code: it runs against mocks, throwaway apps and test settings, never in a
+# deployment, so its jobs, enqueue sites and settings are not the project's. Skipped when
+# a folder is walked (``include-tests = true`` or ``--include-tests`` keeps them); a file
+# named on the command line is always checked.
+TEST_EXCLUDES = (
+    "tests/",
+    "test/",
+    "spec/",
+    "test_*.py",
+    "*_test.py",
+    "tests.py",
+    "conftest.py",
+    "*_spec.rb",
+    "*_test.rb",
+)
 # Python sources, plus the Ruby sources and Sidekiq YAML files the Ruby front end reads
 # (``jobcheck/ruby/__init__.py`` SUFFIXES; kept literal here so discovery stays light).
 SOURCE_SUFFIXES = (
@@ -158,11 +173,13 @@ def discover(
     suffixes: tuple[str, ...] = SOURCE_SUFFIXES,
     cache: WalkCache | None = None,
     patterns: tuple[str, ...] = OTHER_SOURCES,
+    include_tests: bool = False,
 ) -> list[SourceFile]:
     """Every file to check, in a stable order, each once: files ending in ``suffixes``
     and, by default, the other kinds jobcheck reads (``patterns``, globs on the path:
-    Kubernetes manifests, crontab files... ``jobcheck/extract/files.py``)."""
-    excludes = _Matcher(tuple(DEFAULT_EXCLUDES) + tuple(exclude))
+    Kubernetes manifests, crontab files... ``jobcheck/extract/files.py``). Walks skip
+    test code (``TEST_EXCLUDES``) unless ``include_tests``."""
+    excludes = _Matcher(default_excludes(include_tests) + tuple(exclude))
     user_excludes = _Matcher(tuple(exclude))
     found: dict[str, SourceFile] = {}
     for raw in paths:
@@ -187,6 +204,11 @@ def discover(
             cache.walks[key] = walker.state
             cache.changed = True
     return sorted(found.values(), key=lambda f: f.display)
+
+
+def default_excludes(include_tests: bool) -> tuple[str, ...]:
+    """What a walk skips before the configuration's own excludes."""
+    return DEFAULT_EXCLUDES if include_tests else (*DEFAULT_EXCLUDES, *TEST_EXCLUDES)
 
 
 def _clean(path: Path | str) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 from jobcheck.catalog import UnknownRuleError, load_catalog
 from jobcheck.config import ConfigError, Options, find_config, load
 from jobcheck.discovery import (
-    DEFAULT_EXCLUDES,
+    default_excludes,
     DiscoveryError,
     SourceFile,
     _excluded,
@@ -137,6 +137,7 @@ class ProjectState:
                 [str(self.root)],
                 exclude=(*self.options.exclude, *self.options.extend_exclude),
                 respect_gitignore=self.options.respect_gitignore,
+                include_tests=self.options.include_tests,
             )
         except DiscoveryError:
             files = []
@@ -196,7 +197,11 @@ class ProjectState:
             return False
         if path in self.discovered:
             return True
-        patterns = (*DEFAULT_EXCLUDES, *self.options.exclude, *self.options.extend_exclude)
+        patterns = (
+            *default_excludes(self.options.include_tests),
+            *self.options.exclude,
+            *self.options.extend_exclude,
+        )
         current = self.root
         for part in relative.parts:
             current = current / part
