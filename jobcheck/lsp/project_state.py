@@ -21,10 +21,10 @@ from pathlib import Path
 from jobcheck.catalog import UnknownRuleError, load_catalog
 from jobcheck.config import ConfigError, Options, find_config, load
 from jobcheck.discovery import (
-    default_excludes,
     DiscoveryError,
     SourceFile,
     _excluded,
+    default_excludes,
     discover,
     module_name,
 )
