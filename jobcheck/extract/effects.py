@@ -209,7 +209,9 @@ class EffectsRecognizer(Recognizer):
         frame = self._frames.pop()
         # Node ids are only meaningful while the function's nodes are alive.
         self._state_tests.clear()
-        if facts.side_effects:
+        # Guards matter to the function's own effects and to those of the helpers it
+        # calls after them (``if done: return`` then ``notify(user)``).
+        if facts.side_effects or facts.call_sites:
             loc = self.walker.loc
             # Extend: other recognizers (locks) record guards of their own.
             facts.guards.extend(

@@ -16,6 +16,7 @@ from typing import ClassVar
 import libcst as cst
 
 from jobcheck.extract import bodies, payload
+from jobcheck.extract.decorator_factories import factory_value
 from jobcheck.facts import (
     NOWHERE,
     Argument,
@@ -28,7 +29,7 @@ from jobcheck.facts import (
     Param,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, Const, DictV, Ref, Value
+from jobcheck.facts.values import TYPE_ALIAS, CallV, Const, DictV, Ref, Value
 from jobcheck.syntax.evaluate import MAX_EXCERPT, Evaluator, excerpt
 from jobcheck.syntax.names import Names, dotted
 from jobcheck.syntax.positions import ANCHOR_TYPES, Positions
@@ -312,6 +313,10 @@ class Walker:
         if any(d.qualname in ATOMIC for d in facts.decorators):
             facts.atomic = True
         self.facts.functions[qualname] = facts
+        if self.at_module_level:
+            factory = factory_value(node, self.names, self.evaluate)
+            if factory is not None:  # ``@actor(...)`` of the project makes jobs
+                self.facts.aliases[self.names.local(node.name.value)] = factory
         for recognizer in self.recognizers:
             recognizer.function(node, facts)
         for decorator in node.decorators:
@@ -623,6 +628,20 @@ class Walker:
             self._track_variables(scope, targets, value)
         elif self.at_module_level:
             self._track_constants(targets, value)
+            if self._is_type_alias(node):
+                for target in targets:
+                    if isinstance(target, cst.Name):
+                        self.facts.aliases[self.names.local(target.value)] = TYPE_ALIAS
+
+    def _is_type_alias(self, node: cst.Assign | cst.AnnAssign) -> bool:
+        """``Kind = Literal["a", "b"]``, ``Id = Annotated[int, ...]``, ``X: TypeAlias = ...``."""
+        if isinstance(node, cst.AnnAssign):
+            return (self.names.qualify(node.annotation.annotation) or "").endswith(".TypeAlias")
+        value = node.value
+        if not isinstance(value, cst.Subscript):
+            return False
+        qualname = self.names.qualify(value.value) or ""
+        return qualname.partition(".")[0] in ("typing", "typing_extensions")
 
     def _track_variables(
         self, scope: FunctionScope, targets: list[cst.BaseExpression], value: cst.BaseExpression

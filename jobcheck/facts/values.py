@@ -93,6 +93,9 @@ Value = Const | Ref | CallV | SeqV | DictV | Opaque
 
 UNKNOWN = Opaque("?")
 
+TYPE_ALIAS = Opaque("a type alias")
+"""What a module-level ``Kind = Literal["a", "b"]`` binds: a type, not a class."""
+
 
 def number(value: Value | None) -> float | None:
     """The numeric value of a constant, or None."""

@@ -23,7 +23,7 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, Value, string
+from jobcheck.facts.values import TYPE_ALIAS, CallV, Const, DictV, Opaque, Ref, Value, string
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
@@ -340,6 +340,8 @@ class Project:
             return True
         bases = self.classes.get(qualname)
         if bases is None:
+            if self._aliases.get(qualname) == TYPE_ALIAS:
+                return False  # ``EventType = Literal[...]`` in a models module
             module, _, name = qualname.rpartition(".")
             return "models" in module.split(".") and name[:1].isupper() and not name.isupper()
         return any(self.is_model(b, depth + 1) for b in bases)

@@ -1,0 +1,186 @@
+"""Project functions that make jobs of what they decorate.
+
+Projects wrap their job library's decorator in a function of their own and decorate
+every job with it:
+
+- a factory whose inner decorator hands the function (or a ``functools.wraps`` wrapper of
+  it) to the library: ``def actor(queue_name=None, **options): def decorator(fn): ...
+  dramatiq.actor(wrapped, queue_name=queue_name, **options); return wrapped; return
+  decorator``, used as ``@actor(actor_name="x")`` (polar);
+- a plain decorator: ``def job(fn): return shared_task(bind=True)(fn)``, used as ``@job``;
+- a pass-through factory: ``def task(*args, **kwargs): return app.task(*args, base=X,
+  **kwargs)``.
+
+Each becomes a value of the function's name, a call of the library callable with the
+options it presets (``CallV``), which the project model follows from a decorator to the
+library as it follows ``bg_task = shared_task(acks_late=True)``
+(``Project.resolve_callable``). An option the factory computes (``queue_name`` chosen by
+a ``match`` on a priority) is unknown, not the library's default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+import libcst.helpers
+
+from jobcheck.facts.values import CallV, Opaque, Value
+from jobcheck.syntax.names import Names
+
+
+def factory_value(
+    node: cst.FunctionDef, names: Names, evaluate: Callable[[cst.BaseExpression], Value]
+) -> CallV | None:
+    """The library call a module-level function stands for as a decorator, or None."""
+    outer = _params(node)
+    found = None
+    for inner, call, func in _registrations(node):
+        written = cst.helpers.get_full_name_for_node(func)
+        head = (written or "").partition(".")[0]
+        if head not in names.aliases and head not in names.defined:
+            continue  # a local or a builtin (``fn(...)``, ``setattr(fn, ...)``)
+        qualname = names.qualify(func)
+        if qualname is None or qualname == names.local(node.name.value):
+            continue
+        found = (inner, call, qualname)  # the last one: the registration ends the factory
+    if found is None:
+        return None
+    inner, call, qualname = found
+    params = outer | (_params(inner) if inner is not None else set())
+    assigned = _assigned(node) - (_params(inner) if inner is not None else set())
+    return CallV(func=qualname, kwargs=tuple(_presets(call, params, assigned, evaluate)))
+
+
+def _registrations(
+    node: cst.FunctionDef,
+) -> Iterator[tuple[cst.FunctionDef | None, cst.Call, cst.BaseExpression]]:
+    """(inner decorator or None, the library call, its callee) for each way ``node``
+    may hand what it decorates to a library decorator."""
+    outer = _params(node)
+    body = _statements(node)
+    for statement in body:
+        # A plain decorator: ``return lib(...)(fn)`` or ``return lib(fn, ...)``.
+        returned = _returned(statement)
+        if isinstance(returned, cst.Call):
+            found = _hands_over(returned, outer)
+            if found is not None:
+                yield None, *found
+            elif _passes_through(returned, node):
+                yield None, returned, returned.func
+    inner_names = {
+        s.name.value: s for s in body if isinstance(s, cst.FunctionDef) and len(_params(s)) >= 1
+    }
+    returned_names = {
+        r.value for s in body if isinstance(r := _returned(s), cst.Name) and r.value in inner_names
+    }
+    for name in returned_names:
+        inner = inner_names[name]
+        local = _params(inner) | _defined(inner)
+        for call in _calls(inner):
+            found = _hands_over(call, local)
+            if found is not None:
+                yield inner, *found
+
+
+def _hands_over(call: cst.Call, functions: set[str]) -> tuple[cst.Call, cst.BaseExpression] | None:
+    """``lib(fn, ...)`` or ``lib(...)(fn)`` with ``fn`` one of ``functions``: the call
+    that carries the options, and the library callable."""
+    first = call.args[0] if call.args else None
+    if first is None or first.keyword is not None or first.star:
+        return None
+    if not isinstance(first.value, cst.Name) or first.value.value not in functions:
+        return None
+    if isinstance(call.func, cst.Call):  # lib(options)(fn)
+        return call.func, call.func.func
+    return call, call.func
+
+
+def _passes_through(call: cst.Call, node: cst.FunctionDef) -> bool:
+    """``return lib(*args, **kwargs)`` with the factory's own ``*args``/``**kwargs``."""
+    star = node.params.star_arg
+    kwargs = node.params.star_kwarg
+    spread = {p.name.value for p in (star, kwargs) if isinstance(p, cst.Param)}
+    return bool(spread) and any(
+        arg.star and isinstance(arg.value, cst.Name) and arg.value.value in spread
+        for arg in call.args
+    )
+
+
+def _presets(
+    call: cst.Call,
+    params: set[str],
+    assigned: set[str],
+    evaluate: Callable[[cst.BaseExpression], Value],
+) -> Iterator[tuple[str, Value]]:
+    for arg in call.args:
+        if arg.keyword is None or arg.star:
+            continue
+        key, value = arg.keyword.value, arg.value
+        if isinstance(value, cst.Name) and value.value in params | assigned:
+            if value.value in assigned:
+                yield key, Opaque(value.value)  # computed by the factory
+            continue  # passed on from the decorator's own arguments
+        yield key, evaluate(value)
+
+
+def _returned(statement: cst.CSTNode) -> cst.BaseExpression | None:
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if isinstance(small, cst.Return) and small.value is not None:
+                return small.value
+    return None
+
+
+def _statements(node: cst.FunctionDef) -> list[cst.CSTNode]:
+    body = node.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+
+
+def _params(node: cst.FunctionDef) -> set[str]:
+    params = node.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return {p.name.value for p in every}
+
+
+def _defined(node: cst.FunctionDef) -> set[str]:
+    """Names a function defines in its own body (a ``functools.wraps`` wrapper)."""
+    return {s.name.value for s in _statements(node) if isinstance(s, cst.FunctionDef)} | _assigned(
+        node
+    )
+
+
+def _assigned(node: cst.CSTNode) -> set[str]:
+    """Names assigned anywhere inside ``node``."""
+    names: set[str] = set()
+
+    class Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            if isinstance(target.target, cst.Name):
+                names.add(target.target.value)
+
+        def visit_AnnAssign(self, assign: cst.AnnAssign) -> None:
+            if isinstance(assign.target, cst.Name):
+                names.add(assign.target.value)
+
+        def visit_AugAssign(self, assign: cst.AugAssign) -> None:
+            if isinstance(assign.target, cst.Name):
+                names.add(assign.target.value)
+
+    node.body.visit(Targets())
+    return names
+
+
+def _calls(node: cst.FunctionDef) -> list[cst.Call]:
+    calls: list[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            calls.append(call)
+
+        def visit_Decorator(self, _: cst.Decorator) -> bool:
+            return False  # ``@functools.wraps(fn)`` describes, it does not register
+
+    node.body.visit(Calls())
+    return calls
