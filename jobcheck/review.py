@@ -53,7 +53,7 @@ def contracts(project: Project, options: Options) -> list[Contract]:
             line=job.task.loc.line,
             queue=_queue(project, job),
             **semantics(job.framework).contract(project, job),
-            schedule="; ".join(schedules.get(job.task.function or "", [])) or "-",
+            schedule="; ".join(dict.fromkeys(schedules.get(job.task.function or "", []))) or "-",
             lock=_lock(locks, job),
         )
         for job in project.jobs

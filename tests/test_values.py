@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 
 from jobcheck.extract import extract_file
-from jobcheck.facts.values import Const, Opaque
+from jobcheck.facts.values import JOIN, CallV, Const, Opaque, Ref
 
 
 def _queue_of(expression: str) -> object:
     source = (
         "from celery import shared_task\n"
+        "from other import EVERY, OTHER\n"
+        "import mod\n"
         'PREFIX = "shop"\n'
         "REGION = 3\n"
         f"@shared_task(queue={expression}, time_limit=5)\n"
@@ -36,7 +38,40 @@ def test_f_strings_of_known_parts_are_strings(expression: str, expected: str) ->
 
 @pytest.mark.parametrize(
     "expression",
-    ['f"{unknown}-high"', 'f"{PREFIX!r}"', 'f"{REGION:>4}"', 'f"{{PREFIX}}"', 'f"{PREFIX}\\n"'],
+    [
+        'f"{PREFIX!r}"',
+        'f"{REGION:>4}"',
+        'f"{{PREFIX}}"',
+        'f"{PREFIX}\\n"',
+        'f"{PREFIX}-{flag is True}"',
+        '"a" + str(3.5)',
+        "PREFIX + 1.5",
+        'f"{PREFIX}-{True}"',
+        'f"{local_variable}-high"',
+    ],
 )
 def test_f_strings_with_unknown_or_formatted_parts_stay_opaque(expression: str) -> None:
     assert isinstance(_queue_of(expression), Opaque)
+
+
+@pytest.mark.parametrize(
+    ("expression", "parts"),
+    [
+        ('f"{OTHER}-high"', (Ref("other.OTHER"), Const("-high"))),
+        ('"*/" + str(EVERY)', (Const("*/"), Ref("other.EVERY"))),
+        ('PREFIX + "-" + OTHER', (Const("shop-"), Ref("other.OTHER"))),
+        ('f"{PREFIX}-{mod.NAME}"', (Const("shop"), Const("-"), Ref("mod.NAME"))),
+    ],
+)
+def test_strings_with_names_of_other_modules_are_joins(expression: str, parts: tuple) -> None:
+    """A name the module does not define may be another module's constant: the parts
+    are kept for the project model to resolve."""
+    assert _queue_of(expression) == CallV(JOIN, parts)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [('"*/" + str(REGION)', "*/3"), ('PREFIX + "-" + "high"', "shop-high")],
+)
+def test_concatenations_of_known_parts_are_strings(expression: str, expected: str) -> None:
+    assert _queue_of(expression) == Const(expected)

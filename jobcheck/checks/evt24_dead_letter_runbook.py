@@ -45,6 +45,8 @@ class DeadLetterRunbook(RuleChecks):
             return
         first = min(missing, key=lambda d: (d.place.path, d.place.loc.line))
         labels = ", ".join(d.label for d in missing)
+        if len(missing) > 2:  # the list goes to the note, the headline stays short
+            labels = f"{len(missing)} dead-letter destinations ({labels})"
         folders = ", ".join(self.options.runbook_dirs)
         yield self.finding(
             "dead-letter-without-runbook",

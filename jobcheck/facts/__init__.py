@@ -312,6 +312,9 @@ class QueueDecl:
     loc: Loc
     options: tuple[tuple[str, Value], ...] = ()
     variable: str | None = None
+    named_by: Value | None = None
+    """The name's value when it is not a literal (another module's constant, a join of
+    constants): the project model reads the name from it."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:

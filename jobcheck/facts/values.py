@@ -93,6 +93,12 @@ Value = Const | Ref | CallV | SeqV | DictV | Opaque
 
 UNKNOWN = Opaque("?")
 
+JOIN = "<join>"
+"""``CallV(JOIN, parts)``: a string built from parts some of which are names of other
+modules' constants (``f"{PREFIX}-high"``, ``"*/" + str(EVERY)``); a part is a string
+constant, a name, a ``str(name)`` call or another join. The project model makes it a
+string when every part resolves (``Project.value``)."""
+
 TYPE_ALIAS = Opaque("a type alias")
 """What a module-level ``Kind = Literal["a", "b"]`` binds: a type, not a class."""
 
@@ -143,8 +149,16 @@ def describe(value: Value | None) -> str:
         return repr(value.value)
     if isinstance(value, Ref):
         return value.qualname
+    if isinstance(value, CallV) and value.func == JOIN:
+        return "f'" + "".join(_join_part(p) for p in value.args) + "'"
     if isinstance(value, CallV):
         return f"{value.func or '...'}(...)"
     if isinstance(value, Opaque):
         return value.text
     return "..."
+
+
+def _join_part(value: Value) -> str:
+    if isinstance(value, Const):
+        return str(value.value)
+    return "{" + (value.qualname.rsplit(".", 1)[-1] if isinstance(value, Ref) else "...") + "}"

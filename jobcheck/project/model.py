@@ -23,7 +23,7 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import TYPE_ALIAS, CallV, Const, DictV, Opaque, Ref, Value, string
+from jobcheck.facts.values import JOIN, TYPE_ALIAS, CallV, Const, DictV, Opaque, Ref, Value, string
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
@@ -168,10 +168,27 @@ class Project:
 
         while isinstance(value, Ref) and depth < 10:
             bound = self._aliases.get(value.qualname)
-            if not isinstance(bound, (Ref, DictV, Const)):
+            if not isinstance(bound, (Ref, DictV, Const)) and not _is_join(bound):
                 return value
             value, depth = bound, depth + 1
+        if _is_join(value) and depth < 10:
+            return self._joined(value, depth)  # type: ignore[arg-type]
         return env_default(value, self.instances)
+
+    def _joined(self, value: CallV, depth: int) -> Value:
+        """The string a join of constants builds (``f"{PREFIX}-high"`` with ``PREFIX``
+        a constant of another module); the join itself when a part stays unknown."""
+        parts = []
+        for part in value.args:
+            resolved = self.value(part, depth + 1)
+            if not (
+                isinstance(resolved, Const)
+                and isinstance(resolved.value, (str, int))
+                and not isinstance(resolved.value, bool)
+            ):
+                return value
+            parts.append(str(resolved.value))
+        return Const("".join(parts))
 
     def with_values(self, task: TaskDef) -> TaskDef:
         """A job's options with module constants resolved and ``**options`` spread from
@@ -638,6 +655,10 @@ def custom_decorator_roots() -> dict[str, str]:
         for plugin in plugins()
         for root, framework in semantics(plugin.name).decorator_roots.items()
     }
+
+
+def _is_join(value: Value | None) -> bool:
+    return isinstance(value, CallV) and value.func == JOIN
 
 
 def _custom_task(

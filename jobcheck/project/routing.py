@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import EnqueueSite, FileFacts, Loc, LoopEnqueue, QueueBinding
-from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, is_none, string
+from jobcheck.facts.values import JOIN, CallV, Const, DictV, Ref, Value, is_none, string
 from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import plugins, semantics
 
@@ -131,6 +131,9 @@ class Routing:
             return UNKNOWN
         if isinstance(value, Const):
             return value.value or None if isinstance(value.value, str) else UNKNOWN
+        if isinstance(value, CallV) and value.func == JOIN:
+            joined = self.project.value(value)
+            return self.queue_name(joined, depth + 1) if isinstance(joined, Const) else UNKNOWN
         if isinstance(value, CallV):
             for plugin in plugins():
                 named = semantics(plugin.name).queue_of_constructor(value)
@@ -149,6 +152,9 @@ class Routing:
         prefix = "django.conf.settings."
         if qualname.startswith(prefix):
             return self._django_setting(qualname[len(prefix) :], depth)
+        resolved = self.project.value(Ref(qualname))  # a constant of a module not analysed
+        if isinstance(resolved, Const) and isinstance(resolved.value, str):
+            return resolved.value or None
         return UNKNOWN
 
     def _django_setting(self, name: str, depth: int) -> str | _Unknown | None:
@@ -275,9 +281,13 @@ class Routing:
     def _collect_declarations(self, inventory: _Inventory) -> None:
         for f in self.project.files:
             for decl in f.queues:
-                if decl.name is None or is_test_code(f):
+                name = decl.name
+                if name is None and decl.named_by is not None:
+                    named = self.queue_name(decl.named_by)
+                    name = named if isinstance(named, str) else None
+                if name is None or is_test_code(f):
                     continue
-                use = inventory.use(decl.framework, decl.name)
+                use = inventory.use(decl.framework, name)
                 use.declarations.append((Place(f.path, decl.loc), decl.options))
                 self.queue_arguments(use, decl.options, Place(f.path, decl.loc))
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 import libcst as cst
 
-from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, SeqV, Value
+from jobcheck.facts.values import JOIN, CallV, Const, DictV, Opaque, Ref, SeqV, Value
 from jobcheck.syntax import quiet
 from jobcheck.syntax.names import Names, dotted
 
@@ -125,24 +125,36 @@ class Evaluator:
 
     def _formatted(self, expr: cst.FormattedString) -> Value:
         """An f-string whose parts are all known (``f"{PREFIX}-high"`` with ``PREFIX`` a
-        string constant of the module): the string; else opaque."""
-        parts: list[str] = []
+        string constant of the module): the string; with names of other modules among
+        its parts, a join the project model resolves; else opaque."""
+        parts: list[Value] = []
         for part in expr.parts:
             if isinstance(part, cst.FormattedStringText):
-                parts.append(part.value)
+                if "{" in part.value or "}" in part.value or "\\" in part.value:
+                    return Opaque(excerpt(self.module, expr))  # doubled braces, escapes
+                parts.append(Const(part.value))
                 continue
             if part.conversion is not None or part.format_spec is not None:
                 return Opaque(excerpt(self.module, expr))
-            value = self.value(part.expression)
-            if not isinstance(value, Const) or not isinstance(value.value, (str, int)):
-                return Opaque(excerpt(self.module, expr))
-            if isinstance(value.value, bool):
-                return Opaque(excerpt(self.module, expr))
-            parts.append(str(value.value))
-        text = "".join(parts)
-        if "{" in text or "}" in text or "\\" in text:
-            return Opaque(excerpt(self.module, expr))  # doubled braces, escapes: not plain
-        return Const(text)
+            parts.append(self.value(part.expression))
+        return self._join(parts, expr)
+
+    def _join(self, parts: list[Value], expr: cst.BaseExpression) -> Value:
+        """The string of ``parts`` when all are known, a join when the unknown ones are
+        names (resolved across modules later), else opaque."""
+        flat: list[Value] = []
+        for part in parts:
+            if isinstance(part, CallV) and part.func == JOIN:
+                flat.extend(part.args)
+            elif isinstance(part, CallV) and part.func == "str" and len(part.args) == 1:
+                flat.append(part.args[0])
+            else:
+                flat.append(part)
+        if not all(_joinable(p) for p in flat):
+            return Opaque(excerpt(self.module, expr))
+        if all(isinstance(p, Const) for p in flat):
+            return Const("".join(str(p.value) for p in flat))  # type: ignore[union-attr]
+        return CallV(JOIN, tuple(flat))
 
     def _literal(self, expr: cst.BaseExpression) -> Value:
         if isinstance(expr, cst.FormattedString):
@@ -166,6 +178,8 @@ class Evaluator:
     def _binary(self, expr: cst.BinaryOperation) -> Value:
         fold = _BINARY.get(type(expr.operator))
         left, right = self.value(expr.left), self.value(expr.right)
+        if isinstance(expr.operator, cst.Add) and (_stringy(left) or _stringy(right)):
+            return self._join([left, right], expr)  # "*/" + str(EVERY)
         if (
             fold is not None
             and isinstance(left, Const)
@@ -179,6 +193,22 @@ class Evaluator:
                 except (ArithmeticError, ValueError):
                     pass
         return Opaque(excerpt(self.module, expr))
+
+
+def _stringy(value: Value) -> bool:
+    """A string constant or a join: ``+`` with it concatenates."""
+    if isinstance(value, Const):
+        return isinstance(value.value, str)
+    return isinstance(value, CallV) and value.func == JOIN
+
+
+def _joinable(value: Value) -> bool:
+    """A part a join may hold: a string or integer constant (not a bool), or a name of
+    a module (imported, or defined at module level: a dotted path; a local variable
+    resolves to nothing and stays opaque)."""
+    if isinstance(value, Const):
+        return isinstance(value.value, (str, int)) and not isinstance(value.value, bool)
+    return isinstance(value, Ref) and "." in value.qualname
 
 
 def _small(number: float) -> bool:

@@ -17,7 +17,7 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, DictV, Opaque, Value, string
+from jobcheck.facts.values import CallV, DictV, Opaque, Ref, Value, string
 from jobcheck.frameworks.celery.foreign import constructor, is_foreign
 from jobcheck.frameworks.celery.settings import normalize
 from jobcheck.syntax.names import dotted
@@ -473,12 +473,15 @@ class CeleryRecognizer(Recognizer):
         spread = tuple(
             ("**", a) for a in value.args if isinstance(a, Opaque) and a.text.startswith("**")
         )
+        raw = value.arg(0, "name")
+        name = string(raw)
         walker.facts.queues.append(
             QueueDecl(
                 framework="celery",
-                name=string(value.arg(0, "name")),
+                name=name,
                 loc=walker.loc(node),
                 options=value.kwargs + spread,
+                named_by=raw if name is None and isinstance(raw, (Ref, CallV)) else None,
             )
         )
 

@@ -107,6 +107,20 @@ class CelerySchedules(ScheduleReader):
                 if isinstance(key, cst.Index):
                     self._beat_entry(key.value, value)
 
+    def aug_assign(self, node: cst.AugAssign) -> None:
+        """``CELERY_BEAT_SCHEDULE |= {...}`` and ``app.conf.beat_schedule |= OTHER``: more
+        entries in the schedule (Python 3.9's dict union in place)."""
+        if not isinstance(node.operator, cst.BitOrAssign):
+            return
+        target = node.target
+        if isinstance(target, cst.Name):
+            if self.walker.at_settings_level and target.value in BEAT_SETTING_NAMES:
+                self._beat_dict(node.value)
+            elif self.walker.at_module_level and target.value in self._dicts:
+                self._held_entries(target.value, node.value)  # NIGHTLY |= {...}
+        elif isinstance(target, cst.Attribute) and _is_beat_attribute(target):
+            self._beat_dict(node.value)
+
     def _activate(self, holder: str) -> bool:
         """The entries held by this module's dict ``holder`` now count (a beat setting
         here names it); whether it held any."""
