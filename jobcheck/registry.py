@@ -104,6 +104,7 @@ PLUGIN_MODULES = (
     "jobcheck.frameworks.dramatiq",
     "jobcheck.frameworks.arq",
     "jobcheck.frameworks.django",
+    "jobcheck.frameworks.sqlalchemy",
     "jobcheck.frameworks.apscheduler",
     "jobcheck.frameworks.schedule",
     "jobcheck.frameworks.dramatiq_crontab",

@@ -10,9 +10,10 @@ import functools
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import CallSite, EnqueueSite, FileFacts, Loc
+from jobcheck.facts import CallSite, EnqueueSite, FileFacts, FunctionFacts, Loc
 from jobcheck.findings import Finding, Related
 from jobcheck.frameworks.django import signals
+from jobcheck.frameworks.sqlalchemy import events as orm_events
 from jobcheck.frameworks.web import semantics as web
 from jobcheck.project.model import Job
 
@@ -36,7 +37,8 @@ class EnqueueAfterCommit(RuleChecks):
 
     @functools.cached_property
     def _connected(self) -> dict[str, tuple[str, ...]]:
-        """Handler qualname -> the model signals connected to it anywhere."""
+        """Handler qualname -> the model signals (and ``sqlalchemy.<event>`` ORM events)
+        connected to it anywhere."""
         found: dict[str, tuple[str, ...]] = {}
         for f in self.project.files:
             for handler, signal in f.signal_receivers:
@@ -62,10 +64,12 @@ class EnqueueAfterCommit(RuleChecks):
         """An enqueue in a helper (a model method, a service) that a function calls
         inside a transaction: reported at the call, with the chain."""
         summaries = self.project.summaries
+        atomic_requests = self.project.setting("ATOMIC_REQUESTS") is not None
         for f in self.project.files:
             for function in f.functions.values():
+                listener = self._listener_transaction(function, atomic_requests)
                 for call in function.call_sites:
-                    where = None if call.deferred else self._call_transaction(call)
+                    where = None if call.deferred else self._call_transaction(call) or listener
                     if where is None:
                         continue
                     target = summaries.callee(call)
@@ -119,6 +123,13 @@ class EnqueueAfterCommit(RuleChecks):
                 )
         return None
 
+    def _listener_transaction(self, function: FunctionFacts, atomic_requests: bool) -> str | None:
+        """Why code in ``function`` runs before the commit when Django or SQLAlchemy call
+        it from inside a transaction (a model signal receiver, an ORM event listener)."""
+        connected = self._connected.get(function.qualname, ())
+        received = signals.receiver_transaction(function, atomic_requests, connected)
+        return received or orm_events.listener_transaction(function, connected)
+
     def _reason(self, f: FileFacts, site: EnqueueSite, atomic_requests: bool) -> str | None:
         if site.atomic == "block":
             return "inside a transaction.atomic() block"
@@ -130,10 +141,9 @@ class EnqueueAfterCommit(RuleChecks):
         function = self.project.function(site.function)
         if function is None:
             return None
-        connected = self._connected.get(function.qualname, ())
-        received = signals.receiver_transaction(function, atomic_requests, connected)
-        if received is not None:
-            return received
+        listener = self._listener_transaction(function, atomic_requests)
+        if listener is not None:
+            return listener
         in_transaction = web.runs_in_request_transaction(function.view, atomic_requests)
         if in_transaction and not function.non_atomic_requests:
             return "in a Django view while ATOMIC_REQUESTS wraps every request in a transaction"

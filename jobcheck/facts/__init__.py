@@ -358,7 +358,8 @@ class FileFacts:
     (``job = partial(MyJobDecorator, connection=redis)``), to follow custom decorators."""
     schedules: list[ScheduleEntry] = field(default_factory=list)
     signal_receivers: list[tuple[str, str]] = field(default_factory=list)
-    """(handler qualname, model signal) of ``<signal>.connect(handler)`` calls here."""
+    """(handler qualname, model signal) of ``<signal>.connect(handler)`` calls here, and
+    (handler qualname, ``sqlalchemy.<event>``) of SQLAlchemy ``event.listen`` calls."""
     beat_refs: list[str] = field(default_factory=list)
     """Dicts of beat entries defined elsewhere that a beat setting here is composed of
     (``CELERY_BEAT_SCHEDULE = {**NIGHTLY, **HOURLY}``)."""
