@@ -218,12 +218,13 @@ class CeleryRoutes:
                 use.namings.append(Place(f.path, entry.loc))
             if bounded:
                 use.bounds.append("expires on a periodic job")
-        # A beat schedule or annotations built by code (``parse_beat_schedule()``) may
-        # set expires on what they send: their bound cannot be read, nor ruled out.
-        for key in ("beat_schedule", "task_annotations"):
-            for _, setting in self.routing.project.settings(key):
-                if not isinstance(setting.value, (DictV, SeqV)):
-                    inventory.unsure_bounds.add(NAME)
+        # Annotations built by code may set expires on every task: the bound cannot be
+        # read, nor ruled out. A beat schedule built by code (``parse_beat_schedule()``)
+        # bounds at most the periodic messages it sends, not what the rest of the code
+        # enqueues, so it leaves the queues' verdicts alone.
+        for _, setting in self.routing.project.settings("task_annotations"):
+            if not isinstance(setting.value, (DictV, SeqV)):
+                inventory.unsure_bounds.add(NAME)
 
 
 def may_hold_queue(site: EnqueueSite) -> bool:
