@@ -75,3 +75,45 @@ def test_strings_with_names_of_other_modules_are_joins(expression: str, parts: t
 )
 def test_concatenations_of_known_parts_are_strings(expression: str, expected: str) -> None:
     assert _queue_of(expression) == Const(expected)
+
+
+def _project(files: dict[str, str]) -> object:
+    from jobcheck.project import Project
+
+    return Project(
+        [extract_file(f"{m.replace('.', '/')}.py", src.encode(), m) for m, src in files.items()]
+    )
+
+
+def test_django_settings_names_resolve_to_the_settings_modules_values() -> None:
+    project = _project(
+        {
+            "shop.settings": (
+                "import os\n"
+                'TASK_LIMIT = int(os.environ.get("TASK_LIMIT", "240"))\n'
+                'QUEUE_PREFIX = "shop"\n'
+            ),
+            "shop.tests.settings": 'QUEUE_PREFIX = "test"\n',
+        }
+    )
+    limit = project.value(Ref("django.conf.settings.TASK_LIMIT"))  # type: ignore[attr-defined]
+    assert isinstance(limit, Const) and limit.value == 240
+    prefix = project.value(Ref("django.conf.settings.QUEUE_PREFIX"))  # type: ignore[attr-defined]
+    assert prefix == Const("shop")
+    unknown = Ref("django.conf.settings.NOT_SET")
+    assert project.value(unknown) == unknown  # type: ignore[attr-defined]
+
+
+def test_joins_resolve_across_modules() -> None:
+    project = _project(
+        {
+            "shop.naming": 'PREFIX = "shop"\nEVERY = 15\n',
+            "shop.jobs": "from celery import shared_task\n",
+        }
+    )
+    join = CallV(JOIN, (Ref("shop.naming.PREFIX"), Const("-bulk")))
+    assert project.value(join) == Const("shop-bulk")  # type: ignore[attr-defined]
+    every = CallV(JOIN, (Const("*/"), Ref("shop.naming.EVERY")))
+    assert project.value(every) == Const("*/15")  # type: ignore[attr-defined]
+    unresolved = CallV(JOIN, (Ref("shop.naming.MISSING"), Const("-x")))
+    assert project.value(unresolved) == unresolved  # type: ignore[attr-defined]

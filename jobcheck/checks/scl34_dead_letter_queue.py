@@ -14,7 +14,9 @@ from jobcheck.facts import ExceptHandler
 from jobcheck.facts.values import is_none
 from jobcheck.findings import Finding
 from jobcheck.project.bodies import job_bodies
+from jobcheck.project.summaries import Hop
 from jobcheck.registry import plugins, semantics
+from jobcheck.vocabulary.words import BEST_EFFORT_WORDS, matching_word
 
 CATCH_ALL = frozenset(
     {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
@@ -80,10 +82,14 @@ class DeadLetterQueue(RuleChecks):
             seen: set[tuple[str, int, int]] = set()
             for reach in body.summary(self.project).handlers:
                 handler = reach.item
-                if not reach.direct and (not handler.catches_all or handler.exits):
-                    # A helper catching one named error, or returning a fallback to
-                    # its caller (``except Exception: return []``), does what it was
-                    # written for: only a catch-all that carries on hides the failure.
+                if not reach.direct and (
+                    not handler.catches_all or handler.exits or _best_effort(reach.chain)
+                ):
+                    # A helper catching one named error, returning a fallback to its
+                    # caller (``except Exception: return []``), or called as a statement
+                    # for side work that is best effort by design (``emit_metric(...)``,
+                    # telemetry) does what it was written for: only a catch-all that
+                    # carries on in the job's own work loses it (``push_to_erp(order)``).
                     continue
                 key = (reach.path, handler.loc.line, handler.loc.column)
                 if key in seen:
@@ -108,6 +114,14 @@ class DeadLetterQueue(RuleChecks):
     def no_dead_letter(self) -> Iterator[Finding]:
         for plugin in plugins():
             yield from semantics(plugin.name).no_dead_letter(self)
+
+
+def _best_effort(chain: tuple[Hop, ...]) -> bool:
+    """Called, somewhere on the way, as a statement of a helper named for side work."""
+    return any(
+        hop.discarded and matching_word(hop.callee.rsplit(".", 1)[-1], BEST_EFFORT_WORDS)
+        for hop in chain
+    )
 
 
 def _except_text(handler: ExceptHandler) -> str:

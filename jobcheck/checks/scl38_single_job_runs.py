@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import FileFacts, Loc, SchedulerStart, StartupHook
+from jobcheck.facts import FileFacts, Loc, ScheduleEntry, SchedulerStart, StartupHook
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe, job_label
@@ -51,7 +51,10 @@ class SingleJobRuns(RuleChecks):
             if semantics(entry.framework).runs_one_at_a_time(entry):
                 continue
             function = self.project.scheduled_function(entry, job)
-            if function is None or function in seen:
+            if function is None:
+                yield from self._unguarded_command(f, entry, seen)
+                continue
+            if function in seen:
                 continue
             seen.add(function)
             if self._guarded(function, job):
@@ -69,6 +72,18 @@ class SingleJobRuns(RuleChecks):
                 "lock calls in its body and in the functions it calls, lock decorators and "
                 "single-instance base classes",
             )
+
+    def _unguarded_command(
+        self, f: FileFacts, entry: ScheduleEntry, seen: set[str]
+    ) -> Iterator[Finding]:
+        """An entry that runs a command (a CronJob, a crontab line), judged by its own
+        settings (``concurrencyPolicy``, a ``flock`` wrapper)."""
+        message = semantics(entry.framework).unguarded_schedule(entry)
+        key = f"{f.path}\0{entry.loc.line}"
+        if message is None or key in seen:
+            return
+        seen.add(key)
+        yield self.finding("scheduled-job-without-lock", f.path, entry.loc, message)
 
     def _guarded(self, function: str, job: Job | None) -> bool:
         """A lock in the job or in the functions it calls (taiga's send_bulk_email task

@@ -143,6 +143,8 @@ class Walker:
         """The ``try`` statements whose body holds the current node (within the function)."""
         self.atomic_blocks = 0
         self.deferred = 0
+        self._statement_call = 0
+        """Id of the call an expression statement makes (its result unused)."""
         self.order = 0
         self._top: cst.CSTNode | None = None
         self._anchors: list[cst.CSTNode] = []
@@ -566,6 +568,7 @@ class Walker:
                 arguments=_call_arguments(self, node),
                 spreads=any(arg.star for arg in node.args),
                 deferred=self.deferred > 0,
+                discarded=id(node) == self._statement_call,
             )
         )
 
@@ -699,7 +702,10 @@ class Walker:
         assert isinstance(node, cst.Expr)
         for recognizer in self.recognizers:
             recognizer.expression_statement(node)
+        value = node.value.expression if isinstance(node.value, cst.Await) else node.value
+        saved, self._statement_call = self._statement_call, id(value)
         self.visit_children(node)
+        self._statement_call = saved
 
     def _aug_assign(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.AugAssign)

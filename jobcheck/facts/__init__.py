@@ -116,6 +116,8 @@ class CallSite:
     """Passes ``*args``/``**kwargs`` on (an enqueue wrapper's own parameters)."""
     deferred: bool = False
     """Inside a ``transaction.on_commit`` callback: runs after the commit."""
+    discarded: bool = False
+    """A statement of its own (``emit_metric(...)``): the caller uses no result of it."""
 
 
 @dataclass(slots=True)

@@ -235,6 +235,12 @@ class Semantics:
         """Whether its scheduler never starts a run while the last one goes on."""
         return False
 
+    def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
+        """SCL-38 for an entry that runs no function of the project (a CronJob's or a
+        crontab line's command) and does not run one at a time: the message, or None
+        when such entries are not judged."""
+        return None
+
     def schedule_without_expiry(
         self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
     ) -> Iterator[Finding]:

@@ -167,6 +167,13 @@ class Project:
         from jobcheck.project.environment import env_default
 
         while isinstance(value, Ref) and depth < 10:
+            if value.qualname.startswith(DJANGO_SETTINGS):
+                setting = value.qualname.removeprefix(DJANGO_SETTINGS)
+                bound = self._settings_constants.get(setting)
+                if bound is None:
+                    return value
+                value, depth = bound, depth + 1
+                continue
             bound = self._aliases.get(value.qualname)
             if not isinstance(bound, (Ref, DictV, Const)) and not _is_join(bound):
                 return value
@@ -174,6 +181,26 @@ class Project:
         if _is_join(value) and depth < 10:
             return self._joined(value, depth)  # type: ignore[arg-type]
         return env_default(value, self.instances)
+
+    @functools.cached_property
+    def _settings_constants(self) -> dict[str, Value]:
+        """``settings.NAME`` -> the value a settings module of the project gives NAME
+        (the first one read; test settings never count)."""
+        found: dict[str, Value] = {}
+        for f in self.files:
+            if is_test_code(f) or not self._is_settings_file(f.module):
+                continue
+            prefix = f"{f.module}."
+            for qualname, value in f.aliases.items():
+                name = qualname.removeprefix(prefix)
+                if qualname.startswith(prefix) and "." not in name:
+                    found.setdefault(name, value)
+        return found
+
+    def _is_settings_file(self, module: str) -> bool:
+        if self.settings_modules:
+            return _in_modules(module, self.settings_modules)
+        return "settings" in module.split(".")
 
     def _joined(self, value: CallV, depth: int) -> Value:
         """The string a join of constants builds (``f"{PREFIX}-high"`` with ``PREFIX``
@@ -193,27 +220,40 @@ class Project:
     def with_values(self, task: TaskDef) -> TaskDef:
         """A job's options with module constants resolved and ``**options`` spread from
         a dict the project defines (an unreadable spread stays, as "any option")."""
-        if not any(isinstance(v, (Ref, CallV)) for _, v in task.options):
+        if not any(k == SPLAT or isinstance(v, (Ref, CallV)) for k, v in task.options):
             return task
         options: list[tuple[str, Value]] = []
         locs = dict(task.option_locs)
         extra_locs: list[tuple[str, Loc]] = []
         for key, raw in task.options:
             resolved = self.value(raw)
-            if (
-                key == SPLAT
-                and isinstance(resolved, DictV)
-                and all(
-                    isinstance(k, Const) and isinstance(k.value, str) for k, _ in resolved.items
-                )
-            ):
-                for k, v in resolved.items:
-                    name = k.value  # type: ignore[union-attr]
+            spread = self._spread_items(resolved) if key == SPLAT else None
+            if spread is not None:
+                for name, v in spread:
                     options.append((name, self.value(v) or v))
                     extra_locs.append((name, locs.get(SPLAT, task.loc)))
                 continue
             options.append((key, resolved if isinstance(resolved, (Const, DictV)) else raw))
         return replace(task, options=tuple(options), option_locs=(*task.option_locs, *extra_locs))
+
+    def _spread_items(self, value: Value | None, depth: int = 0) -> list[tuple[str, Value]] | None:
+        """The options a ``**spread`` dict holds, its own spreads flattened
+        (``{**_RETRY, "autoretry_for": (...)}``, later keys winning as in Python); None
+        when a key or a spread cannot be read."""
+        if not isinstance(value, DictV) or depth > 10:
+            return None
+        found: dict[str, Value] = {}
+        for k, v in value.items:
+            if k is None:
+                inner = self._spread_items(self.value(v), depth + 1)
+                if inner is None:
+                    return None
+                found.update(inner)
+            elif isinstance(k, Const) and isinstance(k.value, str):
+                found[k.value] = v
+            else:
+                return None
+        return list(found.items())
 
     def resolve_callable(
         self, qualname: str | None, depth: int = 0
@@ -655,6 +695,9 @@ def custom_decorator_roots() -> dict[str, str]:
         for plugin in plugins()
         for root, framework in semantics(plugin.name).decorator_roots.items()
     }
+
+
+DJANGO_SETTINGS = "django.conf.settings."
 
 
 def _is_join(value: Value | None) -> bool:

@@ -50,6 +50,8 @@ class Hop:
     path: str
     """The file the call is written in."""
     loc: Loc
+    discarded: bool = False
+    """The caller uses no result of the call (a fire-and-forget helper)."""
 
     @property
     def label(self) -> str:
@@ -249,7 +251,7 @@ class Summaries:
         if target is None or target[1].qualname == function.qualname:
             return
         inner = self._summary(target[0], target[1], budget - 1)
-        hop = Hop(site.callee, f.path, site.loc)
+        hop = Hop(site.callee, f.path, site.loc, site.discarded)
         guarded_before = any(
             g.order < site.order and g.kind not in EXCLUSION_ONLY for g in function.guards
         )

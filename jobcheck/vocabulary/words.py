@@ -59,3 +59,26 @@ def _spellings(phrases: tuple[str, ...]) -> tuple[dict[str, int], int]:
             for spelling in (target, f"{target}s", f"{target}es"):
                 spellings.setdefault(spelling, index)
     return spellings, max(map(len, spellings), default=0)
+
+
+BEST_EFFORT_WORDS = (
+    "telemetry",
+    "metric",
+    "metrics",
+    "stats",
+    "analytics",
+    "track",
+    "emit",
+    "record",
+    "instrument",
+    "observe",
+    "prometheus",
+    "statsd",
+    "datadog",
+    "sentry",
+    "breadcrumb",
+    "log",
+)
+"""Names of helpers called for side work that is best effort by design (``optional_
+telemetry(...)``, ``emit_metric(...)``, ``_record_attempt(...)``): one that swallows its
+own errors, called as a statement, loses none of the job's work."""

@@ -155,11 +155,37 @@ class CeleryFailureHandlers(Recognizer):
 def _persists(function: cst.FunctionDef) -> bool:
     """Whether a failure handler writes somewhere durable (a database row, a Redis list,
     another queue, a file, an API), as opposed to only logging the failure."""
-    return any(isinstance(node, cst.Call) and _writes(node) for node in nodes(function.body))
+    every = list(nodes(function.body))
+    local = _local_containers(every)
+    return any(isinstance(node, cst.Call) and _writes(node, local) for node in every)
 
 
-def _writes(node: cst.Call) -> bool:
-    """A call that writes somewhere durable (not a logger's)."""
+def _local_containers(every: list[cst.CSTNode]) -> frozenset[str]:
+    """Names the handler binds to a new dict, list or set (``log_data = {...}``): their
+    ``update``/``add`` calls fill memory, not a store."""
+    found = set()
+    for node in every:
+        if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0].target, node.value
+        if not isinstance(target, cst.Name):
+            continue
+        made = isinstance(value, (cst.Dict, cst.List, cst.Set, cst.DictComp, cst.ListComp))
+        if isinstance(value, cst.Call) and dotted(value.func) in ("dict", "list", "set"):
+            made = True
+        if made:
+            found.add(target.value)
+    return frozenset(found)
+
+
+def _writes(node: cst.Call, local: frozenset[str] = frozenset()) -> bool:
+    """A call that writes somewhere durable (not a logger's, not a local container's)."""
+    if (
+        isinstance(node.func, cst.Attribute)
+        and isinstance(node.func.value, cst.Name)
+        and node.func.value.value in local
+    ):
+        return False
     name = dotted(node.func)
     if name is None and isinstance(node.func, cst.Attribute):
         name = node.func.attr.value

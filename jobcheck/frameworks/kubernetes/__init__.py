@@ -2,4 +2,8 @@
 
 from jobcheck.registry import Plugin
 
-PLUGIN = Plugin(name="kubernetes", title="Kubernetes", checked=False)
+PLUGIN = Plugin(
+    name="kubernetes",
+    title="Kubernetes",
+    semantics="jobcheck.frameworks.kubernetes.semantics:SEMANTICS",
+)

@@ -1,11 +1,22 @@
-"""Kubernetes CronJob and Job defaults and rules, as documented constants (not wired to
-checks yet).
+"""Kubernetes CronJob and Job defaults and rules, and what the checks make of them.
 
 Kubernetes was read through the code index (the repository is too large to fetch); the
 files and commits are those of /work/notes/frameworks-verified.md §6. Light module.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import Const, Opaque, number, string
+from jobcheck.frameworks.semantics_base import Semantics
+
+if TYPE_CHECKING:
+    from jobcheck.checks.base import RuleChecks as Check
+    from jobcheck.facts import FileFacts, ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job
 
 # pkg/apis/batch/v1/defaults.go ``SetDefaults_CronJob`` (kubernetes@045bbb192caa).
 CRONJOB_DEFAULTS: dict[str, object] = {
@@ -56,3 +67,106 @@ TOO_MANY_MISSED = 100
 ``TooManyMissedTimes`` warning event, and the most recent missed time still runs."""
 TIMEZONE_GA = "1.27"
 """``timeZone`` (feature gate CronJobTimeZone): alpha 1.24, beta 1.25, GA 1.27."""
+
+
+GUARDING_POLICIES = frozenset({"Forbid", "Replace"})
+"""Policies under which two runs never overlap: Forbid skips a run while one is active,
+Replace deletes the active one first (its work is cut short)."""
+
+
+def _option(entry: ScheduleEntry, key: str) -> object:
+    for k, v in entry.options:
+        if k == key:
+            return v
+    return None
+
+
+def _known(value: object) -> bool:
+    """Set to something, a template (``{{ .Values.x }}``) included: a templated value is
+    the chart's to choose, not missing."""
+    return value is not None and not (isinstance(value, Const) and value.value is None)
+
+
+class KubernetesSemantics(Semantics):
+    name = "kubernetes"
+    title = "Kubernetes"
+    job_noun = "CronJob"
+    scheduler_noun = "the CronJob controller"
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "CronJob"
+
+    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
+        policy = _option(entry, "concurrencyPolicy")
+        return isinstance(policy, Opaque) or string(policy) in GUARDING_POLICIES
+
+    def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
+        policy = string(_option(entry, "concurrencyPolicy")) or "Allow"
+        default = " (the default)" if _option(entry, "concurrencyPolicy") is None else ""
+        return (
+            f"CronJob '{entry.label}' runs with concurrencyPolicy {policy}{default}: a run "
+            "that outlasts its interval, or a late start, overlaps the next and both do the "
+            "work; set concurrencyPolicy: Forbid (Replace cuts the running one short)"
+        )
+
+    def schedule_without_expiry(
+        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
+    ) -> Iterator[Finding]:
+        if _known(_option(entry, "startingDeadlineSeconds")):
+            return
+        yield check.finding(
+            "schedule-without-expiry",
+            f.path,
+            entry.loc,
+            f"CronJob '{entry.label}' has no startingDeadlineSeconds: a run the controller "
+            "missed (the controller down, the cluster out of room) still starts when it "
+            "catches up, however late; set startingDeadlineSeconds to how late a run may "
+            "still be useful (e.g. 300)",
+        )
+
+    def minute_zero_note(self, entry: ScheduleEntry) -> str:
+        text = entry.timing.text.strip()
+        if text.startswith("@"):
+            return f"; {text} is '{' '.join(f or '*' for f in entry.timing.fields or ())}'"
+        return ""
+
+    def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
+        fields = entry.timing.fields
+        if not fields or any(f is None for f in fields):
+            return None
+        return 'schedule: "' + " ".join([str(minute), *fields[1:]]) + '"'  # type: ignore[list-item]
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        hours = seconds / 3600
+        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
+        if hours >= 24:
+            return 'schedule: "17 3 * * *"'
+        return f'schedule: "17 */{every_n} * * *"' if every_n else 'schedule: "17 * * * *"'
+
+    def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
+        """A CronJob's Job has no time limit unless ``activeDeadlineSeconds`` sets one
+        (``JOB_DEFAULTS``): a hung run holds its pod, and under Forbid every later run
+        is skipped while it hangs."""
+        for f, entry in check.project.schedules():
+            if entry.framework != self.name:
+                continue
+            limit = _option(entry, "activeDeadlineSeconds")
+            if _known(limit) or _known(_option(entry, "pod.activeDeadlineSeconds")):
+                continue
+            if number(limit) == 0:
+                continue
+            yield check.finding(
+                "missing-time-limit",
+                f.path,
+                entry.loc,
+                f"CronJob '{entry.label}' has no time limit (Kubernetes sets no "
+                "activeDeadlineSeconds by default): a hung run holds its pod forever, and "
+                "with concurrencyPolicy: Forbid every later run is skipped while it hangs; "
+                "set jobTemplate.spec.activeDeadlineSeconds",
+            )
+
+    def single_run_advice(self) -> str:
+        return "; or set concurrencyPolicy: Forbid on the CronJob"
+
+
+SEMANTICS = KubernetesSemantics()
