@@ -13,6 +13,9 @@ from jobcheck.findings import Report
 
 FIXTURES = Path(__file__).parent / "fixtures"
 _EXPECT = re.compile(r"(?:#|<!--)\s*expect:\s*(.+?)\s*(?:-->)?\s*$")
+# On a line of its own, for the line below it: in crontab files a "#" after a command is
+# part of the command, so expectations cannot trail it.
+_EXPECT_NEXT = re.compile(r"^\s*#\s*expect-next:\s*(.+?)\s*$")
 _ITEM = re.compile(r"([A-Z]{3}-\d{2})\s+([a-z0-9-]+)")
 
 
@@ -25,18 +28,20 @@ class Expected:
 
 
 def expectations(case: Path) -> set[Expected]:
-    """``# expect: SCL-21 fat-payload, JOB-01 enqueue-before-commit`` comments, by line."""
+    """``# expect: SCL-21 fat-payload, JOB-01 enqueue-before-commit`` comments, by line
+    (``# expect-next: ...`` on a line of its own: for the line below)."""
     found: set[Expected] = set()
     for file in sorted(case.rglob("*")):
         if not file.is_file():
             continue
         relative = file.relative_to(case).as_posix()
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
-            match = _EXPECT.search(line)
+            below = _EXPECT_NEXT.match(line)
+            match = below or _EXPECT.search(line)
             if match is None:
                 continue
             for rule, check in _ITEM.findall(match.group(1)):
-                found.add(Expected(relative, number, rule, check))
+                found.add(Expected(relative, number + 1 if below else number, rule, check))
     return found
 
 

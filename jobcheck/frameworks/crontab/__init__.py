@@ -3,4 +3,8 @@
 
 from jobcheck.registry import Plugin
 
-PLUGIN = Plugin(name="crontab", title="cron", checked=False)
+PLUGIN = Plugin(
+    name="crontab",
+    title="cron",
+    semantics="jobcheck.frameworks.crontab.semantics:SEMANTICS",
+)

@@ -1,5 +1,5 @@
 """cron, its command wrappers, Procfiles and supervisord: verified facts, as documented
-constants (not wired to checks yet). Light module: no libcst.
+constants, and what the checks make of crontab lines. Light module: no libcst.
 
 cron was read in cronie (cronie-crond/cronie @5f9f16b, ``src/entry.c``, ``src/cron.c``,
 ``src/do_command.c``); flock in util-linux ``sys-utils/flock.c`` (code index, commit
@@ -7,6 +7,17 @@ cron was read in cronie (cronie-crond/cronie @5f9f16b, ``src/entry.c``, ``src/cr
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import Const, number
+from jobcheck.frameworks.semantics_base import Semantics
+
+if TYPE_CHECKING:
+    from jobcheck.checks.base import RuleChecks as Check
+    from jobcheck.facts import ScheduleEntry
+    from jobcheck.findings import Finding
 
 # src/entry.c ``load_entry``: ``@reboot`` sets WHEN_REBOOT (runs once at start-up: not a
 # schedule); the other keywords, compared with strcmp (lower case only), are these
@@ -89,3 +100,92 @@ SYSTEM_USERS = frozenset({"root", "www-data", "nobody"})
 CLOCK_PROCESS = "clock"
 # supervisord: ``[program:x]`` with ``command=``; ``numprocs`` (default 1) copies of it.
 SUPERVISORD_DEFAULTS = {"numprocs": 1, "autostart": True, "autorestart": "unexpected"}
+
+
+def enqueued_task(command: str | None) -> str | None:
+    """The task a command only enqueues (``celery -A shop call shop.tasks.refresh``, ``celery
+    call`` sends the task and exits: celery/bin/call.py): the scheduled job is that
+    task, whose own limits and locks the checks judge, not the command's."""
+    words = (command or "").split()
+    for index, word in enumerate(words[:-1]):
+        if word == "call" and any(w.rsplit("/", 1)[-1] == "celery" for w in words[:index]):
+            return words[index + 1]
+    return None
+
+
+def _option(entry: ScheduleEntry, key: str) -> object:
+    for k, v in entry.options:
+        if k == key:
+            return v
+    return None
+
+
+def _shown(entry: ScheduleEntry, limit: int = 60) -> str:
+    text = entry.target_text
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class CrontabSemantics(Semantics):
+    name = "crontab"
+    title = "cron"
+    job_noun = "crontab line"
+    scheduler_noun = "cron"
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "crontab line"
+
+    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
+        # A lock wrapper serialises the runs: with -n the next run is skipped, without it
+        # the next run waits for the lock (no overlap either way). A line that only
+        # enqueues a task ends at once.
+        return _option(entry, "lock") is not None or enqueued_task(entry.target_text) is not None
+
+    def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
+        return (
+            f"crontab line '{_shown(entry)}' runs with no lock: cron starts each run at its "
+            "time whether or not the last one finished (and every host with this crontab "
+            "runs it); wrap the command in 'flock -n /tmp/<name>.lock <command>' so a run "
+            "that finds the lock held is skipped"
+        )
+
+    def minute_zero_note(self, entry: ScheduleEntry) -> str:
+        text = entry.timing.text.strip()
+        if text.startswith("@") and text in MACROS:
+            return f"; {text} is '{MACROS[text]}'"
+        return ""
+
+    def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
+        fields = entry.timing.fields
+        if not fields or any(f is None for f in fields):
+            return None
+        return " ".join([str(minute), *fields[1:]]) + " <command>"  # type: ignore[list-item]
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        return "17 3 * * * <command>"
+
+    def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
+        """cron waits for nothing and kills nothing: only a ``timeout`` wrapper limits
+        a run (a duration of 0 disables it, coreutils timeout.c)."""
+        for f, entry in check.project.schedules():
+            if entry.framework != self.name:
+                continue
+            limit = _option(entry, "timeout")
+            if isinstance(limit, Const) and (number(limit) or 0) > 0:
+                continue
+            if enqueued_task(entry.target_text) is not None:
+                continue
+            yield check.finding(
+                "missing-time-limit",
+                f.path,
+                entry.loc,
+                f"crontab line '{_shown(entry)}' has no time limit: cron never stops a run, "
+                "so a hung one runs (and holds its lock) forever and the next runs pile up "
+                "behind it or are skipped; wrap the command in 'timeout 30m <command>' (a "
+                "limit below the interval)",
+            )
+
+    def single_run_advice(self) -> str:
+        return "; or wrap the crontab line's command in flock -n"
+
+
+SEMANTICS = CrontabSemantics()

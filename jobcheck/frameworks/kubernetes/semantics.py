@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import Const, Opaque, number, string
+from jobcheck.frameworks.crontab.semantics import enqueued_task
 from jobcheck.frameworks.semantics_base import Semantics
 
 if TYPE_CHECKING:
@@ -98,6 +99,8 @@ class KubernetesSemantics(Semantics):
 
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         policy = _option(entry, "concurrencyPolicy")
+        if enqueued_task(entry.command) is not None:
+            return True  # its pod only enqueues a task and exits
         return isinstance(policy, Opaque) or string(policy) in GUARDING_POLICIES
 
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
@@ -153,6 +156,8 @@ class KubernetesSemantics(Semantics):
             limit = _option(entry, "activeDeadlineSeconds")
             if _known(limit) or _known(_option(entry, "pod.activeDeadlineSeconds")):
                 continue
+            if enqueued_task(entry.command) is not None:
+                continue  # the task it enqueues has its own limit
             if number(limit) == 0:
                 continue
             yield check.finding(
