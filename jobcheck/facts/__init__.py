@@ -265,6 +265,10 @@ class EnqueueSite:
     """The parameter of the enclosing function the call enqueues (an enqueue wrapper)."""
     spreads: bool = False
     """Passes ``*args``/``**kwargs`` of the enclosing function on as the payload."""
+    receiver_elsewhere: bool = False
+    """Called on an object of another module (``queue_store.job_queue.enqueue(f)``) in a
+    file that does not show it is a queue: an enqueue once the project model finds the
+    object is one (``Semantics.is_queue_object``)."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:

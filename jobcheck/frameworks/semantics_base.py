@@ -56,6 +56,11 @@ class Semantics:
         """Whether ``job.method(...)`` enqueues one of its jobs."""
         return False
 
+    def is_queue_object(self, project: Project, qualname: str) -> bool:
+        """Whether the module-level object ``qualname`` is one of its queues (an enqueue
+        site called on it in a file that does not show it: ``receiver_elsewhere``)."""
+        return False
+
     def hint_is_certain(self, site: EnqueueSite) -> bool:
         """Whether a call the recognizer attributed to this framework enqueues, even when
         its job is not found (an RQ ``queue.enqueue(f)`` of a function elsewhere)."""

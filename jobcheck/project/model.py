@@ -331,6 +331,10 @@ class Project:
         """Every enqueue site as written, and those made through enqueue wrappers."""
         for f in self.files:
             for site in f.enqueues:
+                if site.receiver_elsewhere and not semantics(site.framework_hint).is_queue_object(
+                    self, site.receiver or ""
+                ):
+                    continue
                 yield f, site
         yield from self.wrapped_sites
 

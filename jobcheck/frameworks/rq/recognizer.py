@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import libcst as cst
 
@@ -10,7 +11,9 @@ from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import FunctionFacts, QueueDecl, TaskDef
 from jobcheck.facts.values import CallV, Const, Value, string
+from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
+from jobcheck.vocabulary.libraries import is_library
 
 JOB_DECORATORS = frozenset(
     {"rq.job", "rq.decorators.job", "django_rq.job", "django_rq.decorators.job"}
@@ -126,8 +129,27 @@ class RQRecognizer(Recognizer):
         if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
-        if method in ENQUEUE_METHODS and self._is_queue(node.func.value):
+        if method not in ENQUEUE_METHODS:
+            return
+        if self._is_queue(node.func.value):
             self._enqueue(node, method, receiver=self.walker.qualify(node.func.value))
+        elif self._of_another_module(node.func.value):
+            enqueues = self.walker.facts.enqueues
+            before = len(enqueues)
+            self._enqueue(node, method, receiver=self.walker.qualify(node.func.value))
+            if len(enqueues) > before:
+                enqueues[-1] = replace(enqueues[-1], receiver_elsewhere=True)
+                self.walker.current_site = enqueues[-1]
+
+    def _of_another_module(self, receiver: cst.BaseExpression) -> bool:
+        """``queue_store.job_queue`` / ``job_queue`` imported from a project module: maybe
+        an RQ queue made there (the project model decides)."""
+        written = dotted(receiver)
+        if written is None:
+            return False
+        head = written.partition(".")[0]
+        imported = self.walker.names.aliases.get(head)
+        return imported is not None and not is_library(imported)
 
     def _partial(self, node: cst.Call) -> None:
         """``partial(queue.enqueue, func, *args)``, often handed to

@@ -63,6 +63,10 @@ class RQSemantics(Semantics):
     def hint_is_certain(self, site: EnqueueSite) -> bool:
         return True
 
+    def is_queue_object(self, project: Project, qualname: str) -> bool:
+        # ``job_queue = Queue(connection=redis)`` at module level (``FileFacts.instances``).
+        return project.instances.get(qualname) in RQ_QUEUES
+
     def matches_by_tail(self) -> bool:
         return False  # RQ enqueues a function by reference: its path is exact
 
