@@ -297,6 +297,9 @@ class CeleryApp:
     loc: Loc
     main: str | None
     kwargs: tuple[tuple[str, Value], ...] = ()
+    made_by: str | None = None
+    """A project class the app is an instance of (``IndicoCelery("indico")``): an app
+    once the project model finds the class subclasses the library's app class."""
 
 
 @dataclass(frozen=True, slots=True)

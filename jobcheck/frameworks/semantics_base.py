@@ -40,6 +40,9 @@ class Semantics:
 
     # -- jobs and enqueues ------------------------------------------------------------
 
+    app_classes: frozenset[str] = frozenset()
+    """Its application classes (``celery.Celery``): a project subclass's instances are
+    apps too (``CeleryApp.made_by``)."""
     decorator_roots: dict[str, str] = {}
     """Library decorators a project may wrap (``job = partial(rq.job, ...)``), mapped to
     the framework name the jobs they make carry."""

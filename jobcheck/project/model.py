@@ -104,7 +104,12 @@ class Project:
         }
         if loader is not None:
             self._load_on_demand()
-        self.apps: list[tuple[FileFacts, CeleryApp]] = [(f, a) for f in self.files for a in f.apps]
+        self.apps: list[tuple[FileFacts, CeleryApp]] = [
+            (f, a)
+            for f in self.files
+            for a in f.apps
+            if a.made_by is None or self._is_app_class(a.made_by)
+        ]
         self.every_app = frozenset(a.qualname for _, a in self.apps)
         chosen = [(f, a) for f, a in self.apps if a.qualname == self.celery_app]
         if chosen:
@@ -160,6 +165,15 @@ class Project:
                     task = _custom_task(f, function, decorator, framework, preset)
                     yield Job(self.with_values(task), f)
                     break
+
+    def _is_app_class(self, qualname: str, depth: int = 0) -> bool:
+        """Whether a project class subclasses a framework's application class."""
+        roots = frozenset().union(*(semantics(p.name).app_classes for p in plugins()))
+        if qualname in roots:
+            return True
+        if depth > 10:
+            return False
+        return any(self._is_app_class(base, depth + 1) for base in self.classes.get(qualname, ()))
 
     def value(self, value: Value | None, depth: int = 0) -> Value | None:
         """``value`` with a name of a module constant replaced by the constant's value,

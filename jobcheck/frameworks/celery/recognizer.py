@@ -22,6 +22,7 @@ from jobcheck.frameworks.celery.foreign import constructor, is_foreign
 from jobcheck.frameworks.celery.settings import normalize
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
+from jobcheck.vocabulary.libraries import is_library
 
 SHARED_TASK_DECORATORS = frozenset(
     {
@@ -119,6 +120,8 @@ class CeleryRecognizer(Recognizer):
         # enqueue calls, settings.
         Trigger("shared_task", b"shared_task"),
         Trigger("Celery app", b"Celery", rb"(?<!\w)Celery\s*[(),]"),
+        # ``celery = IndicoCelery("indico")``: an instance of a project subclass.
+        Trigger("Celery app subclass", b"Celery", rb"(?m)^\w+\s*=\s*[\w.]*Celery\w*\s*\("),
         Trigger("task decorator", b".task", rb"\.\s*task\b"),
         Trigger("bare task decorator", b"@task", rb"@task\b"),
         Trigger("periodic task decorator", b"periodic_task"),
@@ -397,6 +400,8 @@ class CeleryRecognizer(Recognizer):
                     walker.facts.instances[local] = func  # type: ignore[assignment]
                 if func in CELERY_APP_CLASSES and call is value:
                     self._app(target.value, value)  # type: ignore[arg-type]
+                elif call is value and _maybe_app_subclass(func):
+                    self._app(target.value, value, made_by=func)  # type: ignore[arg-type]
                 elif self._made_by_other_library(func):
                     self._foreign.add(local)
                     walker.facts.foreign_objects.append(local)
@@ -452,7 +457,7 @@ class CeleryRecognizer(Recognizer):
             )
         )
 
-    def _app(self, name: str, call: cst.Call) -> None:
+    def _app(self, name: str, call: cst.Call, made_by: str | None = None) -> None:
         walker = self.walker
         value = walker.evaluate(call)
         assert isinstance(value, CallV)
@@ -462,6 +467,7 @@ class CeleryRecognizer(Recognizer):
                 loc=walker.loc(call),
                 main=string(value.arg(0, "main")),
                 kwargs=value.kwargs,
+                made_by=made_by,
             )
         )
 
@@ -484,6 +490,12 @@ class CeleryRecognizer(Recognizer):
                 named_by=raw if name is None and isinstance(raw, (Ref, CallV)) else None,
             )
         )
+
+
+def _maybe_app_subclass(func: str | None) -> bool:
+    """A project class named for a Celery app (``IndicoCelery``, ``CeleryApp``): the
+    project model keeps the instance as an app if the class subclasses Celery."""
+    return bool(func) and not is_library(func) and "celery" in func.rpartition(".")[2].lower()
 
 
 def _is_conf(expr: cst.BaseExpression) -> bool:

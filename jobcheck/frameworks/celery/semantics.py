@@ -61,6 +61,7 @@ class CelerySemantics(Semantics):
     title = "Celery"
     job_noun = "Celery task"
     decorator_roots = {"celery.shared_task": "celery"}
+    app_classes = frozenset({"celery.Celery", "celery.app.Celery", "celery.app.base.Celery"})
     library_roots = frozenset({"celery", "kombu", "builtins"})
     age_bound_key = "expires"
     bounds_configured_centrally = True
