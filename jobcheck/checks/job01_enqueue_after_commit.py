@@ -127,7 +127,9 @@ class EnqueueAfterCommit(RuleChecks):
         """Why code in ``function`` runs before the commit when Django or SQLAlchemy call
         it from inside a transaction (a model signal receiver, an ORM event listener)."""
         connected = self._connected.get(function.qualname, ())
-        received = signals.receiver_transaction(function, atomic_requests, connected)
+        received = signals.receiver_transaction(
+            function, atomic_requests, connected, self.project.alias
+        )
         return received or orm_events.listener_transaction(function, connected)
 
     def _reason(self, f: FileFacts, site: EnqueueSite, atomic_requests: bool) -> str | None:

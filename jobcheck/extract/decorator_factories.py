@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 import libcst.helpers
 
-from jobcheck.facts.values import CallV, Opaque, Value
+from jobcheck.facts.values import CONNECTS, CallV, Const, Opaque, Value
 from jobcheck.syntax.names import Names
 
 
@@ -34,10 +34,16 @@ def factory_value(
 ) -> CallV | None:
     """The library call a module-level function stands for as a decorator, or None."""
     outer = _params(node)
+    positional = _positional(node)
     found = None
     for inner, call, func in _registrations(node):
         written = cst.helpers.get_full_name_for_node(func)
         head = (written or "").partition(".")[0]
+        if written == f"{head}.connect" and head in positional:
+            # ``signal.connect(wrapped, sender=sender)`` on the factory's own parameter:
+            # a receiver of the signal its callers pass (``@search_receiver(post_save,
+            # User)``), as Django's ``receiver(signal)`` is.
+            return CallV(CONNECTS, (Const(positional.index(head)),))
         if head not in names.aliases and head not in names.defined:
             continue  # a local or a builtin (``fn(...)``, ``setattr(fn, ...)``)
         qualname = names.qualify(func)
@@ -135,6 +141,11 @@ def _returned(statement: cst.CSTNode) -> cst.BaseExpression | None:
 def _statements(node: cst.FunctionDef) -> list[cst.CSTNode]:
     body = node.body
     return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+
+
+def _positional(node: cst.FunctionDef) -> list[str]:
+    params = node.params
+    return [p.name.value for p in (*params.posonly_params, *params.params)]
 
 
 def _params(node: cst.FunctionDef) -> set[str]:

@@ -99,6 +99,11 @@ modules' constants (``f"{PREFIX}-high"``, ``"*/" + str(EVERY)``); a part is a st
 constant, a name, a ``str(name)`` call or another join. The project model makes it a
 string when every part resolves (``Project.value``)."""
 
+CONNECTS = "<connects>"
+"""``CallV(CONNECTS, (Const(i),))``: what a decorator factory that connects the function
+to the signal in its ``i``-th argument stands for (``def search_receiver(signal, sender):
+... signal.connect(wrapped, sender=sender)``), like Django's ``receiver(signal)``."""
+
 TYPE_ALIAS = Opaque("a type alias")
 """What a module-level ``Kind = Literal["a", "b"]`` binds: a type, not a class."""
 

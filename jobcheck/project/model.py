@@ -166,6 +166,11 @@ class Project:
                     yield Job(self.with_values(task), f)
                     break
 
+    def alias(self, qualname: str) -> Value | None:
+        """What a module-level name of the project stands for (``FileFacts.aliases``),
+        loading its module on demand."""
+        return self._aliases.get(qualname)
+
     def _is_app_class(self, qualname: str, depth: int = 0) -> bool:
         """Whether a project class subclasses a framework's application class."""
         roots = frozenset().union(*(semantics(p.name).app_classes for p in plugins()))

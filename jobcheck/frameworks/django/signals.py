@@ -15,8 +15,10 @@ Verified in Django 5.0's source:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from jobcheck.facts import FunctionFacts
-from jobcheck.facts.values import CallV, Ref, SeqV, Value
+from jobcheck.facts.values import CONNECTS, CallV, Const, Ref, SeqV, Value
 
 SIGNALS = "django.db.models.signals."
 RECEIVER = "django.dispatch.receiver"
@@ -36,17 +38,37 @@ IN_REQUEST_TRANSACTION = {
 }
 
 
-def received_signals(function: FunctionFacts, connected: tuple[str, ...] = ()) -> list[str]:
+def received_signals(
+    function: FunctionFacts,
+    connected: tuple[str, ...] = (),
+    alias: Callable[[str], Value | None] = lambda _: None,
+) -> list[str]:
     """The model signals ``function`` receives (``@receiver(post_save, sender=...)``,
-    ``@receiver([post_save, post_delete])``, or ``connected`` with ``.connect``)."""
+    ``@receiver([post_save, post_delete])``, ``connected`` with ``.connect``, or a project
+    decorator that connects its argument: ``alias`` gives the value a project name stands
+    for, ``CallV(CONNECTS, (index,))``)."""
     found = [function.signal] if function.signal else []
     found += connected
     for decorator in function.decorators:
         call = decorator.call
-        if decorator.qualname != RECEIVER or not isinstance(call, CallV) or not call.args:
+        if not isinstance(call, CallV):
             continue
-        found += _signal_names(call.args[0])
+        index = (
+            0
+            if decorator.qualname == RECEIVER
+            else _connected_argument(alias(decorator.qualname) if decorator.qualname else None)
+        )
+        if index is not None and index < len(call.args):
+            found += _signal_names(call.args[index])
     return found
+
+
+def _connected_argument(value: Value | None) -> int | None:
+    if isinstance(value, CallV) and value.func == CONNECTS and value.args:
+        index = value.args[0]
+        if isinstance(index, Const) and isinstance(index.value, int):
+            return index.value
+    return None
 
 
 def _signal_names(value: Value) -> list[str]:
@@ -58,11 +80,14 @@ def _signal_names(value: Value) -> list[str]:
 
 
 def receiver_transaction(
-    function: FunctionFacts, atomic_requests: bool, connected: tuple[str, ...] = ()
+    function: FunctionFacts,
+    atomic_requests: bool,
+    connected: tuple[str, ...] = (),
+    alias: Callable[[str], Value | None] = lambda _: None,
 ) -> str | None:
     """Why an enqueue in ``function`` runs before the commit, when it is a receiver of a
     model signal sent inside a transaction; None otherwise."""
-    for signal in received_signals(function, connected):
+    for signal in received_signals(function, connected, alias):
         if signal in ALWAYS_IN_TRANSACTION:
             return ALWAYS_IN_TRANSACTION[signal]
         if atomic_requests and signal in IN_REQUEST_TRANSACTION:
