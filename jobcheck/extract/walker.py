@@ -29,7 +29,7 @@ from jobcheck.facts import (
     Param,
     TaskDef,
 )
-from jobcheck.facts.values import TYPE_ALIAS, CallV, Const, DictV, Ref, Value
+from jobcheck.facts.values import JOIN, TYPE_ALIAS, CallV, Const, DictV, Ref, Value
 from jobcheck.syntax.evaluate import MAX_EXCERPT, Evaluator, excerpt
 from jobcheck.syntax.names import Names, dotted
 from jobcheck.syntax.positions import ANCHOR_TYPES, Positions
@@ -629,12 +629,29 @@ class Walker:
         scope = self.function
         if scope is not None:
             self._track_variables(scope, targets, value)
+        elif self.classes and not self.functions and len(self.classes) == 1:
+            self._track_class_constants(targets, value)
         elif self.at_module_level:
             self._track_constants(targets, value)
             if self._is_type_alias(node):
                 for target in targets:
                     if isinstance(target, cst.Name):
                         self.facts.aliases[self.names.local(target.value)] = TYPE_ALIAS
+
+    def _track_class_constants(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression
+    ) -> None:
+        """``class OnyxCeleryTask: SYNC = "sync"``: upper-case names of a class of
+        constants, which task names, queues and routes name (``OnyxCeleryTask.SYNC``)."""
+        names = [t.value for t in targets if isinstance(t, cst.Name) and t.value.isupper()]
+        if not names:
+            return
+        evaluated = self.evaluate(value)
+        if not (isinstance(evaluated, Const) or _is_join(evaluated)):
+            return
+        owner = self.classes[-1].qualname
+        for name in names:
+            self.facts.aliases[f"{owner}.{name}"] = evaluated
 
     def _is_type_alias(self, node: cst.Assign | cst.AnnAssign) -> bool:
         """``Kind = Literal["a", "b"]``, ``Id = Annotated[int, ...]``, ``X: TypeAlias = ...``."""
@@ -719,6 +736,10 @@ class Walker:
         if scope is None or scope.facts.view is None:
             return frozenset()
         return frozenset(p.name for p in scope.facts.params if p.name == "request")
+
+
+def _is_join(value: Value) -> bool:
+    return isinstance(value, CallV) and value.func == JOIN
 
 
 def _call_arguments(walker: Walker, node: cst.Call) -> tuple[Argument, ...]:

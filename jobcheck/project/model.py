@@ -253,7 +253,16 @@ class Project:
                     extra_locs.append((name, locs.get(SPLAT, task.loc)))
                 continue
             options.append((key, resolved if isinstance(resolved, (Const, DictV)) else raw))
-        return replace(task, options=tuple(options), option_locs=(*task.option_locs, *extra_locs))
+        registered = task.registered_name
+        name = dict(options).get("name")
+        if isinstance(name, Const) and isinstance(name.value, str):
+            registered = name.value  # ``name=OnyxCeleryTask.SYNC``, resolved
+        return replace(
+            task,
+            options=tuple(options),
+            option_locs=(*task.option_locs, *extra_locs),
+            registered_name=registered,
+        )
 
     def _spread_items(self, value: Value | None, depth: int = 0) -> list[tuple[str, Value]] | None:
         """The options a ``**spread`` dict holds, its own spreads flattened
@@ -306,7 +315,9 @@ class Project:
     def job_for(self, site: EnqueueSite) -> Job | None:
         """The job an enqueue site puts on the queue, when the project defines it."""
         if site.method == "send_task":
-            return self._by_registered.get(site.target_text)
+            named = self.value(Ref(site.target)) if site.target else None
+            name = named.value if isinstance(named, Const) else site.target_text
+            return self._by_registered.get(name)  # type: ignore[arg-type]
         if site.target is None:
             return None
         job = self._by_qualname.get(site.target)

@@ -319,7 +319,7 @@ class CeleryRecognizer(Recognizer):
                 walker,
                 node,
                 "send_task",
-                None,
+                name.qualname if isinstance(name, Ref) else None,  # a constant's name
                 string(name) or walker.text(node.args[0].value),
                 tuple(payload),
                 enqueue.options(walker, node.args[1:], APPLY_ASYNC_PAYLOAD),
