@@ -5,7 +5,9 @@ A handler *swallows* the error when its body does nothing with it: only ``pass``
 ``...``, ``continue``, ``break``, a bare ``return`` or ``return <constant>``,
 ``print(...)``, ``traceback.print_exc()`` or ``logger.debug(...)``. A body that does
 anything else (assigns a fallback value, cleans up, calls a helper) is taken to handle
-the error on purpose, even when it records nothing: precision first.
+the error on purpose, even when it records nothing: precision first. So is a ``pass``
+after a ``try`` that only computes names (the value set before the ``try`` is the
+fallback).
 
 A handler *records* a failure when it leaves a trace someone can act on: a log call at
 info level or above, an error tracker (Sentry's ``capture_exception``, Rollbar, ...), a
@@ -226,8 +228,27 @@ def shape(
         retries=retries,
         records=records,
         exits=exits,
-        inert=_is_inert(handler.body),
+        inert=_is_inert(handler.body) and not _computes_values_only(node.body),
     )
+
+
+def _computes_values_only(body: cst.BaseSuite) -> bool:
+    """A ``try`` whose body only computes names (``probe = ffmpeg.probe(path)``,
+    ``duration = probe["format"]["duration"]``): a ``pass`` in its handler keeps the value
+    set before it, a fallback as much as ``except: duration = None`` is."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    smalls = []
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        smalls.extend(statement.body)
+    return bool(smalls) and all(_assigns_a_name(small) for small in smalls)
+
+
+def _assigns_a_name(small: cst.BaseSmallStatement) -> bool:
+    if isinstance(small, cst.Assign):
+        return all(isinstance(target.target, cst.Name) for target in small.targets)
+    return isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
 
 
 def _is_inert(body: cst.BaseSuite) -> bool:
