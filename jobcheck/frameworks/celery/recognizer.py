@@ -17,7 +17,7 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import CallV, DictV, Opaque, Ref, Value, string
+from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, Value, string
 from jobcheck.frameworks.celery.foreign import constructor, is_foreign
 from jobcheck.frameworks.celery.settings import normalize
 from jobcheck.syntax.names import dotted
@@ -336,7 +336,7 @@ class CeleryRecognizer(Recognizer):
         receiver = dotted(node.func.value)  # type: ignore[attr-defined]
         if receiver is None:
             return
-        if receiver != "self" and receiver != scope.facts.name:
+        if receiver not in ("self", scope.facts.name, _bound_task_parameter(scope.facts)):
             return
         countdown = max_retries = None
         for arg in node.args:
@@ -490,6 +490,16 @@ class CeleryRecognizer(Recognizer):
                 named_by=raw if name is None and isinstance(raw, (Ref, CallV)) else None,
             )
         )
+
+
+def _bound_task_parameter(function: FunctionFacts) -> str | None:
+    """The first parameter of a ``bind=True`` task, whatever its name (``def send(task,
+    email)``): the task instance, whose ``.retry`` is Celery's."""
+    bound = any(
+        isinstance(d.call, CallV) and d.call.kwarg("bind") == Const(True)
+        for d in function.decorators
+    )
+    return function.params[0].name if bound and function.params else None
 
 
 def _maybe_app_subclass(func: str | None) -> bool:
