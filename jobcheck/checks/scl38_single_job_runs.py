@@ -17,7 +17,7 @@ from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import semantics
-from jobcheck.vocabulary.lock_names import name_words, takes_lock_by_name
+from jobcheck.vocabulary.lock_names import decorates_with_lock, name_words
 
 LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
 # Single-instance task bases: celery-once (celery_once/tasks.py ``QueueOnce``) and
@@ -95,10 +95,28 @@ class SingleJobRuns(RuleChecks):
         if any(reach.item.kind in LOCK_GUARDS for reach in summary.guards):
             return True
         return any(
-            self._lock_decorator(d.qualname)
+            self._lock_decorator(d.qualname) or self._wraps_in_lock(d.qualname)
             for reach in summary.functions
             for d in reach.item.decorators
         )
+
+    def _wraps_in_lock(self, qualname: str | None) -> bool:
+        """A project decorator that wraps the job in a lock decorator (indico's
+        ``@celery.periodic_task(...)``, a method of its app class, does ``f =
+        locked_task(f)``): the decorator's own function, or the method of the class of
+        the object it is read from."""
+        if not qualname:
+            return False
+        owner, _, method = qualname.rpartition(".")
+        candidates = [qualname]
+        made_by = self.project.instances.get(owner) if owner else None
+        if made_by:
+            candidates.append(f"{made_by}.{method}")
+        for candidate in candidates:
+            function = self.project.function(candidate)
+            if function is not None and any(self._lock_decorator(w) for w in function.wraps_in):
+                return True
+        return False
 
     def _lock_decorator(self, qualname: str | None) -> bool:
         if not qualname:
@@ -109,7 +127,7 @@ class SingleJobRuns(RuleChecks):
             return True
         if qualname.endswith(KNOWN_LOCK_DECORATOR_SUFFIXES):
             return True
-        return takes_lock_by_name(last) or bool(set(name_words(last)) & SINGLE_INSTANCE_WORDS)
+        return decorates_with_lock(last) or bool(set(name_words(last)) & SINGLE_INSTANCE_WORDS)
 
     def _lock_base(self, job: Job) -> bool:
         configured = set(self.options.lock_base_classes)

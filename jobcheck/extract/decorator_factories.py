@@ -195,3 +195,49 @@ def _calls(node: cst.FunctionDef) -> list[cst.Call]:
 
     node.body.visit(Calls())
     return calls
+
+
+def wrapping_callees(node: cst.FunctionDef, names: Names) -> tuple[str, ...]:
+    """What a decorator wraps its function in (``f = locked_task(f)``, ``return
+    locked_task(f)``), in ``node`` or the decorator it defines (indico's
+    ``periodic_task`` method: ``def decorator(f): if locked: f = locked_task(f)``)."""
+    found: list[str] = []
+    for function in (node, *(s for s in _statements(node) if isinstance(s, cst.FunctionDef))):
+        params = set(_positional(function))
+        if not params:
+            continue
+        for statement in _with_branches(_statements(function)):
+            call = _wrapping_call(statement, params)
+            if call is not None:
+                qualname = names.qualify(call.func)
+                if qualname:
+                    found.append(qualname)
+    return tuple(dict.fromkeys(found))
+
+
+def _with_branches(statements: list[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """Statements and those of the ``if`` blocks among them (one level)."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, cst.If) and isinstance(statement.body, cst.IndentedBlock):
+            yield from statement.body.body
+
+
+def _wrapping_call(statement: cst.CSTNode, params: set[str]) -> cst.Call | None:
+    """``p = wrap(p)`` or ``return wrap(p)`` with ``p`` one of ``params``."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    value: cst.BaseExpression | None = None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target = small.targets[0].target
+        if isinstance(target, cst.Name) and target.value in params:
+            value = small.value
+    elif isinstance(small, cst.Return):
+        value = small.value
+    if not isinstance(value, cst.Call) or not value.args:
+        return None
+    first = value.args[0].value
+    if isinstance(first, cst.Name) and first.value in params and value.args[0].keyword is None:
+        return value
+    return None

@@ -16,7 +16,7 @@ from typing import ClassVar
 import libcst as cst
 
 from jobcheck.extract import bodies, payload
-from jobcheck.extract.decorator_factories import factory_value
+from jobcheck.extract.decorator_factories import factory_value, wrapping_callees
 from jobcheck.facts import (
     NOWHERE,
     Argument,
@@ -315,6 +315,7 @@ class Walker:
         if any(d.qualname in ATOMIC for d in facts.decorators):
             facts.atomic = True
         self.facts.functions[qualname] = facts
+        facts.wraps_in = wrapping_callees(node, self.names)
         if self.at_module_level:
             factory = factory_value(node, self.names, self.evaluate)
             if factory is not None:  # ``@actor(...)`` of the project makes jobs
@@ -803,6 +804,7 @@ def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
         or facts.session_writes
         or facts.cancel_handlers
         or facts.enqueues_only
+        or facts.wraps_in
     ):
         return True
     if any(p.annotation and p.annotation not in _BUILTIN_ANNOTATIONS for p in facts.params):

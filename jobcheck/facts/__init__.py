@@ -168,6 +168,10 @@ class FunctionFacts:
     """When the body does nothing but enqueue jobs (``send_report.delay()``): what each
     call enqueues, as written (a dotted path, or the job name an ``enqueue_job("name")``
     gives). A scheduled function of this shape schedules those jobs."""
+    wraps_in: tuple[str, ...] = ()
+    """For a decorator (or a decorator factory, its inner decorator): what it wraps the
+    decorated function in, as dotted paths (``f = locked_task(f)``, ``return
+    single_run(f)``): a job it decorates runs under those wrappers."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,3 +24,13 @@ def takes_lock_by_name(name: str) -> bool:
         return False  # the common case, without splitting the name
     words = set(name_words(name))
     return bool(words & LOCK_WORDS) and not words & NOT_TAKING_WORDS
+
+
+def decorates_with_lock(name: str) -> bool:
+    """A decorator named for running what it decorates under a lock: ``single_lock``,
+    ``locked_task``, ``@locked`` ("locked" describes the result here, where a call
+    ``is_locked()`` only asks)."""
+    if _LOCK_HINT.search(name) is None:
+        return False
+    words = set(name_words(name))
+    return bool(words & (LOCK_WORDS | {"locked"})) and not words & (NOT_TAKING_WORDS - {"locked"})
