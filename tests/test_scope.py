@@ -154,3 +154,24 @@ class TestExplicitFiles:
         # module lies outside it and does not count.
         _, found = _reported("service/tasks.py")
         assert found == {("service/tasks.py", "missing-time-limit")}
+
+
+class TestNamedFiles:
+    """Files named on the command line (as pre-commit passes them) are checked whatever
+    the walk of the project around them skips, and whatever kind jobcheck reads."""
+
+    def test_a_named_test_file_is_checked_though_walks_skip_test_code(self, repo: Path) -> None:
+        write(repo, {"tests/test_jobs.py": BAD_TASK.format(name="in_tests")})
+        assert _reported(".")[1] == {("app/old.py", "unbounded-retries")}
+        status, found = _reported("tests/test_jobs.py")
+        assert status == 1
+        assert found == {("tests/test_jobs.py", "unbounded-retries")}
+
+    def test_a_crontab_file_named_alone_is_checked(self, tmp_path: Path, monkeypatch) -> None:
+        monkeypatch.chdir(tmp_path)
+        write(
+            tmp_path, {"deploy/crontab": "0 3 * * * flock -n /tmp/r.lock timeout 5m /app/report\n"}
+        )
+        status, found = _reported("deploy/crontab")
+        assert status == 1
+        assert found == {("deploy/crontab", "schedule-on-the-hour")}
