@@ -29,7 +29,7 @@ from jobcheck.facts import (
     Param,
     TaskDef,
 )
-from jobcheck.facts.values import JOIN, TYPE_ALIAS, CallV, Const, DictV, Ref, Value
+from jobcheck.facts.values import TYPE_ALIAS, CallV, Const, DictV, Ref, Value, is_join
 from jobcheck.syntax.evaluate import MAX_EXCERPT, Evaluator, excerpt
 from jobcheck.syntax.names import Names, dotted
 from jobcheck.syntax.positions import ANCHOR_TYPES, Positions
@@ -648,7 +648,7 @@ class Walker:
         if not names:
             return
         evaluated = self.evaluate(value)
-        if not (isinstance(evaluated, Const) or _is_join(evaluated)):
+        if not (isinstance(evaluated, Const) or is_join(evaluated)):
             return
         owner = self.classes[-1].qualname
         for name in names:
@@ -737,10 +737,6 @@ class Walker:
         if scope is None or scope.facts.view is None:
             return frozenset()
         return frozenset(p.name for p in scope.facts.params if p.name == "request")
-
-
-def _is_join(value: Value) -> bool:
-    return isinstance(value, CallV) and value.func == JOIN
 
 
 def _call_arguments(walker: Walker, node: cst.Call) -> tuple[Argument, ...]:

@@ -154,7 +154,7 @@ def describe(value: Value | None) -> str:
         return repr(value.value)
     if isinstance(value, Ref):
         return value.qualname
-    if isinstance(value, CallV) and value.func == JOIN:
+    if is_join(value):
         return "f'" + "".join(_join_part(p) for p in value.args) + "'"
     if isinstance(value, CallV):
         return f"{value.func or '...'}(...)"
@@ -167,3 +167,8 @@ def _join_part(value: Value) -> str:
     if isinstance(value, Const):
         return str(value.value)
     return "{" + (value.qualname.rsplit(".", 1)[-1] if isinstance(value, Ref) else "...") + "}"
+
+
+def is_join(value: Value | None) -> bool:
+    """A string built from parts (``CallV(JOIN, parts)``)."""
+    return isinstance(value, CallV) and value.func == JOIN

@@ -23,7 +23,17 @@ from jobcheck.facts import (
     TaskClass,
     TaskDef,
 )
-from jobcheck.facts.values import JOIN, TYPE_ALIAS, CallV, Const, DictV, Opaque, Ref, Value, string
+from jobcheck.facts.values import (
+    TYPE_ALIAS,
+    CallV,
+    Const,
+    DictV,
+    Opaque,
+    Ref,
+    Value,
+    is_join,
+    string,
+)
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
@@ -194,10 +204,10 @@ class Project:
                 value, depth = bound, depth + 1
                 continue
             bound = self._aliases.get(value.qualname)
-            if not isinstance(bound, (Ref, DictV, Const)) and not _is_join(bound):
+            if not isinstance(bound, (Ref, DictV, Const)) and not is_join(bound):
                 return value
             value, depth = bound, depth + 1
-        if _is_join(value) and depth < 10:
+        if is_join(value) and depth < 10:
             return self._joined(value, depth)  # type: ignore[arg-type]
         return env_default(value, self.instances)
 
@@ -732,10 +742,6 @@ def custom_decorator_roots() -> dict[str, str]:
 
 
 DJANGO_SETTINGS = "django.conf.settings."
-
-
-def _is_join(value: Value | None) -> bool:
-    return isinstance(value, CallV) and value.func == JOIN
 
 
 def _custom_task(

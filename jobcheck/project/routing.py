@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import EnqueueSite, FileFacts, Loc, LoopEnqueue, QueueBinding
-from jobcheck.facts.values import JOIN, CallV, Const, DictV, Ref, Value, is_none, string
+from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, is_join, is_none, string
 from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import plugins, semantics
 
@@ -131,7 +131,7 @@ class Routing:
             return UNKNOWN
         if isinstance(value, Const):
             return value.value or None if isinstance(value.value, str) else UNKNOWN
-        if isinstance(value, CallV) and value.func == JOIN:
+        if is_join(value):
             joined = self.project.value(value)
             return self.queue_name(joined, depth + 1) if isinstance(joined, Const) else UNKNOWN
         if isinstance(value, CallV):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 import libcst as cst
 
-from jobcheck.facts.values import JOIN, CallV, Const, DictV, Opaque, Ref, SeqV, Value
+from jobcheck.facts.values import JOIN, CallV, Const, DictV, Opaque, Ref, SeqV, Value, is_join
 from jobcheck.syntax import quiet
 from jobcheck.syntax.names import Names, dotted
 
@@ -144,7 +144,7 @@ class Evaluator:
         names (resolved across modules later), else opaque."""
         flat: list[Value] = []
         for part in parts:
-            if isinstance(part, CallV) and part.func == JOIN:
+            if is_join(part):
                 flat.extend(part.args)
             elif isinstance(part, CallV) and part.func == "str" and len(part.args) == 1:
                 flat.append(part.args[0])
@@ -199,7 +199,7 @@ def _stringy(value: Value) -> bool:
     """A string constant or a join: ``+`` with it concatenates."""
     if isinstance(value, Const):
         return isinstance(value.value, str)
-    return isinstance(value, CallV) and value.func == JOIN
+    return is_join(value)
 
 
 def _joinable(value: Value) -> bool:
