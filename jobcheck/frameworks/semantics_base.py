@@ -271,11 +271,7 @@ class Semantics:
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         """A fixed-minute schedule for an interval of ``seconds``, in its own terms."""
-        hours = seconds / 3600
-        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
-        if hours >= 24:
-            return "cron='17 3 * * *'"
-        return f"cron='17 */{every_n} * * *'" if every_n else "cron='17 * * * *'"
+        return f"cron='{fixed_minute_expression(seconds)}'"
 
     def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
         """JOB-02: what is wrong with an entry naming ``name``, which is not there."""
@@ -314,3 +310,22 @@ class Semantics:
 
 
 UNKNOWN = Semantics()
+
+
+def fixed_minute_expression(seconds: float) -> str:
+    """A cron expression at a free minute for an interval of ``seconds``: daily at 03:17,
+    every N hours at :17, else hourly at :17."""
+    hours = seconds / 3600
+    every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
+    if hours >= 24:
+        return "17 3 * * *"
+    return f"17 */{every_n} * * *" if every_n else "17 * * * *"
+
+
+def with_minute(entry: ScheduleEntry, minute: int) -> str | None:
+    """The entry's five cron fields with ``minute`` as the first, or None when a field
+    cannot be read."""
+    fields = entry.timing.fields
+    if not fields or any(f is None for f in fields):
+        return None
+    return " ".join([str(minute), *fields[1:]])  # type: ignore[list-item]

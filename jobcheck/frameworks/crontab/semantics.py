@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import Const, number
-from jobcheck.frameworks.semantics_base import Semantics
+from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression, with_minute
 
 if TYPE_CHECKING:
     from jobcheck.checks.base import RuleChecks as Check
@@ -113,13 +113,6 @@ def enqueued_task(command: str | None) -> str | None:
     return None
 
 
-def _option(entry: ScheduleEntry, key: str) -> object:
-    for k, v in entry.options:
-        if k == key:
-            return v
-    return None
-
-
 def _shown(entry: ScheduleEntry, limit: int = 60) -> str:
     text = entry.target_text
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -138,7 +131,7 @@ class CrontabSemantics(Semantics):
         # A lock wrapper serialises the runs: with -n the next run is skipped, without it
         # the next run waits for the lock (no overlap either way). A line that only
         # enqueues a task ends at once.
-        return _option(entry, "lock") is not None or enqueued_task(entry.target_text) is not None
+        return entry.option("lock") is not None or enqueued_task(entry.target_text) is not None
 
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
         return (
@@ -155,13 +148,11 @@ class CrontabSemantics(Semantics):
         return ""
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
-        fields = entry.timing.fields
-        if not fields or any(f is None for f in fields):
-            return None
-        return " ".join([str(minute), *fields[1:]]) + " <command>"  # type: ignore[list-item]
+        expression = with_minute(entry, minute)
+        return f"{expression} <command>" if expression else None
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
-        return "17 3 * * * <command>"
+        return f"{fixed_minute_expression(seconds)} <command>"
 
     def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
         """cron waits for nothing and kills nothing: only a ``timeout`` wrapper limits
@@ -169,7 +160,7 @@ class CrontabSemantics(Semantics):
         for f, entry in check.project.schedules():
             if entry.framework != self.name:
                 continue
-            limit = _option(entry, "timeout")
+            limit = entry.option("timeout")
             if isinstance(limit, Const) and (number(limit) or 0) > 0:
                 continue
             if enqueued_task(entry.target_text) is not None:

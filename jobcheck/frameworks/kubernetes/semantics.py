@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import Const, Opaque, number, string
 from jobcheck.frameworks.crontab.semantics import enqueued_task
-from jobcheck.frameworks.semantics_base import Semantics
+from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression, with_minute
 
 if TYPE_CHECKING:
     from jobcheck.checks.base import RuleChecks as Check
@@ -75,13 +75,6 @@ GUARDING_POLICIES = frozenset({"Forbid", "Replace"})
 Replace deletes the active one first (its work is cut short)."""
 
 
-def _option(entry: ScheduleEntry, key: str) -> object:
-    for k, v in entry.options:
-        if k == key:
-            return v
-    return None
-
-
 def _known(value: object) -> bool:
     """Set to something, a template (``{{ .Values.x }}``) included: a templated value is
     the chart's to choose, not missing."""
@@ -98,14 +91,14 @@ class KubernetesSemantics(Semantics):
         return "CronJob"
 
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
-        policy = _option(entry, "concurrencyPolicy")
+        policy = entry.option("concurrencyPolicy")
         if enqueued_task(entry.command) is not None:
             return True  # its pod only enqueues a task and exits
         return isinstance(policy, Opaque) or string(policy) in GUARDING_POLICIES
 
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
-        policy = string(_option(entry, "concurrencyPolicy")) or "Allow"
-        default = " (the default)" if _option(entry, "concurrencyPolicy") is None else ""
+        policy = string(entry.option("concurrencyPolicy")) or "Allow"
+        default = " (the default)" if entry.option("concurrencyPolicy") is None else ""
         return (
             f"CronJob '{entry.label}' runs with concurrencyPolicy {policy}{default}: a run "
             "that outlasts its interval, or a late start, overlaps the next and both do the "
@@ -115,7 +108,7 @@ class KubernetesSemantics(Semantics):
     def schedule_without_expiry(
         self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
     ) -> Iterator[Finding]:
-        if _known(_option(entry, "startingDeadlineSeconds")):
+        if _known(entry.option("startingDeadlineSeconds")):
             return
         yield check.finding(
             "schedule-without-expiry",
@@ -134,17 +127,11 @@ class KubernetesSemantics(Semantics):
         return ""
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
-        fields = entry.timing.fields
-        if not fields or any(f is None for f in fields):
-            return None
-        return 'schedule: "' + " ".join([str(minute), *fields[1:]]) + '"'  # type: ignore[list-item]
+        expression = with_minute(entry, minute)
+        return f'schedule: "{expression}"' if expression else None
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
-        hours = seconds / 3600
-        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
-        if hours >= 24:
-            return 'schedule: "17 3 * * *"'
-        return f'schedule: "17 */{every_n} * * *"' if every_n else 'schedule: "17 * * * *"'
+        return f'schedule: "{fixed_minute_expression(seconds)}"'
 
     def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
         """A CronJob's Job has no time limit unless ``activeDeadlineSeconds`` sets one
@@ -153,8 +140,8 @@ class KubernetesSemantics(Semantics):
         for f, entry in check.project.schedules():
             if entry.framework != self.name:
                 continue
-            limit = _option(entry, "activeDeadlineSeconds")
-            if _known(limit) or _known(_option(entry, "pod.activeDeadlineSeconds")):
+            limit = entry.option("activeDeadlineSeconds")
+            if _known(limit) or _known(entry.option("pod.activeDeadlineSeconds")):
                 continue
             if enqueued_task(entry.command) is not None:
                 continue  # the task it enqueues has its own limit
