@@ -393,3 +393,32 @@ def test_soft_limit_below_hard_and_retry_backoff(tmp_path: Path) -> None:
     fixed = _fix(root)["tasks.py"]
     assert "    soft_time_limit=108,\n" in fixed
     assert "    max_retries=5,\n    retry_backoff=True,\n)\n" in fixed
+
+
+def test_arq_cron_minutes_are_keywords_never_its_job(tmp_path: Path) -> None:
+    """arq/cron.py ``cron(coroutine, *, ..., minute=None)``: the job is the only positional
+    argument, so a minute is added or moved as ``minute=`` (an int, or a set of ints)."""
+    root = _project(
+        tmp_path,
+        {
+            "worker.py": """\
+                from arq import cron
+
+                async def nightly(ctx): ...
+                async def cleanup(ctx): ...
+                async def poll(ctx): ...
+
+                class WorkerSettings:
+                    cron_jobs = [
+                        cron(nightly, hour=3),
+                        cron(cleanup, hour={3, 15}, minute=0),
+                        cron(poll, minute={0, 30}),
+                    ]
+                """,
+        },
+    )
+    fixed = _fix(root)["worker.py"]
+    assert "cron(nightly, hour=3, minute=17)" in fixed
+    assert "cron(cleanup, hour={3, 15}, minute=23)" in fixed
+    assert "cron(poll, minute={" in fixed and "minute={0, 30}" not in fixed
+    ast.parse(fixed)

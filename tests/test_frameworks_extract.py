@@ -67,7 +67,14 @@ def test_tasks_of_taskiq_brokers_are_taskiq_jobs_not_celery_tasks() -> None:
     assert thumbnail.task.registered_name == "tasks:thumbnail"
     assert dict(thumbnail.task.options)["timeout"] == Const(30)
     assert found["local_broker.build_report"].task.registered_name == "reports.build"
-    assert [j.task.qualname for j in project("scl18/not_celery_taskiq").jobs] == ["tasks.cleanup"]
+    checked = {j.task.qualname: j.framework for j in project("scl18/not_celery_taskiq").jobs}
+    assert checked == {
+        "tasks.cleanup": "celery",
+        "tasks.resize": "taskiq",
+        "tasks.thumbnail": "taskiq",
+        "tasks.notify": "taskiq",
+        "local_broker.build_report": "taskiq",
+    }
 
 
 def test_tasks_of_a_project_subclass_of_huey_are_huey_jobs() -> None:
@@ -166,7 +173,7 @@ def test_a_huey_instance_of_another_file_is_adopted_with_its_schedule() -> None:
     assert (instance.kind, instance.cls) == ("instance", "hueyconf.ShopHuey")
     assert option(instance, "immediate") is True and option(instance, "name") == "shop"
     model = project("huey/instance_project")
-    assert not model.jobs  # Huey's semantics are not wired to checks yet
+    assert {job.task.qualname for job in model.jobs} == set(found)  # Huey's are checked
 
 
 def test_huey_crontab_pieces_huey_ignores_are_unknown() -> None:
@@ -237,9 +244,21 @@ def test_arq_enqueue_job_names_the_job_by_a_string() -> None:
     assert [(s.method, s.target_text, s.framework_hint) for s in sites] == [
         ("enqueue_job", "download", "arq"),
         ("enqueue_job", "daily-report", "arq"),
+        ("enqueue_job", "dowload", "arq"),
+        ("enqueue_job", "report", "arq"),
+        ("enqueue_job", "name", "arq"),
     ]
     assert [a.text for a in sites[0].arguments] == ["url"]
-    assert {k for k, _ in sites[0].options} == {"_defer_by", "_job_id"}
+    # The name is the ``function`` option when it is readable, and only then.
+    assert {k for k, _ in sites[0].options} == {"function", "_defer_by", "_job_id"}
+    assert sites[0].option("function") == Const("download") and sites[4].option("function") is None
+    model = project("arq/worker_project")
+    found = {site.target_text: job for _, site, job in model.enqueues()}
+    assert found["download"] is not None and found["download"].task.qualname == "jobs.download"
+    assert (
+        found["daily-report"] is not None and found["daily-report"].task.qualname == "jobs.report"
+    )
+    assert found["dowload"] is None and found["name"] is None
 
 
 def test_arq_coroutines_blocking_calls_and_swallowed_cancellation() -> None:

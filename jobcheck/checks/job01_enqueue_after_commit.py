@@ -13,9 +13,11 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import CallSite, EnqueueSite, FileFacts, FunctionFacts, Loc
 from jobcheck.findings import Finding, Related
 from jobcheck.frameworks.django import signals
+from jobcheck.frameworks.semantics_base import Semantics
 from jobcheck.frameworks.sqlalchemy import events as orm_events
 from jobcheck.frameworks.web import semantics as web
 from jobcheck.project.model import Job
+from jobcheck.registry import semantics
 
 AFTER_COMMIT_METHODS = frozenset({"delay_on_commit", "apply_async_on_commit"})
 
@@ -29,10 +31,13 @@ class EnqueueAfterCommit(RuleChecks):
         for f, site, job in self.project.enqueues():
             if site.deferred or site.is_signature or site.method in AFTER_COMMIT_METHODS:
                 continue
+            framework = _framework(job, site)
+            if job is not None and framework.enqueues_after_commit(job):
+                continue
             reason = self._reason(f, site, atomic_requests)
             if reason is None:
                 continue
-            yield self._finding(f, site.loc, _name(site, job), reason)
+            yield self._finding(f, site.loc, _name(site, job), reason, framework)
         yield from self._through_helpers()
 
     @functools.cached_property
@@ -47,7 +52,13 @@ class EnqueueAfterCommit(RuleChecks):
         return found
 
     def _finding(
-        self, f: FileFacts, loc: Loc, name: str, reason: str, related: tuple[Related, ...] = ()
+        self,
+        f: FileFacts,
+        loc: Loc,
+        name: str,
+        reason: str,
+        framework: Semantics,
+        related: tuple[Related, ...] = (),
     ) -> Finding:
         return self.finding(
             "enqueue-before-commit",
@@ -55,8 +66,7 @@ class EnqueueAfterCommit(RuleChecks):
             loc,
             f"{name} is enqueued {reason}: if the transaction rolls back, "
             "the job runs for data that was never committed (and it may start before "
-            "the commit); enqueue in transaction.on_commit(...), use delay_on_commit(), "
-            "or write an outbox row",
+            f"the commit); {framework.after_commit_advice()}",
             related=related,
         )
 
@@ -95,8 +105,9 @@ class EnqueueAfterCommit(RuleChecks):
                         )
                         if not reach.chain:
                             related = (*related, Related(reach.path, site.loc, f"enqueues {name}"))
+                        framework = _framework(self.project.job_for(site), site)
                         yield self._finding(
-                            f, call.loc, name, f"through {through} {where}", related
+                            f, call.loc, name, f"through {through} {where}", framework, related
                         )
 
     def _call_transaction(self, call: CallSite) -> str | None:
@@ -167,3 +178,7 @@ def _uncommitted_session_work(commits: list[int], writes: list[int], enqueue: in
 
 def _name(site: EnqueueSite, job: Job | None) -> str:
     return f"'{job.task.name}'" if job else f"'{site.target_text}'"
+
+
+def _framework(job: Job | None, site: EnqueueSite) -> Semantics:
+    return semantics(job.framework if job is not None else site.framework_hint)

@@ -2,7 +2,8 @@
 
 A beat entry (or another schedule) that names a task by string runs only if some task
 is registered under exactly that name; otherwise the scheduler sends messages no worker
-accepts and the job silently never runs. Docs: docs/rules/JOB-02.md.
+accepts and the job silently never runs. The same holds for a call that enqueues a job
+by name (arq's ``enqueue_job("x")``). Docs: docs/rules/JOB-02.md.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from jobcheck.facts import ScheduleEntry
 from jobcheck.facts.values import string
 from jobcheck.findings import Finding
 from jobcheck.project.schedule_words import describe, short
-from jobcheck.registry import semantics
+from jobcheck.registry import plugins, semantics
 
 
 class ScheduleTargets(RuleChecks):
@@ -44,6 +45,13 @@ class ScheduleTargets(RuleChecks):
                 entry.task_loc,
                 _message(entry, name, registered, renamed.get(name)),
             )
+
+    @check("enqueue-names-unknown-task")
+    def enqueue_names_unknown_task(self) -> Iterator[Finding]:
+        """Calls that enqueue a job by its registered name (arq's ``enqueue_job("x")``):
+        each framework knows which names its workers register."""
+        for plugin in plugins():
+            yield from semantics(plugin.name).unknown_enqueue_names(self)
 
     def _functions_with_unreadable_names(self) -> set[str]:
         """Tasks whose ``name=`` is computed (``name=f"{PREFIX}.sync"``): their registered

@@ -63,6 +63,28 @@ class JobTimeLimits(RuleChecks):
                     related=reach.related(f"{call.func}(...) without a timeout"),
                 )
 
+    @check("blocking-call-in-async-job")
+    def blocking_call_in_async_job(self) -> Iterator[Finding]:
+        """A job that is a coroutine (arq, taskiq) making a call that blocks the thread,
+        itself or through the helpers it calls; each framework words why its limit does
+        not hold (``Semantics.blocking_call``)."""
+        for body in job_bodies(self.project):
+            if body.job is None or not body.function.is_async:
+                continue
+            framework = semantics(body.job.framework)
+            for reach in body.summary(self.project).blocking_calls:
+                label = f"{reach.item.func}(...){reach.through()}"
+                message = framework.blocking_call(body.job, label)
+                if message is None:
+                    break
+                yield self.finding(
+                    "blocking-call-in-async-job",
+                    body.file.path,
+                    reach.loc,
+                    message,
+                    related=reach.related(f"{reach.item.func}(...) blocks the event loop"),
+                )
+
 
 # Why a call without ``timeout=`` has none, by library (the defaults, read from each
 # library's source, are cited in jobcheck/extract/libraries.py).

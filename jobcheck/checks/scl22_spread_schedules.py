@@ -115,14 +115,15 @@ class SpreadScheduledJobs(RuleChecks):
         for f, entry in self.project.schedules():
             if not entry.timing.minute_defaulted:
                 continue
+            framework = semantics(entry.framework)
             yield self.finding(
                 "crontab-missing-minute",
                 f.path,
                 entry.timing_loc,
-                f"{describe(entry)}: {entry.timing.text} sets no minute, and Celery's "
-                "crontab defaults every field to '*', so it fires every minute of each "
+                f"{describe(entry)}: {entry.timing.text} sets no minute, and "
+                f"{framework.minute_default_note(entry)}, so it fires every minute of each "
                 "hour it matches (60 runs instead of one); add minute=, e.g. "
-                f"minute={free[0]}",
+                f"{framework.minute_hint(entry, free[0]) or f'minute={free[0]}'}",
             )
 
     @check("interval-schedule-resets-on-deploy")

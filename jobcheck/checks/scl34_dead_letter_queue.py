@@ -95,6 +95,7 @@ class DeadLetterQueue(RuleChecks):
                 if key in seen:
                     continue  # the same helper's handler, reached by another call
                 seen.add(key)
+                framework = semantics(body.job.framework if body.job else None)
                 yield self.finding(
                     "swallowed-exception",
                     body.file.path,
@@ -103,8 +104,8 @@ class DeadLetterQueue(RuleChecks):
                     "the error (no "
                     "raise, retry, log at info or above, error tracker or saved failure): "
                     "the job is marked successful and the work is silently lost; log it "
-                    "with logger.exception(...) or let it fail into retries and the "
-                    "dead-letter queue",
+                    f"with logger.exception(...) or {framework.let_it_fail()}"
+                    f"{framework.swallowed_note(handler.catches)}",
                     related=reach.related(_except_text(handler)),
                 )
 

@@ -391,6 +391,9 @@ class EffectsRecognizer(Recognizer):
             if binding is not None and binding.kind == "http":
                 binding.kind = "unknown"
             return
+        if func in libraries.BLOCKING_SLEEPS:
+            frame.facts.blocking_calls.append(SlowCall("sleep", self.walker.loc(node), func))
+            return
         if self._http(frame, node, func, receiver, method, discarded):
             return
         send = self._send(node, func, receiver, method)
@@ -421,6 +424,9 @@ class EffectsRecognizer(Recognizer):
         self, frame: _Frame, kind: str, node: cst.CSTNode, label: str, has_key: bool
     ) -> None:
         guard = "state-check" if self._under_state_check() else None
+        if kind == "send" and self.walker.handlers:
+            # Sent from an ``except`` clause: it reports the failure, as a log line does.
+            guard = "failure-report"
         frame.facts.side_effects.append(
             SideEffect(kind, self.walker.loc(node), label, self.walker.order, has_key, guard)
         )
@@ -458,6 +464,8 @@ class EffectsRecognizer(Recognizer):
             library, label, default = binding.http, f"{binding.label}.{method}", binding.timeout
         if library is None:
             return False
+        if library.name != "httpx" or not label.startswith("httpx.AsyncClient"):
+            frame.facts.blocking_calls.append(SlowCall("http", self.walker.loc(node), label))
         has_timeout = _has_timeout(node, library, default)
         if not has_timeout or discarded:
             frame.facts.http_calls.append(

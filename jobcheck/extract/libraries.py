@@ -72,6 +72,10 @@ HTTP_CLIENT_METHODS = {
     "urllib3": frozenset({"request", "urlopen", "request_encode_url", "request_encode_body"}),
 }
 
+# Calls that sleep the thread: in a coroutine they stop its event loop (asyncio.sleep
+# is the awaitable one).
+BLOCKING_SLEEPS = frozenset({"time.sleep"})
+
 # -- email and notifications ----------------------------------------------------------
 
 # Functions that send email. django/core/mail/__init__.py: send_mail, send_mass_mail,

@@ -54,6 +54,9 @@ class FunctionScope:
     facts: FunctionFacts
     node: cst.FunctionDef
     variables: dict[str, payload.Kind] = field(default_factory=dict)
+    instances: dict[str, str] = field(default_factory=dict)
+    """Local names bound to a new instance of a class that may be the project's
+    (``service = AlleleRegistry(url)``): their method calls are call sites."""
     atomic: str | None = None
     decorator_contexts: tuple[str, ...] = ()
     """The function's decorators that may be the project's own wrappers."""
@@ -524,6 +527,9 @@ class Walker:
         if head in ("self", "cls") and scope is not None and scope.facts.class_qualname:
             return f"{scope.facts.class_qualname}.{rest}"
         if scope is not None and "." not in rest:
+            made = scope.instances.get(head)
+            if made is not None:
+                return f"{made}.{rest}"
             kind = scope.variables.get(head)
             if kind is not None and kind.model:
                 return f"{kind.model}.{rest}"
@@ -540,6 +546,8 @@ class Walker:
         if head in ("self", "cls"):
             return True
         scope = self.function
+        if scope is not None and head in scope.instances and name.count(".") == 1:
+            return True
         kind = scope.variables.get(head) if scope is not None else None
         return kind is not None and kind.model is not None and name.count(".") == 1
 
@@ -570,6 +578,7 @@ class Walker:
                 spreads=any(arg.star for arg in node.args),
                 deferred=self.deferred > 0,
                 discarded=id(node) == self._statement_call,
+                in_handler=bool(self.handlers),
             )
         )
 
@@ -664,13 +673,32 @@ class Walker:
         qualname = self.names.qualify(value.value) or ""
         return qualname.partition(".")[0] in ("typing", "typing_extensions")
 
+    def _project_class_made(self, value: cst.BaseExpression) -> str | None:
+        """The class ``value`` instantiates, when it may be the project's: a capitalised
+        name imported or defined here, not of a library."""
+        if not isinstance(value, cst.Call):
+            return None
+        written = dotted(value.func)
+        qualname = self.names.qualify(value.func) if written else None
+        if written is None or qualname is None or is_library(qualname):
+            return None
+        if not written.rpartition(".")[2][:1].isupper():
+            return None
+        head = written.partition(".")[0]
+        return qualname if head in self.names.aliases or head in self.names.defined else None
+
     def _track_variables(
         self, scope: FunctionScope, targets: list[cst.BaseExpression], value: cst.BaseExpression
     ) -> None:
         kind = self.classify(value)
+        made = self._project_class_made(value)
         for target in targets:
             if isinstance(target, cst.Name):
                 scope.variables[target.value] = kind
+                if made is not None:
+                    scope.instances[target.value] = made
+                else:
+                    scope.instances.pop(target.value, None)
             elif isinstance(target, cst.Tuple):
                 # obj, created = Model.objects.get_or_create(...)
                 names = _target_names(target)
@@ -796,6 +824,7 @@ def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
         or facts.side_effects
         or facts.guards
         or facts.slow_calls
+        or facts.blocking_calls
         or facts.commit_orders
         or facts.session_writes
         or facts.cancel_handlers

@@ -118,6 +118,9 @@ class CallSite:
     """Inside a ``transaction.on_commit`` callback: runs after the commit."""
     discarded: bool = False
     """A statement of its own (``emit_metric(...)``): the caller uses no result of it."""
+    in_handler: bool = False
+    """Inside an ``except`` clause: what it sends reports the failure (an alert to the
+    team's Slack), not the job's work."""
 
 
 @dataclass(slots=True)
@@ -140,6 +143,9 @@ class FunctionFacts:
     side_effects: list[SideEffect] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
     slow_calls: list[SlowCall] = field(default_factory=list)
+    blocking_calls: list[SlowCall] = field(default_factory=list)
+    """Calls that block the thread they run on (a synchronous HTTP request, ``time.sleep``):
+    in a coroutine, or in a helper it calls, they stall its event loop."""
     commit_orders: list[int] = field(default_factory=list)
     view: str | None = None
     """The web framework when this function handles requests ("django", "flask", ...)."""
@@ -564,8 +570,9 @@ class LoopEnqueue:
 
 @dataclass(frozen=True, slots=True)
 class FailureHandler:
-    """Code Celery runs when a task fails: a ``Task.on_failure`` override, a
-    ``task_failure`` signal receiver, or an ``on_failure=`` task option."""
+    """Code a job system runs when a job fails: a Celery ``Task.on_failure`` override, a
+    ``task_failure`` signal receiver, or an ``on_failure=`` task option; a Huey
+    ``@huey.signal(SIGNAL_ERROR)`` handler."""
 
     kind: str
     """"on_failure" (a method), "signal" (task_failure receiver) or "option"."""
@@ -574,6 +581,7 @@ class FailureHandler:
     loc: Loc
     persists: bool | None
     """Whether the body writes the failure somewhere durable; None when unreadable here."""
+    framework: str = "celery"
 
 
 @dataclass(frozen=True, slots=True)

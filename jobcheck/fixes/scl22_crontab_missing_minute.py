@@ -1,4 +1,5 @@
-"""SCL-22 ``crontab-missing-minute``: give Celery's ``crontab(hour=3)`` a free minute,
+"""SCL-22 ``crontab-missing-minute``: give Celery's or Huey's ``crontab(hour=3)`` (or arq's
+``cron(f, hour=3)``) a free minute,
 so it runs once in that hour instead of sixty times. Safe: a crontab that restricts the
 hour or the day but not the minute is written for one run, not sixty."""
 
@@ -6,6 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jobcheck import registry
 from jobcheck.findings import Finding, Fix
 from jobcheck.fixes import syntax
 from jobcheck.fixes.project import ProjectInfo
@@ -19,7 +21,9 @@ def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
     if entry is None or not entry.timing.minute_defaulted:
         return None
     call = source.at(entry.timing_loc, cst.Call)
-    if call is None or syntax.positional(call) or syntax.has_splat(call):
+    if call is None or syntax.has_splat(call):
+        return None
+    if syntax.positional(call) and registry.framework_fixes(entry.framework).positional_fields:
         return None
     if syntax.keyword(call, "minute") is not None:
         return None

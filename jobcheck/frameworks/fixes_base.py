@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 class FrameworkFixes:
     """The neutral answers: no fix of its own."""
 
+    positional_fields = True
+    """Whether a schedule call's positional arguments are its time fields (Celery's and
+    Huey's ``crontab(minute, hour, ...)``), so a minute given that way cannot be added."""
+
     def time_limit_fix(
         self, finding: Finding, source: Source, project: ProjectInfo, task: TaskDef | None
     ) -> Fix | None:

@@ -46,6 +46,9 @@ class Semantics:
     decorator_roots: dict[str, str] = {}
     """Library decorators a project may wrap (``job = partial(rq.job, ...)``), mapped to
     the framework name the jobs they make carry."""
+    object_decorators: frozenset[str] = frozenset()
+    """Methods of its objects (``Plugin.object_roots``) that make jobs (Huey's
+    ``huey.task``): a project factory that hands a function to one makes its jobs."""
     library_roots: frozenset[str] = frozenset()
     """Top-level packages of the framework itself (a base class from there sets no
     options the checks do not know)."""
@@ -58,6 +61,38 @@ class Semantics:
     def accepts_enqueue(self, method: str) -> bool:
         """Whether ``job.method(...)`` enqueues one of its jobs."""
         return False
+
+    def enqueues_by_name(self, site: EnqueueSite) -> bool:
+        """Whether the call names its job by the name it is registered under, as its
+        ``function`` option (arq's ``enqueue_job("name")``)."""
+        return False
+
+    def unknown_enqueue_names(self, check: Check) -> Iterator[Finding]:
+        """JOB-02: calls that enqueue, by name, a job no worker registers."""
+        return iter(())
+
+    def let_it_fail(self) -> str:
+        """SCL-34: where a job's error goes when the job lets it through."""
+        return "let it fail into retries and the dead-letter queue"
+
+    def swallowed_note(self, catches: tuple[str, ...]) -> str:
+        """SCL-34: what else an ``except`` catching ``catches`` swallows in its jobs, as a
+        clause starting with "; " ("" when nothing)."""
+        return ""
+
+    def blocking_call(self, job: Job, label: str) -> str | None:
+        """SCL-18: why a blocking call in the job's coroutine defeats its time limit (the
+        message), or None when its jobs do not run on an event loop."""
+        return None
+
+    def enqueues_after_commit(self, job: Job) -> bool:
+        """JOB-01: whether every call of the job enqueues it once the transaction commits
+        (djhuey's ``on_commit_task``)."""
+        return False
+
+    def after_commit_advice(self) -> str:
+        """JOB-01: how to enqueue after the commit, in its own terms."""
+        return "enqueue in transaction.on_commit(...), or write an outbox row"
 
     def is_queue_object(self, project: Project, qualname: str) -> bool:
         """Whether the module-level object ``qualname`` is one of its queues (an enqueue
@@ -261,6 +296,10 @@ class Semantics:
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         """How to write the entry with ``minute`` (None: the generic forms)."""
         return None
+
+    def minute_default_note(self, entry: ScheduleEntry) -> str:
+        """SCL-22: why a schedule that sets no minute fires every minute, as a clause."""
+        return "a minute it does not set matches every minute"
 
     def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
         """Why an interval restarts with the scheduler, or None when it does not."""

@@ -165,12 +165,12 @@ class Project:
                 if function.qualname in known:
                     continue
                 for decorator in function.decorators:
-                    resolved = self.resolve_callable(decorator.qualname)
+                    resolved = self.resolve_callable(decorator.qualname, any_root=True)
                     if resolved is None:
                         continue
                     root, preset = resolved
-                    framework = custom_decorator_roots().get(root)
-                    if framework is None:
+                    framework = custom_decorator_roots().get(root) or self._object_framework(root)
+                    if framework is None or not checked(framework):
                         continue
                     task = _custom_task(f, function, decorator, framework, preset)
                     yield Job(self.with_values(task), f)
@@ -294,33 +294,65 @@ class Project:
         return list(found.items())
 
     def resolve_callable(
-        self, qualname: str | None, depth: int = 0
+        self, qualname: str | None, depth: int = 0, any_root: bool = False
     ) -> tuple[str, tuple[tuple[str, Value], ...]] | None:
         """Follow aliases, ``functools.partial`` and subclassing from a project name to
-        the library callable it stands for, with the keyword arguments preset on the way."""
+        the library callable it stands for, with the keyword arguments preset on the way.
+        With ``any_root``, a chain of at least one alias ends at whatever it reaches (a
+        method of a job library's object: ``huey.contrib.djhuey.HUEY.task``)."""
         if qualname is None or depth > 10:
             return None
         if qualname in custom_decorator_roots():
             return qualname, ()
         alias = self._aliases.get(qualname)
         if isinstance(alias, Ref):
-            return self.resolve_callable(alias.qualname, depth + 1)
+            return self.resolve_callable(alias.qualname, depth + 1, any_root)
         if isinstance(alias, CallV) and alias.func == "functools.partial":
             if alias.args and isinstance(alias.args[0], Ref):
-                inner = self.resolve_callable(alias.args[0].qualname, depth + 1)
+                inner = self.resolve_callable(alias.args[0].qualname, depth + 1, any_root)
                 if inner is not None:
                     return inner[0], (*inner[1], *alias.kwargs)
             return None
         if isinstance(alias, CallV) and alias.func is not None:
             # ``bg_task = shared_task(acks_late=True)``: what the factory returns.
-            inner = self.resolve_callable(alias.func, depth + 1)
+            inner = self.resolve_callable(alias.func, depth + 1, any_root)
             if inner is not None:
                 return inner[0], (*inner[1], *alias.kwargs)
         for base in self.classes.get(qualname, ()):
-            inner = self.resolve_callable(base, depth + 1)
+            inner = self.resolve_callable(base, depth + 1, any_root)
             if inner is not None:
                 return inner
+        if any_root and depth > 0 and alias is None and qualname not in self.classes:
+            return qualname, ()
         return None
+
+    def _object_framework(self, root: str) -> str | None:
+        """The framework whose object's decorator method ``root`` is (``HUEY.task`` of
+        djhuey, ``huey.task`` of an instance of a project subclass of ``RedisHuey``)."""
+        head, _, method = root.rpartition(".")
+        pending = [head, self.instances.get(head)]
+        seen: set[str] = set()
+        while pending and len(seen) < 20:
+            cls = pending.pop(0)
+            if cls is None or cls in seen:
+                continue
+            seen.add(cls)
+            for plugin in plugins():
+                owner = semantics(plugin.name)
+                if plugin.owns_class(cls) and method in owner.object_decorators:
+                    return plugin.name
+            pending.extend(self.classes.get(cls, ()))
+        return None
+
+    def factory_framework(self, decorator: str | None) -> str | None:
+        """The framework of the jobs a project decorator factory makes, when the
+        decorator is one (``def task(...): ... return huey.task(...)(inner)``)."""
+        if decorator is None or not isinstance(self._aliases.get(decorator), (Ref, CallV)):
+            return None
+        resolved = self.resolve_callable(decorator, any_root=True)
+        if resolved is None:
+            return None
+        return custom_decorator_roots().get(resolved[0]) or self._object_framework(resolved[0])
 
     def job_for(self, site: EnqueueSite) -> Job | None:
         """The job an enqueue site puts on the queue, when the project defines it."""
@@ -328,6 +360,9 @@ class Project:
             named = self.value(Ref(site.target)) if site.target else None
             name = named.value if isinstance(named, Const) else site.target_text
             return self._by_registered.get(name)  # type: ignore[arg-type]
+        if semantics(site.framework_hint).enqueues_by_name(site):
+            job = self._by_registered.get(string(site.option("function")) or "")
+            return job if job is not None and job.framework == site.framework_hint else None
         if site.target is None:
             return None
         job = self._by_qualname.get(site.target)

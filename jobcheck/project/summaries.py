@@ -31,6 +31,7 @@ from jobcheck.facts import (
     SlowCall,
 )
 from jobcheck.findings import Related
+from jobcheck.vocabulary.words import BEST_EFFORT_WORDS, matching_word
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Project
@@ -103,6 +104,8 @@ class Summary:
     """Effects no guard makes harmless to repeat, in their own function or before the
     calls that reach them."""
     slow_calls: list[Reach[SlowCall]] = field(default_factory=list)
+    blocking_calls: list[Reach[SlowCall]] = field(default_factory=list)
+    """Calls that block the thread (``FunctionFacts.blocking_calls``)."""
     handlers: list[Reach[ExceptHandler]] = field(default_factory=list)
     """``except`` clauses that swallow the error (extraction keeps only those)."""
     guards: list[Reach[Guard]] = field(default_factory=list)
@@ -227,6 +230,7 @@ class Summaries:
             http_calls=[Reach(c, path, function) for c in function.http_calls],
             side_effects=[Reach(e, path, function) for e in unguarded(function)],
             slow_calls=[Reach(c, path, function) for c in function.slow_calls],
+            blocking_calls=[Reach(c, path, function) for c in function.blocking_calls],
             handlers=[Reach(h, path, function) for h in function.handlers],
             guards=[Reach(g, path, function) for g in function.guards],
             enqueues=[
@@ -257,8 +261,15 @@ class Summaries:
         )
         summary.http_calls.extend(_prefixed(inner.http_calls, hop))
         if not guarded_before:
-            summary.side_effects.extend(_prefixed(inner.side_effects, hop))
+            effects = inner.side_effects
+            if site.in_handler or _reporting(site):
+                # A helper called to report a failure (``send_slack_error(e)`` in an
+                # except) or to log (``log_and_send_slack_message(...)``): its sends are
+                # reports to the team, not the job's work.
+                effects = [r for r in effects if r.item.kind != "send"]
+            summary.side_effects.extend(_prefixed(effects, hop))
         summary.slow_calls.extend(_prefixed(inner.slow_calls, hop))
+        summary.blocking_calls.extend(_prefixed(inner.blocking_calls, hop))
         summary.handlers.extend(_prefixed(inner.handlers, hop))
         summary.guards.extend(_prefixed(inner.guards, hop))
         if not site.deferred:  # a call in an on_commit callback enqueues after the commit
@@ -302,3 +313,10 @@ def unguarded(function: FunctionFacts, kinds: Callable[[str], bool] | None = Non
             continue
         found.append(effect)
     return found
+
+
+def _reporting(site: CallSite) -> bool:
+    """A call, as a statement, of a helper named for best-effort side work (logging,
+    metrics, telemetry)."""
+    name = site.callee.rsplit(".", 1)[-1]
+    return site.discarded and matching_word(name, BEST_EFFORT_WORDS) is not None

@@ -6,6 +6,7 @@ PLUGIN = Plugin(
     name="arq",
     title="arq",
     recognizers=("jobcheck.frameworks.arq.recognizer:ArqRecognizer",),
-    checked=False,  # facts only: the checks do not speak its semantics yet
+    semantics="jobcheck.frameworks.arq.semantics:SEMANTICS",
+    fixes="jobcheck.frameworks.arq.fixes:FIXES",
     schedule_readers=("jobcheck.frameworks.arq.schedules:ArqSchedules",),
 )

@@ -17,7 +17,8 @@ import libcst as cst
 from jobcheck.extract import enqueue, handlers
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import FrameworkConfig, Loc, TaskDef
-from jobcheck.facts.values import CallV, string
+from jobcheck.facts.values import CallV, Const, string
+from jobcheck.frameworks.arq.checks import UNREAD_JOBS
 from jobcheck.frameworks.arq.semantics import (
     CANCELLATION,
     CRON,
@@ -63,16 +64,44 @@ def class_attributes(node: cst.ClassDef) -> dict[str, cst.BaseExpression]:
     return attributes
 
 
-def worker_settings(walker: Walker, node: cst.ClassDef) -> dict[str, cst.BaseExpression] | None:
+def worker_settings(
+    walker: Walker, node: cst.ClassDef, lists: dict[str, cst.BaseExpression] | None = None
+) -> dict[str, cst.BaseExpression] | None:
     """The own attributes of an arq settings class, or None when ``node`` is not one: a
     class whose body sets ``functions`` or ``cron_jobs``, in a file that uses arq or
-    under a name that says it configures a worker."""
+    under a name that says it configures a worker. ``functions = JOBS`` with ``JOBS`` a
+    list of the module (``lists``) reads that list."""
     attributes = class_attributes(node)
     if "functions" not in attributes and "cron_jobs" not in attributes:
         return None
     if "arq" not in walker.names.imported_roots and "worker" not in node.name.value.lower():
         return None
+    for key in ("functions", "cron_jobs"):
+        value = attributes.get(key)
+        if isinstance(value, cst.Name) and lists and value.value in lists:
+            attributes[key] = lists[value.value]
     return attributes
+
+
+def module_lists(
+    walker: Walker, targets: list[cst.BaseExpression], value: cst.BaseExpression
+) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """``JOBS = [f, func(g, ...)]`` at module level: a list a settings class may name."""
+    if not walker.at_module_level or not isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return
+    for target in targets:
+        if isinstance(target, cst.Name):
+            yield target.value, value
+
+
+def readable(value: cst.BaseExpression | None) -> bool:
+    """Whether every item of a ``functions``/``cron_jobs`` value can be read: a display
+    with no ``*spread`` (absent is readable: nothing)."""
+    if value is None:
+        return True
+    if not isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return False
+    return all(isinstance(element, cst.Element) for element in value.elements)
 
 
 def entries(walker: Walker, value: cst.BaseExpression, wrappers: frozenset[str]) -> Iterator[Entry]:
@@ -111,10 +140,16 @@ class ArqRecognizer(Recognizer):
     def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
         self._workers: set[str] = set()
+        self._lists: dict[str, cst.BaseExpression] = {}
+
+    def assign(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        self._lists.update(module_lists(self.walker, targets, value))
 
     def classdef(self, node: cst.ClassDef, qualname: str, bases: tuple[str, ...]) -> None:
         walker = self.walker
-        attributes = worker_settings(walker, node)
+        attributes = worker_settings(walker, node, self._lists)
         if attributes is None:
             if not any(base in self._workers for base in bases):
                 return
@@ -126,6 +161,9 @@ class ArqRecognizer(Recognizer):
             for name, value in attributes.items()
             if name in WORKER_PARAMETERS and name not in ("functions", "cron_jobs")
         )
+        if not all(readable(attributes.get(key)) for key in ("functions", "cron_jobs")):
+            # Not every job it registers is known: names cannot be judged missing.
+            options = (*options, (UNREAD_JOBS, Const(True)))
         functions = list(entries(walker, attributes.get("functions", cst.List([])), FUNC))
         crons = list(entries(walker, attributes.get("cron_jobs", cst.List([])), CRON))
         walker.facts.configs.append(
@@ -194,6 +232,9 @@ class ArqRecognizer(Recognizer):
             for a in node.args[1:]
             if a.keyword is not None and a.keyword.value in ENQUEUE_OPTIONS
         )
+        if name is not None:
+            # ``enqueue_job(function: str, ...)``: the name, when it is readable.
+            options = (("function", Const(name)), *options)
         walker.facts.enqueues.append(
             enqueue.site(
                 walker,

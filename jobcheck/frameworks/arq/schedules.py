@@ -7,9 +7,10 @@ import libcst as cst
 
 from jobcheck import timing
 from jobcheck.extract.schedules import ScheduleReader
+from jobcheck.extract.walker import Walker
 from jobcheck.facts import Timing
 from jobcheck.facts.values import CallV, Const, SeqV, Value, string
-from jobcheck.frameworks.arq.recognizer import entries, worker_settings
+from jobcheck.frameworks.arq.recognizer import entries, module_lists, worker_settings
 from jobcheck.frameworks.arq.semantics import (
     CRON,
     CRON_NAME_PREFIX,
@@ -22,11 +23,23 @@ _CRON_ORDER = ("minute", "hour", "day", "month", "weekday")
 
 
 class ArqSchedules(ScheduleReader):
+    def __init__(self, walker: Walker) -> None:
+        super().__init__(walker)
+        self._lists: dict[str, cst.BaseExpression] = {}
+
+    def assign(
+        self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        self._lists.update(module_lists(self.walker, targets, value))
+
     def classdef(self, node: cst.ClassDef, qualname: str, bases: tuple[str, ...]) -> None:
         walker = self.walker
-        attributes = worker_settings(walker, node)
+        attributes = worker_settings(walker, node, self._lists)
         if attributes is None or "cron_jobs" not in attributes:
             return
+        # The worker's job_timeout, the timeout of a cron job that sets none of its own.
+        timeout = attributes.get("job_timeout")
+        worker_timeout = (("job_timeout", walker.evaluate(timeout)),) if timeout is not None else ()
         for entry in entries(walker, attributes["cron_jobs"], CRON):
             call = entry.call
             if call is None or entry.target_node is None:
@@ -43,8 +56,13 @@ class ArqSchedules(ScheduleReader):
                 loc=walker.loc(entry.node),
                 task_loc=walker.loc(entry.target_node),
                 timing_loc=walker.loc(entry.node),
-                options=tuple(
-                    (k, v) for k, v in call.kwargs if k not in CRON_TIME_FIELDS[:5] and k != "name"
+                options=(
+                    *(
+                        (k, v)
+                        for k, v in call.kwargs
+                        if k not in CRON_TIME_FIELDS[:5] and k != "name"
+                    ),
+                    *worker_timeout,
                 ),
             )
 

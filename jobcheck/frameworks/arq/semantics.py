@@ -1,10 +1,21 @@
-"""arq's verified defaults and rules, as documented constants (not wired to checks yet).
+"""arq's semantics: its verified defaults and rules, and its part of the checks.
 
-Read in the arq 0.28.0 wheel (never imported): ``arq/worker.py``, ``arq/cron.py``,
-``arq/connections.py``, ``arq/constants.py``. Light module: no libcst.
+Read in the arq 0.28.0 wheel and the 0.26.1 source (never imported): ``arq/worker.py``,
+``arq/cron.py``, ``arq/connections.py``, ``arq/constants.py``. Light module: no libcst.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import describe, number, truthy
+from jobcheck.frameworks.semantics_base import Check, Semantics
+
+if TYPE_CHECKING:
+    from jobcheck.facts import EnqueueSite, ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project
 
 FUNC = frozenset({"arq.func", "arq.worker.func"})
 CRON = frozenset({"arq.cron", "arq.cron.cron"})
@@ -129,3 +140,155 @@ CANCELLATION = frozenset(
         "concurrent.futures.CancelledError",
     }
 )
+
+
+# Calls that block the event loop arq runs every job of a worker on (``max_jobs`` at once):
+# ``asyncio.wait_for`` cannot cancel a coroutine that never yields, so while one runs no
+# timeout fires and no other job of the worker makes progress (Python asyncio semantics).
+EVENT_LOOP_NOTE = (
+    "it blocks the worker's event loop, so job_timeout cannot fire (asyncio cancels a "
+    "job only when it awaits) and every other job of the worker stalls while it runs"
+)
+
+
+class ArqSemantics(Semantics):
+    name = "arq"
+    title = "arq"
+    job_noun = "arq job"
+    library_roots = frozenset({"arq"})
+
+    def accepts_enqueue(self, method: str) -> bool:
+        return method == "enqueue_job"
+
+    def hint_is_certain(self, site: EnqueueSite) -> bool:
+        return site.method == "enqueue_job"
+
+    def enqueues_by_name(self, site: EnqueueSite) -> bool:
+        return site.method == "enqueue_job"
+
+    def matches_by_tail(self) -> bool:
+        return False
+
+    def names_by_path(self) -> bool:
+        return False
+
+    # -- check hooks ------------------------------------------------------------------
+
+    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+        from jobcheck.frameworks.arq import checks
+
+        return checks.missing_time_limit(check, job)
+
+    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
+        from jobcheck.frameworks.arq import checks
+
+        return checks.no_dead_letter(check)
+
+    def unknown_enqueue_names(self, check: Check) -> Iterator[Finding]:
+        from jobcheck.frameworks.arq import checks
+
+        return checks.unknown_enqueue_names(check)
+
+    def let_it_fail(self) -> str:
+        return "let it fail, so arq records the job as failed (raise Retry to run it again)"
+
+    def swallowed_note(self, catches: tuple[str, ...]) -> str:
+        if not any(name in CANCELLATION for name in catches):
+            return ""
+        return (
+            "; it also catches the CancelledError arq sends on job_timeout and on shutdown, "
+            "so a job that timed out is recorded as a success and one interrupted by a "
+            "deploy is not run again"
+        )
+
+    def blocking_call(self, job: Job, label: str) -> str | None:
+        return (
+            f"arq job '{job.task.name}' calls {label}, which does not await: {EVENT_LOOP_NOTE}; "
+            "use an async client (httpx.AsyncClient, aiohttp) or asyncio.sleep, or run the "
+            "call in a thread with await asyncio.to_thread(...)"
+        )
+
+    def single_run_advice(self) -> str:
+        return (
+            ", or give the cron job a fixed job_id= (arq skips enqueueing a job whose id "
+            "is still queued or running) or a timeout= shorter than the time between runs"
+        )
+
+    # -- schedules ----------------------------------------------------------------------
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "arq cron job"
+
+    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
+        return True  # worker.py ``run_cron`` enqueues it
+
+    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
+        return True
+
+    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
+        """worker.py ``run_cron``: a fixed ``job_id`` is enqueued only when no job with that
+        id is queued, running or has a result (``keep_result=0`` for cron jobs); with
+        ``unique=True`` (the default) each slot is enqueued once whatever the number of
+        workers, so two runs overlap only when one outlasts the time between slots, which
+        the job's timeout (the cron's ``timeout``, else the worker's ``job_timeout``, 300 s
+        by default) forbids when it is shorter."""
+        if entry.option("job_id") is not None:
+            return True
+        if entry.option("unique") is not None and truthy(entry.option("unique")) is False:
+            return False
+        timeout = number(entry.option("timeout"))
+        if timeout is None and entry.option("timeout") is None:
+            worker = entry.option("job_timeout")
+            timeout = WORKER_DEFAULTS["job_timeout"] if worker is None else number(worker)
+        gap = entry.timing.gap
+        return timeout is not None and gap is not None and timeout < gap
+
+    def minute_default_note(self, entry: ScheduleEntry) -> str:
+        return "arq's cron() matches any minute when minute= is not given"  # CRON_DEFAULTS
+
+    def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
+        return f"minute={minute}"
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        hours = seconds / 3600
+        if hours >= 24:
+            return "cron(f, hour=3, minute=17)"
+        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
+        if every_n:
+            return f"cron(f, hour=set(range(0, 24, {every_n})), minute=17)"
+        return "cron(f, minute=17)"
+
+    def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
+        return f"runs '{name}', which the project does not define"
+
+    # -- the contract -------------------------------------------------------------------
+
+    def contract(self, project: Project, job: Job) -> dict[str, str]:
+        from jobcheck.frameworks.arq import checks
+
+        worker = checks.worker_of(project, job)
+        own = job.task.option("timeout")
+        default_tries = CRON_DEFAULTS["max_tries"] if job.task.kind == "cron" else None
+        if own is not None:
+            limit = f"{describe(own)} s (func timeout=)"
+        elif worker is not None and worker.option("job_timeout") is not None:
+            limit = f"{describe(worker.option('job_timeout'))} s (worker job_timeout)"
+        else:
+            limit = f"{WORKER_DEFAULTS['job_timeout']} s (arq's default)"
+        tries = job.task.option("max_tries")
+        if tries is None and default_tries is None and worker is not None:
+            tries = worker.option("max_tries")
+        tries_text = (
+            describe(tries)
+            if tries is not None
+            else str(default_tries or WORKER_DEFAULTS["max_tries"]) + " (arq's default)"
+        )
+        return {
+            "time_limit": limit,
+            "retries": f"max_tries {tries_text}, only on Retry and cancellation",
+            "backoff": "Retry(defer=...) as raised",
+            "dead_letter": "none (failed results expire after keep_result)",
+        }
+
+
+SEMANTICS = ArqSemantics()

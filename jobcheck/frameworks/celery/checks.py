@@ -398,6 +398,7 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
         _stores_failures(check, f, handler)
         for f in check.project.files
         for handler in f.failure_handlers
+        if handler.framework == NAME
     ):
         return
     count = f"{len(tasks)} Celery task" + ("s" if len(tasks) != 1 else "")

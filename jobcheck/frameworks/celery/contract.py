@@ -89,7 +89,7 @@ def _failure_handler(project: Project, job: Job) -> str | None:
     classes = set(project.task_bases(job))
     for f in project.files:
         for handler in f.failure_handlers:
-            if not handler.persists:
+            if not handler.persists or handler.framework != "celery":
                 continue
             if handler.kind == "signal":
                 name = f" {handler.owner}" if handler.owner else ""

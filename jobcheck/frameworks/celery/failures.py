@@ -88,13 +88,13 @@ class CeleryFailureHandlers(Recognizer):
         if facts.class_qualname is not None and node.name.value == "on_failure":
             walker.facts.failure_handlers.append(
                 FailureHandler(
-                    "on_failure", facts.class_qualname, walker.loc(node.name), _persists(node)
+                    "on_failure", facts.class_qualname, walker.loc(node.name), writes_durably(node)
                 )
             )
         for decorator in facts.decorators:
             if decorator.qualname in TASK_FAILURE_CONNECT:
                 walker.facts.failure_handlers.append(
-                    FailureHandler("signal", facts.qualname, decorator.loc, _persists(node))
+                    FailureHandler("signal", facts.qualname, decorator.loc, writes_durably(node))
                 )
 
     def assign(
@@ -152,7 +152,7 @@ class CeleryFailureHandlers(Recognizer):
         return qualname in self._persisting
 
 
-def _persists(function: cst.FunctionDef) -> bool:
+def writes_durably(function: cst.FunctionDef) -> bool:
     """Whether a failure handler writes somewhere durable (a database row, a Redis list,
     another queue, a file, an API), as opposed to only logging the failure."""
     every = list(nodes(function.body))

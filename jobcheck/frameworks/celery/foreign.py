@@ -11,6 +11,8 @@ from __future__ import annotations
 NOT_CELERY_ROOTS = frozenset(
     {
         "huey",
+        "django_huey",
+        "hueyx",
         "dramatiq",
         "rq",
         "django_rq",

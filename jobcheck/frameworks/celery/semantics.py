@@ -74,6 +74,9 @@ class CelerySemantics(Semantics):
         made by another library's class (``huey = MyHuey()``, ``broker =
         ListQueueBroker(...)``, in another file), it is that library's job, or none
         jobcheck models."""
+        owner = project.factory_framework(task.decorator)
+        if owner is not None and owner != self.name:
+            return None  # a project factory of another library's decorator makes it
         if task.app_ref is None or task.app_ref in project.every_app:
             return task
         library = _library_class(project, task.app_ref)
@@ -234,6 +237,13 @@ class CelerySemantics(Semantics):
     def no_dead_letter(self, check: Check) -> Iterator[Finding]:
         return checks.no_dead_letter(check)
 
+    def after_commit_advice(self) -> str:
+        # celery/contrib/django/task.py ``DjangoTask.delay_on_commit`` (Celery 5.4+).
+        return (
+            "enqueue in transaction.on_commit(...), use delay_on_commit() (Celery 5.4+ "
+            "on Django), or write an outbox row"
+        )
+
     def single_run_advice(self) -> str:
         return ", or give the task a single-instance base (celery-once, celery-singleton)"
 
@@ -255,6 +265,10 @@ class CelerySemantics(Semantics):
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         return f"minute={minute}" if entry.timing.text.startswith("crontab(") else None
+
+    def minute_default_note(self, entry: ScheduleEntry) -> str:
+        # celery/schedules.py ``crontab.__init__(minute='*', hour='*', ...)``.
+        return "Celery's crontab defaults every field to '*'"
 
     def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
         if _persistent_beat(project):

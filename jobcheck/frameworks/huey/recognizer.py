@@ -20,11 +20,13 @@ import libcst as cst
 
 from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer, Walker
-from jobcheck.facts import FrameworkConfig, FunctionFacts, Guard, TaskDef
-from jobcheck.facts.values import CallV, DictV, Value, string
+from jobcheck.facts import FailureHandler, FrameworkConfig, FunctionFacts, Guard, TaskDef
+from jobcheck.facts.values import CallV, DictV, Ref, Value, string
+from jobcheck.frameworks.celery.failures import writes_durably
 from jobcheck.frameworks.celery.recognizer import innermost_call
 from jobcheck.frameworks.huey.semantics import (
     DJHUEY_MODULE,
+    DJHUEY_MODULES,
     ENQUEUE_CALL_OPTIONS,
     SCHEDULE_PAYLOAD,
     is_huey_class,
@@ -167,6 +169,17 @@ class HueyRecognizer(Recognizer):
                 loc = self.walker.loc(decorator_node.decorator)
                 facts.guards.append(Guard("lock", self.walker.order, loc))
                 continue
+            if method == "signal" and self._is_huey(head) and _hears_errors(decorator.call):
+                self.walker.facts.failure_handlers.append(
+                    FailureHandler(
+                        "signal",
+                        facts.qualname,
+                        self.walker.loc(decorator_node.decorator),
+                        writes_durably(node),
+                        framework="huey",
+                    )
+                )
+                continue
             if claimed or method not in TASK_DECORATORS:
                 continue
             if self._is_huey(head) or self._huey_schedule(method, decorator.call):
@@ -176,7 +189,7 @@ class HueyRecognizer(Recognizer):
     def _is_huey(self, head: str) -> bool:
         """Whether ``head`` (what a decorator is an attribute of) is a Huey instance or
         djhuey's module."""
-        if head in self._objects or head in DJHUEY_INSTANCES or head == DJHUEY_MODULE:
+        if head in self._objects or head in DJHUEY_INSTANCES or head in DJHUEY_MODULES:
             return True
         return head.split(".")[0] == "huey" and not head.startswith("huey.contrib.mini")
 
@@ -303,3 +316,16 @@ class HueyRecognizer(Recognizer):
                 framework="huey" if target in self._tasks else None,
             )
         )
+
+
+def _hears_errors(call: Value | None) -> bool:
+    """``@huey.signal()`` (every signal) or ``@huey.signal(SIGNAL_ERROR, ...)``: huey/api.py
+    ``Huey.signal(*signals)``; huey/signals.py ``SIGNAL_ERROR = 'error'``."""
+    if not isinstance(call, CallV):
+        return False
+    if not call.args:
+        return True
+    return any(
+        string(arg) == "error" or (isinstance(arg, Ref) and arg.qualname.endswith("SIGNAL_ERROR"))
+        for arg in call.args
+    )

@@ -1,13 +1,30 @@
-"""Huey's verified defaults and rules, as documented constants (not wired to checks yet).
+"""Huey's semantics: its verified defaults and rules, and its part of the checks.
 
-Read in the huey 2.6.0 wheel and the 2.5.0 sdist (never imported); line numbers are
-2.6.0's unless stated, 2.5.0's are in /work/notes/frameworks-verified.md §1. Huey 3.x
-differences are noted where they matter. Light module: no libcst.
+Read in the huey 2.6.0 wheel and the 2.5.0 sdist, and in huey 3.3.0's source (never
+imported); line numbers are 2.6.0's unless stated. Huey 3.x differences are noted where
+they matter. Light module: no libcst.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import describe, number
+from jobcheck.frameworks.semantics_base import Check, Semantics
+
+if TYPE_CHECKING:
+    from jobcheck.facts import FileFacts, ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project
+
 DJHUEY_MODULE = "huey.contrib.djhuey"
+DJANGO_HUEY_MODULE = "django_huey"
+"""django-huey (PyPI ``django-huey``, 1.2): "an extension of huey contrib djhuey package that
+allows users to manage multiple queues": djhuey's decorators (``task``, ``db_task``,
+``periodic_task``, ``db_periodic_task``, ``lock_task``, ``signal``...) with ``queue=``,
+imported from ``django_huey``; its settings are ``DJANGO_HUEY``."""
+DJHUEY_MODULES = frozenset({DJHUEY_MODULE, DJANGO_HUEY_MODULE})
 
 # huey/__init__.py exports Huey and its storage subclasses; huey/api.py defines them
 # (``class BlackHoleHuey(Huey)``, ``MemoryHuey``, ``SqliteHuey``, ``RedisHuey``,
@@ -136,3 +153,129 @@ DJHUEY_DB_TASKS_CLOSE_CONNECTIONS = True
 (``close_old_connections()`` before and after, except in immediate mode)."""
 DJHUEY_ON_COMMIT_TASK_DEFERS = True
 """``on_commit_task`` enqueues through ``transaction.on_commit``."""
+
+
+ENQUEUE_METHODS = frozenset({"call", "schedule"})
+"""How the recognizer names its enqueue sites: calling a task, ``task.schedule(...)``."""
+
+
+class HueySemantics(Semantics):
+    name = "huey"
+    title = "Huey"
+    job_noun = "Huey task"
+    library_roots = frozenset({"huey"})
+    # huey/api.py ``Huey.task``, ``periodic_task``, ``context_task``; djhuey's
+    # ``db_task``, ``db_periodic_task``, ``on_commit_task``.
+    object_decorators = frozenset(
+        {"task", "periodic_task", "context_task", "db_task", "db_periodic_task", "on_commit_task"}
+    )
+
+    def accepts_enqueue(self, method: str) -> bool:
+        return method in ENQUEUE_METHODS
+
+    def matches_by_tail(self) -> bool:
+        return False  # a task is called by reference: its path is exact
+
+    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+        return None  # DEAD_LETTER: Huey keeps nothing
+
+    def enqueues_after_commit(self, job: Job) -> bool:
+        return (job.task.decorator or "").endswith(".on_commit_task")  # DJHUEY_ON_COMMIT_...
+
+    def after_commit_advice(self) -> str:
+        return (
+            "enqueue in transaction.on_commit(...), declare the task with djhuey's "
+            "@on_commit_task, or write an outbox row"
+        )
+
+    # -- check hooks --------------------------------------------------------------------
+
+    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+        from jobcheck.frameworks.huey import checks
+
+        return checks.missing_time_limit(check, job)
+
+    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
+        from jobcheck.frameworks.huey import checks
+
+        return checks.immediate_retries(check, job)
+
+    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
+        from jobcheck.frameworks.huey import checks
+
+        return checks.no_dead_letter(check)
+
+    def let_it_fail(self) -> str:
+        return (
+            "let it fail into the task's retries (Huey keeps no dead letters: record the "
+            "failure from a @huey.signal(SIGNAL_ERROR) handler)"
+        )
+
+    def single_run_advice(self) -> str:
+        # LOCK_HAS_TTL, PERIODIC_IN_EVERY_CONSUMER above.
+        return (
+            ", e.g. Huey's @huey.lock_task('name') under the periodic decorator (it has no "
+            "expiry: start the consumer with --flush-locks so a killed run does not hold "
+            "it); every consumer started without --no-periodic enqueues the task, so run "
+            "one such consumer"
+        )
+
+    # -- schedules ----------------------------------------------------------------------
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "Huey periodic task"
+
+    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
+        return True  # the consumer enqueues it (PERIODIC_SECONDS)
+
+    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
+        return False  # the decorated function is the task
+
+    def schedule_without_expiry(
+        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
+    ) -> Iterator[Finding]:
+        from jobcheck.frameworks.huey import checks
+
+        return checks.periodic_without_expiry(check, f, entry, job)
+
+    def minute_default_note(self, entry: ScheduleEntry) -> str:
+        return "Huey's crontab() defaults every field to '*'"  # CRONTAB_FIELD_DEFAULT
+
+    def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
+        return f"minute='{minute}'"
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        hours = seconds / 3600
+        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
+        if hours >= 24:
+            return "crontab(minute='17', hour='3')"
+        return f"crontab(minute='17', hour='*/{every_n}')" if every_n else "crontab(minute='17')"
+
+    # -- the contract -------------------------------------------------------------------
+
+    def contract(self, project: Project, job: Job) -> dict[str, str]:
+        timeout = number(job.task.option("timeout"))
+        retries = number(job.task.option("retries"))
+        delay = job.task.option("retry_delay")
+        backoff = job.task.option("retry_backoff")
+        if job.task.has_option("retries") and retries is None:
+            retries_text = describe(job.task.option("retries"))
+        else:
+            retries_text = "none (Huey's default)" if not retries else f"{retries:g}"
+        if not retries:
+            backoff_text = "-"
+        elif backoff is not None:
+            backoff_text = f"retry_delay={describe(delay)}, x{describe(backoff)} each retry"
+        elif delay is not None:
+            backoff_text = f"fixed retry_delay={describe(delay)} s"
+        else:
+            backoff_text = "none: retried at once"
+        return {
+            "time_limit": f"{timeout:g} s" if timeout else "none (Huey sets none)",
+            "retries": retries_text,
+            "backoff": backoff_text,
+            "dead_letter": "none (Huey keeps no failed tasks)",
+        }
+
+
+SEMANTICS = HueySemantics()

@@ -1,10 +1,22 @@
-"""taskiq's verified defaults and rules, as documented constants (not wired to checks yet).
+"""taskiq's semantics: its verified defaults and rules, and its part of the checks.
 
 Read in the wheels of taskiq 0.13.0, taskiq-redis 1.2.4, taskiq-aio-pika 0.6.1,
-taskiq-nats 0.7.0 and pycron 3.3.0 (never imported). Light module: no libcst.
+taskiq-nats 0.7.0 and pycron 3.3.0, and in taskiq's source of 2026-07 (never imported).
+Light module: no libcst.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import describe
+from jobcheck.frameworks.semantics_base import Check, Semantics
+
+if TYPE_CHECKING:
+    from jobcheck.facts import ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project
 
 
 def is_taskiq(qualname: str | None) -> bool:
@@ -166,3 +178,120 @@ DEFAULT_QUEUE = "taskiq"
 # by default, but nothing rejects or nacks a failed task, so it only gets what RabbitMQ
 # dead-letters itself (:95, :198-250).
 AIO_PIKA_DLQ_GETS_FAILED_TASKS = False
+
+
+# anyio's ``fail_after`` raises TimeoutError on leaving the scope only when the
+# cancellation it sent reached it (``cancelled_caught``): a task that swallows the
+# CancelledError returns normally, and the receiver saves a success.
+CANCELLATION = frozenset(
+    {
+        "BaseException",
+        "builtins.BaseException",
+        "asyncio.CancelledError",
+        "asyncio.exceptions.CancelledError",
+        "concurrent.futures.CancelledError",
+    }
+)
+
+
+class TaskiqSemantics(Semantics):
+    name = "taskiq"
+    title = "taskiq"
+    job_noun = "taskiq task"
+    library_roots = frozenset({"taskiq"})
+    object_decorators = frozenset({"task"})  # ``AsyncBroker.task`` (abc/broker.py)
+    default_queue = None
+
+    def accepts_enqueue(self, method: str) -> bool:
+        return method in ENQUEUE_METHODS
+
+    def matches_by_tail(self) -> bool:
+        return False
+
+    def names_by_path(self) -> bool:
+        return False
+
+    # -- check hooks ------------------------------------------------------------------
+
+    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+        from jobcheck.frameworks.taskiq import checks
+
+        return checks.missing_time_limit(check, job)
+
+    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
+        from jobcheck.frameworks.taskiq import checks
+
+        return checks.retries_at_once(check, job)
+
+    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
+        from jobcheck.frameworks.taskiq import checks
+
+        return checks.no_dead_letter(check)
+
+    def let_it_fail(self) -> str:
+        return "let it fail into the retry middleware"
+
+    def swallowed_note(self, catches: tuple[str, ...]) -> str:
+        if not any(name in CANCELLATION for name in catches):
+            return ""
+        return (
+            "; it also catches the cancellation taskiq's timeout label sends "
+            "(anyio.fail_after), so a task that timed out is saved as a success"
+        )
+
+    def blocking_call(self, job: Job, label: str) -> str | None:
+        return (
+            f"taskiq task '{job.task.name}' calls {label}, which does not await: it blocks "
+            "the worker's event loop, so its timeout label cannot fire (anyio cancels a "
+            "task only when it awaits) and every other task of the worker stalls while it "
+            "runs; use an async client (httpx.AsyncClient, aiohttp) or asyncio.sleep, run "
+            "the call with await asyncio.to_thread(...), or make the task a plain def "
+            "(taskiq runs those in its thread pool)"
+        )
+
+    def single_run_advice(self) -> str:
+        # SCHEDULER_LOCK: no lock or leader election in taskiq's scheduler.
+        return (
+            "; taskiq's scheduler has no leader election either: run exactly one "
+            "'taskiq scheduler' process, or two send every schedule twice"
+        )
+
+    # -- schedules ----------------------------------------------------------------------
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "taskiq schedule"
+
+    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
+        return True  # the scheduler process kicks the task
+
+    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
+        return False
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        from jobcheck.frameworks.semantics_base import fixed_minute_expression
+
+        return f'{{"cron": "{fixed_minute_expression(seconds)}"}}'
+
+    # -- the contract -------------------------------------------------------------------
+
+    def contract(self, project: Project, job: Job) -> dict[str, str]:
+        from jobcheck.frameworks.taskiq import checks
+
+        timeout = job.task.option("timeout")
+        middlewares = checks.retry_middlewares(project)
+        retries = "none (no retry middleware)"
+        backoff = "-"
+        if middlewares and job.task.option("retry_on_error") is not None:
+            count = job.task.option("max_retries")
+            retries = describe(count) if count is not None else "3 (the middleware's default)"
+            simple = middlewares[0].name.endswith(checks.SIMPLE_RETRY)
+            backoff = "none: sent again at once" if simple else "SmartRetryMiddleware delay"
+        return {
+            "time_limit": f"{describe(timeout)} s (timeout label)" if timeout else "none",
+            "retries": retries,
+            "backoff": backoff,
+            "dead_letter": "none (taskiq keeps no failed tasks)",
+        }
+
+
+SEMANTICS = TaskiqSemantics()

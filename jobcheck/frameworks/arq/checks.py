@@ -1,0 +1,127 @@
+"""arq's part of the checks, in arq's terms: a worker with no job timeout (SCL-18), no
+dead letter (SCL-34), ``enqueue_job`` names no worker registers (JOB-02).
+
+Read in arq 0.28.0 and 0.26.1 (``arq/worker.py``, ``arq/cron.py``,
+``arq/connections.py``); the facts are in ``semantics.py``. Light module: no libcst.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import is_none, string, truthy
+from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project.schedule_words import short
+
+if TYPE_CHECKING:
+    from jobcheck.facts import FrameworkConfig
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project
+
+NAME = "arq"
+UNREAD_JOBS = "jobcheck_unread_jobs"
+"""A worker option the recognizer adds when a settings class registers jobs it cannot read
+(``functions = load_jobs()``, a ``*spread``): their names are unknown."""
+
+
+def workers(project: Project) -> list[tuple[str, FrameworkConfig]]:
+    """Every ``WorkerSettings`` class of the project, with its file's path."""
+    return [
+        (f.path, config)
+        for f in project.files
+        for config in f.configs
+        if config.framework == NAME and config.kind == "worker"
+    ]
+
+
+def worker_of(project: Project, job: Job) -> FrameworkConfig | None:
+    for _, config in workers(project):
+        if config.qualname == job.task.app_ref:
+            return config
+    return None
+
+
+def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
+    """``func(f, timeout=None)`` falls back to the worker's ``job_timeout`` (worker.py
+    ``timeout_s = self.job_timeout_s if function.timeout_s is None else ...``), 300 s by
+    default; ``job_timeout=None`` makes ``asyncio.wait_for(task, None)``: no limit."""
+    if job.task.option("timeout") is not None and not is_none(job.task.option("timeout")):
+        return
+    worker = worker_of(check.project, job)
+    if worker is None or not is_none(worker.option("job_timeout")):
+        return
+    yield check.finding(
+        "missing-time-limit",
+        job.file.path,
+        job.task.loc,
+        f"arq job '{job.task.name}' has no time limit: {worker.qualname.rpartition('.')[2]} "
+        "sets job_timeout=None, so arq awaits it with no timeout and a call that hangs "
+        "holds one of the worker's max_jobs slots for good; give the worker a job_timeout "
+        "(seconds; arq's default is 300) or the job func(..., timeout=)",
+    )
+
+
+def no_dead_letter(check: Check) -> Iterator[Finding]:
+    """arq/worker.py ``run_job``: a job that raises (other than ``Retry`` or a
+    cancellation) fails at once, and its result, error included, is kept for
+    ``keep_result`` seconds (3600 by default) and then expires: nothing keeps it."""
+    found = workers(check.project)
+    jobs = [job for job in check.project.jobs if job.framework == NAME]
+    if not found or not jobs:
+        return
+    if any(truthy(config.option("keep_result_forever")) for _, config in found):
+        return
+    path, config = found[0]
+    count = f"{len(jobs)} arq job" + ("s" if len(jobs) != 1 else "")
+    yield check.finding(
+        "no-dead-letter",
+        path,
+        config.loc,
+        f"This project has {count} and nowhere for one that failed to go: arq does not "
+        "retry a job that raises (only Retry and cancellations are run again) and keeps its "
+        "failed result only keep_result seconds (1 h by default), so the job cannot be "
+        "inspected or replayed after that; store failures from the job (an except that "
+        "records the arguments and re-raises) or set keep_result_forever=True and watch "
+        "the results",
+    )
+
+
+def unknown_enqueue_names(check: Check) -> Iterator[Finding]:
+    """``enqueue_job("name")`` names a function by the name a worker registers (worker.py
+    ``func``: ``name or coroutine.__qualname__``); an unknown one is only found by the
+    worker, which fails it with "function 'x' not found" (worker.py ``run_job``)."""
+    found = workers(check.project)
+    if not found or any(config.option(UNREAD_JOBS) is not None for _, config in found):
+        return  # no worker here (the jobs may be another service's), or one not read
+    registered = {
+        job.task.registered_name or "" for job in check.project.all_jobs if job.framework == NAME
+    }
+    for f, site, job in check.project.enqueues():
+        if job is not None or site.framework_hint != NAME or site.method != "enqueue_job":
+            continue
+        name = string(site.option("function"))
+        if name is None or name in registered:
+            continue
+        yield check.finding(
+            "enqueue-names-unknown-task",
+            f.path,
+            site.loc,
+            f"enqueue_job('{short(name)}') names a job no arq WorkerSettings of the project "
+            "registers (arq names a job by func(name=...) or its function's name): the "
+            'job waits in the queue until a worker fails it with "function not found"'
+            + _hint(check.project, name, registered),
+        )
+
+
+def _hint(project: Project, name: str, registered: set[str]) -> str:
+    renamed = sorted(
+        job.task.registered_name or ""
+        for job in project.all_jobs
+        if job.framework == NAME and job.task.name == name and job.task.kind != "cron"
+    )
+    if renamed:
+        return f"; the function {name} is registered as '{renamed[0]}'"
+    close = difflib.get_close_matches(name, sorted(registered), n=1, cutoff=0.75)
+    return f"; did you mean '{close[0]}'?" if close else ""

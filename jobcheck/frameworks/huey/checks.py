@@ -1,0 +1,145 @@
+"""Huey's part of the checks, in Huey's terms: time limits (SCL-18), immediate retries
+and the missing dead letter (SCL-34), periodic tasks without ``expires`` (SCL-19).
+
+Read in huey 3.3.0 (``huey/api.py``, ``huey/consumer.py``, ``huey/utils.py``) and the
+2.x sources cited in ``semantics.py``. Light module: no libcst.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import is_none, number
+from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project.schedule_words import describe
+from jobcheck.timing import describe_seconds, shortest_gap
+
+if TYPE_CHECKING:
+    from jobcheck.facts import FileFacts, ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job
+
+NAME = "huey"
+TASK_BASE = "task_base"
+"""huey/api.py ``TaskWrapper.__init__(..., task_base=None, **settings)``: the task class is
+built on it (``create_task``), so its ``default_timeout``, ``retry_delay``... apply."""
+
+TIMEOUT_NOTE = (
+    "Huey 2 has no task time limit; Huey 3 takes timeout= in seconds, enforced in "
+    "process and greenlet workers and, in the default thread workers, only where the "
+    "task calls task.check_timeout()"
+)
+"""huey/api.py 3.3.0 ``Huey.task(..., timeout=None)`` (:172) and ``_timeout_context``
+(:410-415); huey/utils.py ``thread_timeout`` only yields (:173-174), ``process_timeout``
+sets SIGALRM (:160-170), ``greenlet_timeout`` a gevent Timeout (:177-188);
+huey/consumer_options.py ``('worker_type', WORKER_THREAD)``."""
+
+
+def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
+    """A Huey task without ``timeout=``, or with ``timeout=None``/``0``: no limit
+    (``_timeout_context``: ``task.timeout is None or task.timeout <= 0`` runs it as is)."""
+    if job.task.has_option(TASK_BASE):
+        return  # the project's Task class may set default_timeout
+    value = job.task.option("timeout")
+    seconds = number(value)
+    if seconds is not None and seconds > 0:
+        return
+    if value is not None and seconds is None and not is_none(value):
+        return  # a value jobcheck cannot read: the project may set a limit
+    written = job.task.has_option("timeout")
+    what = f"sets timeout={'None' if is_none(value) else '0'}" if written else "has no timeout="
+    yield check.finding(
+        "missing-time-limit",
+        job.file.path,
+        job.task.option_loc("timeout") if written else job.task.loc,
+        f"Huey task '{job.task.name}' {what}: Huey runs it until it returns, so a call "
+        f"that hangs holds a consumer worker for good ({TIMEOUT_NOTE}); set timeout= "
+        "and give each network call a timeout of its own",
+    )
+
+
+def immediate_retries(check: Check, job: Job) -> Iterator[Finding]:
+    """``retries=N`` with no ``retry_delay``: huey/api.py ``Huey._requeue_task`` enqueues
+    the task again at once when ``task.retry_delay`` is 0 (its default, ``Task.
+    default_retry_delay = 0``)."""
+    retries = number(job.task.option("retries"))
+    if retries is None or retries <= 0 or job.task.has_option(TASK_BASE):
+        return  # with a Task class of the project's own, it may compute its delays
+    delay = job.task.option("retry_delay")
+    if delay is not None and number(delay) != 0:
+        return  # a delay, or one jobcheck cannot read
+    yield check.finding(
+        "retry-without-backoff",
+        job.file.path,
+        job.task.option_loc("retry_delay" if delay is not None else "retries"),
+        f"Huey task '{job.task.name}' retries {retries:g} times with no retry_delay: Huey "
+        "puts a failed task back on the queue at once, so every retry hits the failing "
+        "dependency within moments of the last; set retry_delay= (seconds; Huey 3 also "
+        "takes retry_backoff= to grow it)",
+    )
+
+
+def no_dead_letter(check: Check) -> Iterator[Finding]:
+    """A project whose Huey tasks fail for good with nothing keeping them: Huey has no
+    dead-letter store (huey/api.py ``Huey._execute``: after the last retry the task is
+    gone, with a log line and ``SIGNAL_ERROR``), so only a signal handler that writes the
+    failure somewhere keeps it."""
+    jobs = [job for job in check.project.jobs if job.framework == NAME]
+    if not jobs:
+        return
+    handlers = [
+        handler
+        for f in check.project.files
+        for handler in f.failure_handlers
+        if handler.framework == NAME
+    ]
+    if any(handler.persists is not False for handler in handlers):
+        return
+    path, loc = _instance_place(check) or (jobs[0].file.path, jobs[0].task.loc)
+    count = f"{len(jobs)} Huey task" + ("s" if len(jobs) != 1 else "")
+    handled = (
+        "its SIGNAL_ERROR handler only logs"
+        if handlers
+        else "no @huey.signal(SIGNAL_ERROR) handler stores the failure"
+    )
+    yield check.finding(
+        "no-dead-letter",
+        path,
+        loc,
+        f"This project has {count} and nowhere for one that failed for good to go: Huey "
+        f"keeps no dead letters, and {handled}. After its last retry a task is gone and "
+        "cannot be inspected or replayed; store its id, name, arguments and error from a "
+        "@huey.signal(SIGNAL_ERROR) handler (it also fires before each retry)",
+    )
+
+
+def _instance_place(check: Check) -> tuple[str, object] | None:
+    for f in check.project.files:
+        for config in f.configs:
+            if config.framework == NAME:
+                return f.path, config.loc
+    return None
+
+
+def periodic_without_expiry(
+    check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
+) -> Iterator[Finding]:
+    """huey/consumer.py ``Scheduler.enqueue_periodic_tasks`` enqueues every periodic task
+    whose crontab matches, once a minute, whether or not the workers keep up (one worker
+    by default: consumer_options.py ``('workers', 1)``); ``Huey.execute`` drops a task
+    past ``expires_resolved``. ``expires=`` of ``periodic_task`` is the task's own."""
+    if job is None or job.task.option("expires") is not None:
+        return
+    gap = shortest_gap(entry.timing)
+    hint = f"{gap:g}" if gap is not None else "N"
+    within = f" (it runs every {describe_seconds(gap)})" if gap is not None else ""
+    yield check.finding(
+        "schedule-without-expiry",
+        f.path,
+        entry.loc,
+        f"{describe(entry)} has no expires=: the consumer enqueues it "
+        "each time its crontab matches, also while the workers are busy, and the runs "
+        f"that waited all run back to back when a worker is free; set expires={hint} on "
+        f"the decorator, no longer than the time between two runs{within}",
+    )

@@ -1,0 +1,152 @@
+"""What the framework plugins see through one step of indirection, on real-project shapes:
+a project factory of a job library's decorator (linkding's Huey ``task()``), django-huey's
+decorators (tubesync), arq's ``functions = JOBS`` (mavedb), methods of a project class
+instantiated in the job, and failure reports that are not the job's side effects."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from jobcheck.catalog import load_catalog
+from jobcheck.config import Options
+from jobcheck.engine import RunSettings, Selection, check_paths
+
+
+def _run(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    selection = Selection.resolve(load_catalog(), ["ALL"], [])
+    report = check_paths([str(tmp_path)], Options(root=str(tmp_path)), selection, RunSettings())
+    assert not report.errors
+    return {(Path(f.path).name, f.loc.line, f"{f.check}: {f.message}") for f in report.findings}
+
+
+def _checks(found: set[tuple[str, int, str]]) -> set[tuple[str, int, str]]:
+    return {(name, line, text.partition(":")[0]) for name, line, text in found}
+
+
+def test_a_project_factory_of_hueys_task_makes_huey_tasks(tmp_path: Path) -> None:
+    found = _run(
+        tmp_path,
+        {
+            "tasks.py": """\
+                import functools
+                from huey.contrib.djhuey import HUEY as huey
+
+                def task(retries=5, retry_delay=15):
+                    def deco(fn):
+                        @functools.wraps(fn)
+                        def inner(*args, **kwargs):
+                            return fn(*args, **kwargs)
+                        return huey.task(retries=retries, retry_delay=retry_delay)(inner)
+                    return deco
+
+                @task()
+                def load_favicon(bookmark_id: int) -> None:
+                    pass
+                """,
+        },
+    )
+    messages = [text for _, _, text in found]
+    assert any(m.startswith("missing-time-limit: Huey task 'load_favicon'") for m in messages)
+    assert not any("Celery" in m for m in messages)
+
+
+def test_django_huey_decorators_are_hueys(tmp_path: Path) -> None:
+    found = _run(
+        tmp_path,
+        {
+            "tasks.py": """\
+                from django_huey import db_task, task as huey_task
+
+                @db_task(retries=3, queue="net")
+                def refresh(source_id): ...
+
+                @huey_task(expires=3600, queue="net")
+                def terminate(pid): ...
+                """,
+        },
+    )
+    assert ("tasks.py", 3, "retry-without-backoff") in _checks(found)
+    assert not any("Celery" in text for _, _, text in found)
+    assert {(n, line) for n, line, t in found if t.startswith("missing-time-limit")} == {
+        ("tasks.py", 3),
+        ("tasks.py", 6),
+    }
+
+
+def test_arq_functions_named_by_a_module_list_and_blocking_methods(tmp_path: Path) -> None:
+    found = _run(
+        tmp_path,
+        {
+            "services.py": """\
+                import time
+                import requests
+
+                class Registry:
+                    def submit(self, ids):
+                        return requests.put("https://registry.example.com", json=ids, timeout=10)
+
+                    def wait(self):
+                        time.sleep(5)
+                """,
+            "worker.py": """\
+                from services import Registry
+
+                async def submit_ids(ctx, ids):
+                    registry = Registry()
+                    registry.submit(ids)
+                    await ctx["redis"].enqueue_job("poll_ids")
+
+                async def poll_ids(ctx):
+                    Registry().wait()
+
+                JOBS = [submit_ids, poll_ids]
+
+                class WorkerSettings:
+                    functions = JOBS
+                """,
+        },
+    )
+    checks = _checks(found)
+    # the job's method call on a local instance is followed into the project class
+    assert ("worker.py", 5, "blocking-call-in-async-job") in checks
+    # poll_ids is registered through JOBS: enqueue_job("poll_ids") names a known job
+    assert not any(c == "enqueue-names-unknown-task" for _, _, c in checks)
+    assert not any(c == "missing-time-limit" for _, _, c in checks)  # arq's 300 s default
+
+
+def test_alerts_sent_from_except_clauses_are_failure_reports(tmp_path: Path) -> None:
+    found = _run(
+        tmp_path,
+        {
+            "alerts.py": """\
+                from slack_sdk.webhook import WebhookClient
+
+                def send_slack_message(text):
+                    WebhookClient(url="https://hooks.slack.com/x").send(text=text)
+                """,
+            "tasks.py": """\
+                from celery import shared_task
+                from django.core.mail import send_mail
+
+                from alerts import send_slack_message
+
+                @shared_task(time_limit=60)
+                def import_feed(feed_id):
+                    try:
+                        parse(feed_id)
+                    except ValueError as error:
+                        send_slack_message(str(error))
+                        raise
+                    send_mail("Imported", "done", "shop@example.com", ["a@example.com"])
+
+                def parse(feed_id): ...
+                """,
+        },
+    )
+    sends = {(n, line) for n, line, t in found if t.startswith("non-idempotent-side-effect")}
+    assert sends == {("tasks.py", 13)}  # the email, not the alert in the except clause

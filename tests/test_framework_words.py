@@ -1,0 +1,64 @@
+"""A job of one framework is never reported in another's terms: the findings of each
+framework's fixture projects name none of the other frameworks, their options or their
+tools (issue: taskiq and Huey tasks were reported as Celery tasks with no time_limit)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import FIXTURES, run_case
+
+# Words only one framework's messages may use (option names, tools, products).
+WORDS = {
+    "celery": ("Celery", "soft_time_limit", "task_time_limit", "beat", "apply_async", "autoretry"),
+    "rq": ("RQ", "Retry(max", "failed job registry"),
+    "dramatiq": ("Dramatiq", "actor", "max_age", "milliseconds"),
+    "huey": ("Huey", "lock_task", "SIGNAL_ERROR"),
+    "arq": ("arq", "WorkerSettings", "job_timeout", "enqueue_job"),
+    "taskiq": ("taskiq", "kiq", "TaskiqMiddleware"),
+    "kubernetes": ("CronJob", "concurrencyPolicy", "activeDeadlineSeconds"),
+    "sidekiq": ("Sidekiq", "sidekiq_options"),
+}
+# The fixture folders that hold one framework's projects.
+FOLDERS = {
+    "huey": "huey",
+    "arq": "arq",
+    "taskiq": "taskiq",
+    "kubernetes": "kubernetes",
+}
+CASES = [
+    (framework, case)
+    for framework, folder in FOLDERS.items()
+    for case in sorted((FIXTURES / folder).iterdir())
+    if case.is_dir()
+]
+
+
+def _judged(framework: str, finding) -> bool:  # type: ignore[no-untyped-def]
+    """A manifest project also holds Python jobs (to pile up with): only the findings on
+    manifests are its own, and a pile-up names the other framework's entry on purpose."""
+    if framework != "kubernetes":
+        return True
+    return finding.path.endswith((".yaml", ".yml")) and finding.check != "schedule-pile-up"
+
+
+def _foreign(framework: str) -> re.Pattern[str]:
+    words = [w for name, ws in WORDS.items() if name != framework for w in ws]
+    return re.compile("|".join(rf"(?<![\w.]){re.escape(w)}(?!\w)" for w in words))
+
+
+@pytest.mark.parametrize(
+    ("framework", "case"), CASES, ids=[f"{c.parent.name}/{c.name}" for _, c in CASES]
+)
+def test_findings_speak_only_their_own_framework(framework: str, case) -> None:  # type: ignore[no-untyped-def]
+    report = run_case(case)
+    assert report.findings, "the case has findings to read"
+    foreign = _foreign(framework)
+    wrong = [
+        f"{f.path}:{f.loc.line} {f.check}: {match.group(0)!r} in {f.message!r}"
+        for f in report.findings
+        if _judged(framework, f) and (match := foreign.search(f.message))
+    ]
+    assert not wrong, "\n".join(wrong)
