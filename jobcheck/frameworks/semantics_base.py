@@ -351,14 +351,52 @@ class Semantics:
 UNKNOWN = Semantics()
 
 
+def fixed_hours(seconds: float) -> tuple[str, int | None]:
+    """The fixed times that replace an interval of ``seconds``: ("daily", None) at 03:17,
+    ("every", N) every N hours at :17, or ("hourly", None) at :17."""
+    hours = seconds / 3600
+    if hours >= 24:
+        return "daily", None
+    if hours.is_integer() and 1 < hours < 24:
+        return "every", int(hours)
+    return "hourly", None
+
+
 def fixed_minute_expression(seconds: float) -> str:
     """A cron expression at a free minute for an interval of ``seconds``: daily at 03:17,
     every N hours at :17, else hourly at :17."""
-    hours = seconds / 3600
-    every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
-    if hours >= 24:
-        return "17 3 * * *"
-    return f"17 */{every_n} * * *" if every_n else "17 * * * *"
+    kind, every_n = fixed_hours(seconds)
+    return {"daily": "17 3 * * *", "every": f"17 */{every_n} * * *"}.get(kind, "17 * * * *")
+
+
+# What catches the CancelledError an asyncio job runner sends to stop a coroutine on its
+# time limit or at shutdown (arq's ``asyncio.wait_for``, taskiq's ``anyio.fail_after``):
+# ``except BaseException`` (and a bare ``except``) or the CancelledError itself;
+# ``except Exception`` does not (Python 3.8+).
+CANCELLATION = frozenset(
+    {
+        "BaseException",
+        "builtins.BaseException",
+        "asyncio.CancelledError",
+        "asyncio.exceptions.CancelledError",
+        "concurrent.futures.CancelledError",
+    }
+)
+
+
+def catches_cancellation(catches: tuple[str, ...]) -> bool:
+    return any(name in CANCELLATION for name in catches)
+
+
+def blocking_call_message(job: str, label: str, limit: str, also: str = "") -> str:
+    """SCL-18 for a coroutine job (arq, taskiq) that calls ``label``, which blocks: its
+    runner cancels it only when it awaits, so ``limit`` cannot fire."""
+    return (
+        f"{job} calls {label}, which does not await: it blocks the worker's event loop, "
+        f"so {limit} cannot fire (a job is cancelled only when it awaits) and every other "
+        "job of the worker stalls while it runs; use an async client (httpx.AsyncClient, "
+        f"aiohttp) or asyncio.sleep, or run the call with await asyncio.to_thread(...){also}"
+    )
 
 
 def with_minute(entry: ScheduleEntry, minute: int) -> str | None:

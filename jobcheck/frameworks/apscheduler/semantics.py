@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.frameworks.semantics_base import Semantics
+from jobcheck.frameworks.semantics_base import Semantics, fixed_hours
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -45,9 +45,8 @@ class APSchedulerSemantics(Semantics):
         return "counted from when the scheduler starts (the first run comes one interval later)"
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
-        hours = seconds / 3600
-        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
-        if hours >= 24:
+        kind, every_n = fixed_hours(seconds)
+        if kind == "daily":
             return '"cron", hour=3, minute=17'
         return f'"cron", hour="*/{every_n}", minute=17' if every_n else '"cron", minute=17'
 

@@ -20,7 +20,6 @@ from jobcheck.facts import FrameworkConfig, Loc, TaskDef
 from jobcheck.facts.values import CallV, Const, string
 from jobcheck.frameworks.arq.checks import UNREAD_JOBS
 from jobcheck.frameworks.arq.semantics import (
-    CANCELLATION,
     CRON,
     CRON_NAME_PREFIX,
     CRON_TIME_FIELDS,
@@ -28,6 +27,7 @@ from jobcheck.frameworks.arq.semantics import (
     FUNC,
     WORKER_PARAMETERS,
 )
+from jobcheck.frameworks.semantics_base import CANCELLATION
 from jobcheck.triggers import Trigger
 
 

@@ -10,7 +10,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, number, truthy
-from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.frameworks.semantics_base import (
+    Check,
+    Semantics,
+    blocking_call_message,
+    catches_cancellation,
+    fixed_hours,
+)
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
@@ -130,25 +136,8 @@ PLAIN_EXCEPTIONS_ARE_RETRIED = False
 # A job whose ``except BaseException`` (or bare ``except``, or ``except CancelledError``)
 # does not re-raise swallows the CancelledError ``wait_for`` injects on timeout and the
 # one shutdown sends: the run then returns normally and arq records a success, and a job
-# interrupted by shutdown is not run again (Python asyncio semantics, worker.py above).
-CANCELLATION = frozenset(
-    {
-        "BaseException",
-        "builtins.BaseException",
-        "asyncio.CancelledError",
-        "asyncio.exceptions.CancelledError",
-        "concurrent.futures.CancelledError",
-    }
-)
-
-
-# Calls that block the event loop arq runs every job of a worker on (``max_jobs`` at once):
-# ``asyncio.wait_for`` cannot cancel a coroutine that never yields, so while one runs no
-# timeout fires and no other job of the worker makes progress (Python asyncio semantics).
-EVENT_LOOP_NOTE = (
-    "it blocks the worker's event loop, so job_timeout cannot fire (asyncio cancels a "
-    "job only when it awaits) and every other job of the worker stalls while it runs"
-)
+# interrupted by shutdown is not run again (Python asyncio semantics, worker.py above;
+# ``semantics_base.CANCELLATION``).
 
 
 class ArqSemantics(Semantics):
@@ -193,7 +182,7 @@ class ArqSemantics(Semantics):
         return "let it fail, so arq records the job as failed (raise Retry to run it again)"
 
     def swallowed_note(self, catches: tuple[str, ...]) -> str:
-        if not any(name in CANCELLATION for name in catches):
+        if not catches_cancellation(catches):
             return ""
         return (
             "; it also catches the CancelledError arq sends on job_timeout and on shutdown, "
@@ -202,11 +191,9 @@ class ArqSemantics(Semantics):
         )
 
     def blocking_call(self, job: Job, label: str) -> str | None:
-        return (
-            f"arq job '{job.task.name}' calls {label}, which does not await: {EVENT_LOOP_NOTE}; "
-            "use an async client (httpx.AsyncClient, aiohttp) or asyncio.sleep, or run the "
-            "call in a thread with await asyncio.to_thread(...)"
-        )
+        # arq runs every job of a worker on one event loop (``max_jobs`` at once) under
+        # ``asyncio.wait_for``, which cannot cancel a coroutine that never yields.
+        return blocking_call_message(f"arq job '{job.task.name}'", label, "job_timeout")
 
     def single_run_advice(self) -> str:
         return (
@@ -250,10 +237,9 @@ class ArqSemantics(Semantics):
         return f"minute={minute}"
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
-        hours = seconds / 3600
-        if hours >= 24:
+        kind, every_n = fixed_hours(seconds)
+        if kind == "daily":
             return "cron(f, hour=3, minute=17)"
-        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
         if every_n:
             return f"cron(f, hour=set(range(0, 24, {every_n})), minute=17)"
         return "cron(f, minute=17)"

@@ -26,7 +26,7 @@ from jobcheck.facts import TaskDef
 from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
-from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, ScheduleEntry
@@ -279,9 +279,8 @@ class CelerySemantics(Semantics):
         )
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
-        hours = seconds / 3600
-        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
-        if hours >= 24:
+        kind, every_n = fixed_hours(seconds)
+        if kind == "daily":
             return "crontab(minute=17, hour=3)"
         return f"crontab(minute=17, hour='*/{every_n}')" if every_n else "crontab(minute=17)"
 

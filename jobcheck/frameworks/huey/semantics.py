@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, number
-from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
 
 if TYPE_CHECKING:
     from jobcheck.facts import FileFacts, ScheduleEntry
@@ -245,9 +245,8 @@ class HueySemantics(Semantics):
         return f"minute='{minute}'"
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
-        hours = seconds / 3600
-        every_n = int(hours) if hours.is_integer() and 1 < hours < 24 else None
-        if hours >= 24:
+        kind, every_n = fixed_hours(seconds)
+        if kind == "daily":
             return "crontab(minute='17', hour='3')"
         return f"crontab(minute='17', hour='*/{every_n}')" if every_n else "crontab(minute='17')"
 

@@ -11,7 +11,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe
-from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.frameworks.semantics_base import (
+    Check,
+    Semantics,
+    blocking_call_message,
+    catches_cancellation,
+    fixed_minute_expression,
+)
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -182,16 +188,8 @@ AIO_PIKA_DLQ_GETS_FAILED_TASKS = False
 
 # anyio's ``fail_after`` raises TimeoutError on leaving the scope only when the
 # cancellation it sent reached it (``cancelled_caught``): a task that swallows the
-# CancelledError returns normally, and the receiver saves a success.
-CANCELLATION = frozenset(
-    {
-        "BaseException",
-        "builtins.BaseException",
-        "asyncio.CancelledError",
-        "asyncio.exceptions.CancelledError",
-        "concurrent.futures.CancelledError",
-    }
-)
+# CancelledError (``semantics_base.CANCELLATION``) returns normally, and the receiver
+# saves a success.
 
 
 class TaskiqSemantics(Semantics):
@@ -232,7 +230,7 @@ class TaskiqSemantics(Semantics):
         return "let it fail into the retry middleware"
 
     def swallowed_note(self, catches: tuple[str, ...]) -> str:
-        if not any(name in CANCELLATION for name in catches):
+        if not catches_cancellation(catches):
             return ""
         return (
             "; it also catches the cancellation taskiq's timeout label sends "
@@ -240,13 +238,11 @@ class TaskiqSemantics(Semantics):
         )
 
     def blocking_call(self, job: Job, label: str) -> str | None:
-        return (
-            f"taskiq task '{job.task.name}' calls {label}, which does not await: it blocks "
-            "the worker's event loop, so its timeout label cannot fire (anyio cancels a "
-            "task only when it awaits) and every other task of the worker stalls while it "
-            "runs; use an async client (httpx.AsyncClient, aiohttp) or asyncio.sleep, run "
-            "the call with await asyncio.to_thread(...), or make the task a plain def "
-            "(taskiq runs those in its thread pool)"
+        return blocking_call_message(
+            f"taskiq task '{job.task.name}'",
+            label,
+            "its timeout label",
+            ", or make the task a plain def (taskiq runs those in its thread pool)",
         )
 
     def single_run_advice(self) -> str:
@@ -268,8 +264,6 @@ class TaskiqSemantics(Semantics):
         return False
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
-        from jobcheck.frameworks.semantics_base import fixed_minute_expression
-
         return f'{{"cron": "{fixed_minute_expression(seconds)}"}}'
 
     # -- the contract -------------------------------------------------------------------
