@@ -131,3 +131,26 @@ def test_jobs_show_retries_as_they_run(tmp_path: Path) -> None:
     assert jobs["jobs.fixed"]["dead_letter"] == "none found"
     assert jobs["jobs.grows"]["backoff"] == "countdown computed per attempt"
     assert jobs["jobs.grows"]["dead_letter"] == "jobs.Stored.on_failure, which persists"
+
+
+def test_huey_arq_and_taskiq_contracts_are_in_their_own_terms() -> None:
+    fixtures = Path(__file__).parent / "fixtures"
+
+    def contracts(case: str) -> dict[str, dict[str, str]]:
+        result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(fixtures / case)])
+        assert result.exit_code == 0, result.output
+        return {c["job"]: c for c in json.loads(result.output)}
+
+    huey = contracts("huey/checked_project")
+    assert huey["shop.tasks.fetch_rates"]["time_limit"] == "30 s"
+    assert huey["shop.tasks.fetch_rates"]["backoff"] == "fixed retry_delay=10 s"
+    assert huey["shop.tasks.sync_stock"]["retries"] == "5"
+    assert huey["shop.tasks.rebuild_search"]["time_limit"] == "none (Huey sets none)"
+    arq = contracts("arq/checked_project")
+    assert arq["backfill"]["time_limit"] == "none (worker job_timeout=None)"
+    assert arq["sync_orders"]["time_limit"] == "120 s (worker job_timeout)"
+    assert arq["sync_orders"]["retries"].startswith("max_tries 5 (arq's default)")
+    taskiq = contracts("taskiq/checked_project")
+    assert taskiq["tasks:sync_prices"]["time_limit"] == "60 s (timeout label)"
+    assert taskiq["tasks:export"]["time_limit"] == "none"
+    assert {c["dead_letter"] for c in taskiq.values()} == {"none (taskiq keeps no failed tasks)"}

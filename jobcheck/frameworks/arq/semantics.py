@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import describe, number, truthy
+from jobcheck.facts.values import describe, is_none, number, truthy
 from jobcheck.frameworks.semantics_base import (
     Check,
     Semantics,
@@ -257,6 +257,8 @@ class ArqSemantics(Semantics):
         default_tries = CRON_DEFAULTS["max_tries"] if job.task.kind == "cron" else None
         if own is not None:
             limit = f"{describe(own)} s (func timeout=)"
+        elif worker is not None and is_none(worker.option("job_timeout")):
+            limit = "none (worker job_timeout=None)"
         elif worker is not None and worker.option("job_timeout") is not None:
             limit = f"{describe(worker.option('job_timeout'))} s (worker job_timeout)"
         else:
