@@ -35,6 +35,7 @@ from jobcheck.facts import ExceptHandler, FunctionFacts, Guard, HttpCall, Loc, S
 from jobcheck.syntax.names import dotted
 from jobcheck.syntax.walk import children
 from jobcheck.triggers import Trigger
+from jobcheck.vocabulary.words import reports_to_the_team
 
 # Words in an ``if`` test that say it looks at the record's state or at a dedupe marker:
 # ``if invoice.sent``, ``if order.status != "pending"``, ``if not created``,
@@ -424,8 +425,9 @@ class EffectsRecognizer(Recognizer):
         self, frame: _Frame, kind: str, node: cst.CSTNode, label: str, has_key: bool
     ) -> None:
         guard = "state-check" if self._under_state_check() else None
-        if kind == "send" and self.walker.handlers:
-            # Sent from an ``except`` clause: it reports the failure, as a log line does.
+        if kind == "send" and self.walker.handlers and reports_to_the_team(label):
+            # An alert to the team from an ``except`` clause reports the failure, as a
+            # log line does (``slack.chat_postMessage(...)``, ``mail_admins(...)``).
             guard = "failure-report"
         frame.facts.side_effects.append(
             SideEffect(kind, self.walker.loc(node), label, self.walker.order, has_key, guard)

@@ -31,7 +31,7 @@ from jobcheck.facts import (
     SlowCall,
 )
 from jobcheck.findings import Related
-from jobcheck.vocabulary.words import BEST_EFFORT_WORDS, matching_word
+from jobcheck.vocabulary.words import reports_to_the_team
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Project
@@ -262,10 +262,10 @@ class Summaries:
         summary.http_calls.extend(_prefixed(inner.http_calls, hop))
         if not guarded_before:
             effects = inner.side_effects
-            if site.in_handler or _reporting(site):
+            if (site.in_handler or site.discarded) and reports_to_the_team(site.callee):
                 # A helper called to report a failure (``send_slack_error(e)`` in an
-                # except) or to log (``log_and_send_slack_message(...)``): its sends are
-                # reports to the team, not the job's work.
+                # except) or to alert (``log_and_send_slack_message(...)``): its sends
+                # reach the team, not the job's users.
                 effects = [r for r in effects if r.item.kind != "send"]
             summary.side_effects.extend(_prefixed(effects, hop))
         summary.slow_calls.extend(_prefixed(inner.slow_calls, hop))
@@ -313,10 +313,3 @@ def unguarded(function: FunctionFacts, kinds: Callable[[str], bool] | None = Non
             continue
         found.append(effect)
     return found
-
-
-def _reporting(site: CallSite) -> bool:
-    """A call, as a statement, of a helper named for best-effort side work (logging,
-    metrics, telemetry)."""
-    name = site.callee.rsplit(".", 1)[-1]
-    return site.discarded and matching_word(name, BEST_EFFORT_WORDS) is not None

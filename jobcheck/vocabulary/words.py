@@ -82,3 +82,46 @@ BEST_EFFORT_WORDS = (
 """Names of helpers called for side work that is best effort by design (``optional_
 telemetry(...)``, ``emit_metric(...)``, ``_record_attempt(...)``): one that swallows its
 own errors, called as a statement, loses none of the job's work."""
+
+
+OPS_REPORT_WORDS = (
+    "slack",
+    "alert",
+    "alerts",
+    "error",
+    "exception",
+    "admins",
+    "sentry",
+    "pagerduty",
+    "opsgenie",
+    "ops",
+    "log",
+)
+"""Words of sends and helpers that report to the team (``send_slack_error``,
+``log_and_send_slack_message``, ``mail_admins``), not to the job's users."""
+RECIPIENT_WORDS = (
+    "email",
+    "customer",
+    "user",
+    "member",
+    "subscriber",
+    "buyer",
+    "sms",
+    "notify",
+    "notification",
+    "invoice",
+    "receipt",
+)
+"""Words that say a send reaches the job's users: they win over :data:`OPS_REPORT_WORDS`
+(``log_and_email_customer``)."""
+
+
+def reports_to_the_team(name: str) -> bool:
+    """Whether a send, or a helper that sends, named ``name`` reports to the team (an ops
+    alert, a failure report) rather than reaching the job's users."""
+    last = name.rsplit(".", 1)[-1]
+    if last in ("mail_admins", "mail_managers"):
+        return True  # django/core/mail/__init__.py: to settings.ADMINS / MANAGERS
+    if matching_word(name, RECIPIENT_WORDS) is not None:
+        return False
+    return matching_word(name, OPS_REPORT_WORDS) is not None
