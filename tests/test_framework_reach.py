@@ -168,3 +168,28 @@ def test_alerts_sent_from_except_clauses_are_failure_reports(tmp_path: Path) -> 
     # clause too, and through helpers whose names also say "log" or "record"); not the
     # Slack alert reporting the failure.
     assert sends == {("tasks.py", 13), ("tasks.py", 20), ("tasks.py", 21), ("tasks.py", 22)}
+
+
+def test_calling_a_huey_task_enqueues_it_so_its_body_is_not_the_callers(tmp_path: Path) -> None:
+    found = _run(
+        tmp_path,
+        {
+            "tasks.py": """\
+                import requests
+                from huey import RedisHuey
+
+                huey = RedisHuey("shop")
+
+                @huey.task(timeout=30)
+                def load_favicon(url):
+                    requests.get(url)
+
+                @huey.task(timeout=30)
+                def load_all(urls):
+                    for url in urls:
+                        load_favicon(url)
+                """,
+        },
+    )
+    http = {(n, line) for n, line, t in found if t.startswith("http-call-without-timeout")}
+    assert http == {("tasks.py", 8)}  # in load_favicon only: load_all enqueues it

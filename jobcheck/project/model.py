@@ -623,6 +623,10 @@ class Project:
 
     # -- schedules --------------------------------------------------------------------
 
+    def job_at(self, qualname: str) -> Job | None:
+        """The job whose function is exactly ``qualname``."""
+        return self._by_qualname.get(qualname)
+
     def job_named(self, name: str | None = None, target: str | None = None) -> Job | None:
         """The job a schedule names: by the name it is registered under (a Celery task
         name, an actor name, ``"module.function"``) or by its dotted path."""

@@ -31,6 +31,7 @@ from jobcheck.facts import (
     SlowCall,
 )
 from jobcheck.findings import Related
+from jobcheck.registry import enqueued_by_call
 from jobcheck.vocabulary.words import reports_to_the_team
 
 if TYPE_CHECKING:
@@ -179,11 +180,17 @@ class Summaries:
         """The project function a call site calls, when the project defines it: from the
         analysed files, else read alone from its module (``ModuleLoader.part_for``)."""
         qualname = self.project.resolve_function(site.callee) or site.callee
+        if self._enqueues_when_called(qualname):
+            return None  # calling a Huey task puts it on the queue: its body runs elsewhere
         return (
             self._function(qualname)
             or self._inherited(qualname)
             or self._function(f"{qualname}.__init__")
         )
+
+    def _enqueues_when_called(self, qualname: str) -> bool:
+        job = self.project.job_at(qualname)
+        return job is not None and enqueued_by_call(job.framework)
 
     def _function(self, qualname: str) -> tuple[FileFacts, FunctionFacts] | None:
         entry = dict.get(self.project.functions, qualname)

@@ -71,8 +71,11 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
     jobs = [job for job in check.project.jobs if job.framework == NAME]
     if not found or not jobs:
         return
-    if any(truthy(config.option("keep_result_forever")) for _, config in found):
-        return
+    if any(
+        truthy(config.option("keep_result_forever")) or config.option("after_job_end") is not None
+        for _, config in found
+    ):
+        return  # results kept, or a hook the project runs after every job may record them
     path, config = found[0]
     count = f"{len(jobs)} arq job" + ("s" if len(jobs) != 1 else "")
     yield check.finding(
