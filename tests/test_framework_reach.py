@@ -193,3 +193,77 @@ def test_calling_a_huey_task_enqueues_it_so_its_body_is_not_the_callers(tmp_path
     )
     http = {(n, line) for n, line, t in found if t.startswith("http-call-without-timeout")}
     assert http == {("tasks.py", 8)}  # in load_favicon only: load_all enqueues it
+
+
+def test_new_instances_and_with_targets_are_followed(tmp_path: Path) -> None:
+    found = _run(
+        tmp_path,
+        {
+            "svc.py": """\
+                import requests
+
+                class MailHandler:
+                    def handle(self, account):
+                        requests.get("https://mail.example.com")
+
+                    def __enter__(self):
+                        return self
+
+                    def __exit__(self, *exc):
+                        return False
+                """,
+            "tasks.py": """\
+                from celery import shared_task
+
+                from svc import MailHandler
+
+                @shared_task(time_limit=60)
+                def process_mail(account):
+                    MailHandler().handle(account)
+
+                @shared_task(time_limit=60)
+                def process_mail_in_context(account):
+                    with MailHandler() as handler:
+                        handler.handle(account)
+                """,
+        },
+    )
+    http = {(n, line) for n, line, t in found if t.startswith("http-call-without-timeout")}
+    assert http == {("tasks.py", 7), ("tasks.py", 12)}
+
+
+def test_a_signal_handler_registered_by_a_call_and_pool_acquire(tmp_path: Path) -> None:
+    found = _run(
+        tmp_path,
+        {
+            "hueyconf.py": """\
+                from huey import RedisHuey
+
+                from history import keep_failure
+
+                huey = RedisHuey("shop")
+                huey.signal()(keep_failure)
+                """,
+            "history.py": """\
+                def keep_failure(signal, task, exc=None):
+                    save(task.id, repr(exc))
+
+                def save(task_id, error): ...
+                """,
+            "tasks.py": """\
+                from taskiq_redis import ListQueueBroker
+
+                broker = ListQueueBroker("redis://localhost")
+
+                @broker.task(timeout=30, schedule=[{"cron": "*/10 * * * *"}])
+                async def send_messages(pool) -> None:
+                    async with pool.acquire() as connection:
+                        await connection.fetch("SELECT 1")
+                """,
+        },
+    )
+    checks = _checks(found)
+    # huey.signal()(keep_failure) may keep failures: Huey's no-dead-letter is silent
+    assert not [c for c in checks if c[0] == "hueyconf.py" and c[2] == "no-dead-letter"]
+    # asyncpg's pool.acquire() hands out a connection: it is no lock
+    assert ("tasks.py", 5, "scheduled-job-without-lock") in checks

@@ -48,8 +48,9 @@ class SingleJobRuns(RuleChecks):
         """One finding per job, at the first schedule entry that runs it."""
         seen: set[str] = set()
         for f, entry, job in self.project.scheduled_jobs():
-            if semantics(entry.framework).runs_one_at_a_time(entry):
-                continue
+            enqueued = job is not None and job.task.function != entry.target
+            if semantics(entry.framework).runs_one_at_a_time(entry) and not enqueued:
+                continue  # its scheduler runs it in-process, one at a time
             function = self.project.scheduled_function(entry, job)
             if function is None:
                 yield from self._unguarded_command(f, entry, seen)
@@ -63,8 +64,10 @@ class SingleJobRuns(RuleChecks):
                 "scheduled-job-without-lock",
                 f.path,
                 entry.loc,
-                f"'{job_label(entry)}' runs on a schedule ({describe(entry)}) but takes no "
-                "lock: when a run outlasts the interval, or a second scheduler starts it, two "
+                f"'{job.task.qualname if enqueued and job else job_label(entry)}' runs on a "
+                f"schedule ({describe(entry)}{_enqueued_note(entry) if enqueued else ''}) but "
+                "takes no lock: when a run outlasts the interval, or a second scheduler starts "
+                "it, two "
                 "copies run at once; take a lock at the top (cache.add, a Redis lock, "
                 "pg_try_advisory_lock) and skip the run when it is held"
                 f"{semantics(job.framework if job else entry.framework).single_run_advice()}. "
@@ -243,3 +246,13 @@ def _every_instance_message(hook: StartupHook, start: SchedulerStart, where: str
         "dedicated process (a management command, its own container), or have it take a "
         "lock so a single instance schedules"
     )
+
+
+def _enqueued_note(entry: ScheduleEntry) -> str:
+    """The scheduled function only enqueues the job: the job runs in a worker, where the
+    scheduler's own one-at-a-time rule (APScheduler's ``max_instances``) does not reach."""
+    note = ", which only enqueues it"
+    if semantics(entry.framework).runs_one_at_a_time(entry):
+        note += f": {semantics(entry.framework).title}'s one-run-at-a-time covers the enqueue"
+        note += ", not the job's run in a worker"
+    return note

@@ -15,6 +15,7 @@ import libcst as cst
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import Guard
 from jobcheck.vocabulary.lock_names import _LOCK_HINT, SQL_LOCKS, takes_lock_by_name
+from jobcheck.vocabulary.words import identifier_words
 
 
 class LockRecognizer(Recognizer):
@@ -33,6 +34,8 @@ class LockRecognizer(Recognizer):
         )
         if not isinstance(name, str):
             return None
+        if name == "acquire" and isinstance(callee, cst.Attribute) and _names_a_pool(callee.value):
+            return None  # asyncpg's ``pool.acquire()`` hands out a connection, not a lock
         if takes_lock_by_name(name) or name in ("acquire", "setnx"):
             return "lock"
         if name == "add" and isinstance(callee, cst.Attribute) and _names_a_cache(callee.value):
@@ -46,6 +49,19 @@ class LockRecognizer(Recognizer):
         if _mentions_sql_lock(node):
             return "advisory-lock"
         return None
+
+
+# Objects whose ``acquire()`` takes a resource from a pool: asyncpg/aiopg ``Pool.acquire``,
+# a database or connection pool of the project's.
+_POOL_WORDS = ("pool", "conn", "connection", "connections", "engine", "db", "database")
+
+
+def _names_a_pool(expr: cst.BaseExpression) -> bool:
+    text = expr.attr.value if isinstance(expr, cst.Attribute) else getattr(expr, "value", "")
+    if not isinstance(text, str):
+        return False
+    words = identifier_words(text)
+    return any(word in _POOL_WORDS for word in words)
 
 
 def _names_a_cache(expr: cst.BaseExpression) -> bool:

@@ -429,6 +429,7 @@ class Walker:
                 self.contexts.append(self.resolve_method(name))
                 pushed += 1
             self.visit(item.item)
+            self._bind_with_target(item)
             for recognizer in self.recognizers:
                 recognizer.with_item(item)
         if atomic:
@@ -437,6 +438,16 @@ class Walker:
         if atomic:
             self.atomic_blocks -= 1
         del self.contexts[len(self.contexts) - pushed :]
+
+    def _bind_with_target(self, item: cst.WithItem) -> None:
+        """``with Service() as svc:``: ``svc`` is the instance (its ``__enter__`` returns
+        it, as a project class's usually does)."""
+        scope = self.function
+        if scope is None or item.asname is None or not isinstance(item.asname.name, cst.Name):
+            return
+        made = self._project_class_made(item.item)
+        if made is not None:
+            scope.instances[item.asname.name.value] = made
 
     def _for(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.For)
@@ -498,6 +509,8 @@ class Walker:
         assert isinstance(node, cst.Call)
         self.order += 1
         func = self.qualify(node.func)
+        if func is None and self.functions:
+            func = self._method_of_new_instance(node)
         if func is not None and self.functions:
             calls = self.functions[-1].facts.calls
             if func not in calls:
@@ -556,12 +569,23 @@ class Walker:
         decorators = scope.decorator_contexts if scope is not None else ()
         return (*decorators, *self.contexts)
 
+    def _method_of_new_instance(self, node: cst.Call) -> str | None:
+        """``MailHandler().handle(account)``: the method of a project class, called on
+        the instance made right there."""
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        made = self._project_class_made(func.value)
+        return f"{made}.{func.attr.value}" if made is not None else None
+
     def _note_call_site(self, node: cst.Call, func: str) -> None:
         """A call of what may be a project function, for the summaries that follow a
         job, a view or a transaction into its helpers."""
         self._note_transaction_decorator(node)
         written = dotted(node.func)
-        if is_library(func) or written is None or not self._may_be_project_function(written):
+        if written is None and self._method_of_new_instance(node) == func:
+            written = func.rpartition(".")[2]  # checked already: a project class's method
+        elif is_library(func) or written is None or not self._may_be_project_function(written):
             return
         callee = self.resolve_method(func)
         facts = self.functions[-1].facts

@@ -681,11 +681,30 @@ class Project:
 
     def scheduled_jobs(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
         """Every schedule entry (outside test code), with the job it runs when the
-        project defines that job (None for library tasks, plain functions, unknown names)."""
-        return [
-            (f, entry, self.job_named(entry.task_name, entry.target))
-            for f, entry in self.schedules()
-        ]
+        project defines that job (None for library tasks, plain functions, unknown names).
+        An entry whose function only enqueues jobs (an APScheduler job calling
+        ``report.delay()``) runs those jobs: it comes once with each of them."""
+        found: list[tuple[FileFacts, ScheduleEntry, Job | None]] = []
+        for f, entry in self.schedules():
+            job = self.job_named(entry.task_name, entry.target)
+            delegated = [] if job is not None else self.delegated_jobs(entry)
+            found.extend((f, entry, j) for j in delegated or [job])
+        return found
+
+    def delegated_jobs(self, entry: ScheduleEntry) -> list[Job]:
+        """The jobs an entry's function enqueues and does nothing else with
+        (``ScheduleEntry.enqueues`` in its file, ``FunctionFacts.enqueues_only`` across
+        files): those are what runs on the schedule, in a worker."""
+        targets = entry.enqueues
+        if not targets and entry.target is not None:
+            function = self.function(entry.target)
+            targets = function.enqueues_only if function is not None else ()
+        jobs = []
+        for target in targets:
+            job = self._by_qualname.get(target) or self._by_registered.get(target)
+            if job is not None and job.task.function != entry.target:
+                jobs.append(job)
+        return jobs
 
     def scheduled_function(self, entry: ScheduleEntry, job: Job | None) -> str | None:
         """The qualname of the function a schedule runs, when the project defines it: the

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from jobcheck.facts.values import number
 from jobcheck.frameworks.semantics_base import Semantics, fixed_hours
 
 if TYPE_CHECKING:
@@ -31,7 +32,13 @@ class APSchedulerSemantics(Semantics):
         return "APScheduler job"
 
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
-        return True
+        """``max_instances`` (1 unless the job or the scheduler's ``job_defaults`` say
+        otherwise: defaults.JOB_DEFAULTS) runs are allowed at once within a scheduler."""
+        allowed = number(entry.option("max_instances"))
+        return allowed is None or allowed <= 1
+
+    def single_run_advice(self) -> str:
+        return ", or leave max_instances at 1 (APScheduler's default) for in-process jobs"
 
     def minute_zero_note(self, entry: ScheduleEntry) -> str:
         if "minute" in entry.timing.text:

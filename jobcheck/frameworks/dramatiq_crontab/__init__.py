@@ -6,5 +6,5 @@ PLUGIN = Plugin(
     name="dramatiq-crontab",
     title="dramatiq-crontab",
     schedule_readers=("jobcheck.frameworks.dramatiq_crontab.schedules:DramatiqCrontabSchedules",),
-    checked=False,  # facts only: the checks do not speak its semantics yet
+    semantics="jobcheck.frameworks.dramatiq_crontab.semantics:SEMANTICS",
 )

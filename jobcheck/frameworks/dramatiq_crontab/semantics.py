@@ -1,9 +1,20 @@
-"""dramatiq-crontab's verified behaviour, as documented constants (not wired to checks).
+"""dramatiq-crontab's semantics: its verified behaviour and its part of the checks.
 
 Read in the dramatiq-crontab 1.2.1 wheel (never imported). Light module: no libcst.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import is_none
+from jobcheck.frameworks.semantics_base import Check, Semantics
+
+if TYPE_CHECKING:
+    from jobcheck.facts import FileFacts, ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project
 
 # dramatiq-crontab (PyPI ``dramatiq-crontab``, voiio/dramatiq-crontab; module
 # ``dramatiq_crontab``; Django only). dramatiq_crontab/__init__.py ``cron(schedule)``:
@@ -32,3 +43,75 @@ CRONTAB_SETTINGS_DEFAULTS = {
 }
 CRONTAB_SETTING = "DRAMATIQ_CRONTAB"
 SCHEDULER_LOCK_NEEDS = "DRAMATIQ_CRONTAB['REDIS_URL']"
+
+
+class DramatiqCrontabSemantics(Semantics):
+    """Its schedules send a Dramatiq actor (``actor.send``): the job is the actor, checked
+    with Dramatiq's semantics; the schedule itself speaks dramatiq-crontab's terms."""
+
+    name = "dramatiq-crontab"
+    title = "dramatiq-crontab"
+    scheduler_noun = "a dramatiq-crontab scheduler"
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return "dramatiq-crontab schedule"
+
+    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
+        return True  # ``actor.send`` from the scheduler
+
+    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
+        return False  # the decorated function is the actor
+
+    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
+        # An entry dramatiq-crontab refuses (``invalid``) never runs, so never twice.
+        return entry.option("invalid") is not None
+
+    def schedule_without_expiry(
+        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
+    ) -> Iterator[Finding]:
+        """Each tick sends a message, whether or not workers take them; only Dramatiq's
+        ``max_age`` (milliseconds, on the actor or ``AgeLimit``'s) drops the ones that
+        waited too long (dramatiq/middleware/age_limit.py)."""
+        if job is None or entry.option("invalid") is not None:
+            return
+        value = job.task.option("max_age")
+        if value is not None and not is_none(value):
+            return
+        if _global_age_limit(check.project):
+            return
+        from jobcheck.project.schedule_words import describe
+        from jobcheck.timing import describe_seconds, shortest_gap
+
+        gap = shortest_gap(entry.timing)
+        hint = f"{gap * 1000:.0f}" if gap is not None else "N"
+        within = f" (it runs every {describe_seconds(gap)})" if gap is not None else ""
+        yield check.finding(
+            "schedule-without-expiry",
+            f.path,
+            entry.loc,
+            f"{describe(entry)} sends actor '{job.task.name}', which sets no max_age: while "
+            "workers are down every tick waits in the queue, and they all run at once when "
+            f"workers return; set max_age={hint} (milliseconds) on the actor, no longer than "
+            f"the time between two runs{within}",
+        )
+
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        if entry.source != "interval":
+            return None
+        return (
+            "counted from when the crontab management command starts (an APScheduler "
+            "IntervalTrigger held in memory)"
+        )
+
+
+def _global_age_limit(project: Project) -> bool:
+    return any(
+        m.name.rsplit(".", 1)[-1] == "AgeLimit"
+        and m.option("max_age") is not None
+        and not is_none(m.option("max_age"))
+        for f in project.files
+        for m in f.middleware
+    )
+
+
+SEMANTICS = DramatiqCrontabSemantics()

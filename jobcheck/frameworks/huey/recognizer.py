@@ -242,6 +242,8 @@ class HueyRecognizer(Recognizer):
 
     def call(self, node: cst.Call, func: str | None) -> None:
         walker = self.walker
+        if self._signal_registration(node):
+            return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "schedule":
             target = walker.qualify(node.func.value)
             if target is not None and self._may_be_task(node.func.value, target):
@@ -249,6 +251,25 @@ class HueyRecognizer(Recognizer):
             return
         if func is not None and self._may_be_task(node.func, func):
             self._call(node, func)
+
+    def _signal_registration(self, node: cst.Call) -> bool:
+        """``signal(SIGNAL_ERROR, queue=qn)(handler)``: huey/api.py ``Huey.signal(*signals)``
+        returns the decorator, applied here by a call (tubesync registers its failure
+        history so). Whether the handler stores the failure is unknown from the call."""
+        inner = node.func
+        if not isinstance(inner, cst.Call):
+            return False
+        head, _, method = (self.walker.qualify(inner.func) or "").rpartition(".")
+        if method != "signal" or not self._is_huey(head):
+            return False
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if len(positional) != 1 or not _hears_errors(self.walker.evaluate(inner)):
+            return True
+        handler = self.walker.qualify(positional[0].value)
+        self.walker.facts.failure_handlers.append(
+            FailureHandler("signal", handler, self.walker.loc(node), None, framework="huey")
+        )
+        return True
 
     def _may_be_task(self, expr: cst.BaseExpression, target: str) -> bool:
         """A Huey task of this file, or a function imported from a tasks module or package
