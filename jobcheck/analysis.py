@@ -301,6 +301,7 @@ class Gatherer:
         """Files not analysed yet that analysed files show are needed."""
         facts = [self.by_display[d].facts for d in analysed]
         wanted = wanted_by([f for f in facts if f is not None], self.always)
+        wanted.modules |= self._run_by_commands([f for f in facts if f is not None])
         chosen: list[_File] = []
         for f in self.files:
             if f.display in analysed or f.entry is None:
@@ -314,6 +315,16 @@ class Gatherer:
             if data is not None and wanted.wants(f.module, data, f.entry.sends):
                 chosen.append(f)
         return chosen
+
+    def _run_by_commands(self, facts: list[FileFacts]) -> set[str]:
+        """Modules the scheduled commands run (``python manage.py x`` in a CronJob)."""
+        commands = [e.command for f in facts for e in f.schedules if e.command]
+        if not commands:
+            return set()
+        from jobcheck.project.commands import command_modules
+
+        modules = {f.module for f in self.files}
+        return {m for command in commands for m in command_modules(command, modules)}
 
     def _errors(self, analysed: set[str]) -> list[FileError]:
         errors = []

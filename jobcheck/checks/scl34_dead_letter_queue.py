@@ -95,7 +95,7 @@ class DeadLetterQueue(RuleChecks):
                 if key in seen:
                     continue  # the same helper's handler, reached by another call
                 seen.add(key)
-                framework = semantics(body.job.framework if body.job else None)
+                framework = semantics(body.framework)
                 yield self.finding(
                     "swallowed-exception",
                     body.file.path,

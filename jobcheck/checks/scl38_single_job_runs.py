@@ -85,6 +85,8 @@ class SingleJobRuns(RuleChecks):
         key = f"{f.path}\0{entry.loc.line}"
         if message is None or key in seen:
             return
+        if any(self._guarded(code, None) for code in self.project.command_functions(entry)):
+            return  # the code it runs takes a lock (``handle`` under a cache lock)
         seen.add(key)
         yield self.finding("scheduled-job-without-lock", f.path, entry.loc, message)
 

@@ -33,7 +33,11 @@ class JobBody:
     function: FunctionFacts
     name: str
     job: Job | None
-    """None for a plain function that an RQ queue enqueues by reference."""
+    """None for a plain function that an RQ queue enqueues by reference, or the code a
+    scheduled command runs."""
+    framework: str | None = None
+    """Whose terms its findings speak: the job's framework, or the enqueue's or the
+    schedule's (``kubernetes``, ``crontab``) when there is no job."""
 
     def summary(self, project: Project) -> Summary:
         """What the body does, directly or through the functions it calls."""
@@ -46,14 +50,26 @@ def job_bodies(project: Project) -> list[JobBody]:
     for job in project.jobs:
         entry = project.functions.get(job.task.function or "")
         if entry is not None and entry[1].qualname not in found:
-            found[entry[1].qualname] = JobBody(entry[0], entry[1], job.task.name, job)
+            found[entry[1].qualname] = JobBody(
+                entry[0], entry[1], job.task.name, job, job.framework
+            )
     for _, site, job in project.enqueues():
         framework = semantics(job.framework if job is not None else site.framework_hint)
         if job is not None or not framework.enqueues_by_reference() or not site.target:
             continue
         entry = project.functions.get(site.target)
         if entry is not None and entry[1].qualname not in found:
-            found[entry[1].qualname] = JobBody(entry[0], entry[1], entry[1].name, None)
+            found[entry[1].qualname] = JobBody(
+                entry[0], entry[1], entry[1].name, None, site.framework_hint
+            )
+    for _, schedule in project.schedules():
+        for qualname in project.command_functions(schedule):
+            entry = project.functions.get(qualname)
+            if entry is not None and entry[1].qualname not in found:
+                name = schedule.label
+                found[entry[1].qualname] = JobBody(
+                    entry[0], entry[1], name, None, schedule.framework
+                )
     return sorted(found.values(), key=lambda body: (body.file.path, body.function.loc.line))
 
 

@@ -706,6 +706,19 @@ class Project:
                 jobs.append(job)
         return jobs
 
+    def command_functions(self, entry: ScheduleEntry) -> list[str]:
+        """The project functions a scheduled command runs (``python manage.py x``: the
+        command's ``handle``; ``python -m pkg.mod``: its ``main``), when defined."""
+        if not entry.command:
+            return []
+        from jobcheck.project.commands import command_targets
+
+        return [
+            qualname
+            for qualname in command_targets(entry.command, self.modules)
+            if self.function(qualname) is not None
+        ]
+
     def scheduled_function(self, entry: ScheduleEntry, job: Job | None) -> str | None:
         """The qualname of the function a schedule runs, when the project defines it: the
         job's body, or for RQ, APScheduler and ``schedule`` entries a plain function

@@ -133,6 +133,9 @@ class CrontabSemantics(Semantics):
         # enqueues a task ends at once.
         return entry.option("lock") is not None or enqueued_task(entry.target_text) is not None
 
+    def let_it_fail(self) -> str:
+        return "let it exit non-zero with the error on stderr (cron mails a run's output)"
+
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
         return (
             f"crontab line '{_shown(entry)}' runs with no lock: cron starts each run at its "

@@ -96,6 +96,12 @@ class KubernetesSemantics(Semantics):
             return True  # its pod only enqueues a task and exits
         return isinstance(policy, Opaque) or string(policy) in GUARDING_POLICIES
 
+    def let_it_fail(self) -> str:
+        return (
+            "let it fail, so the Job's pod fails, backoffLimit retries it and the failure "
+            "stays in the Job's status"
+        )
+
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
         policy = string(entry.option("concurrencyPolicy")) or "Allow"
         default = " (the default)" if entry.option("concurrencyPolicy") is None else ""

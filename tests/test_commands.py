@@ -1,0 +1,46 @@
+"""The code a scheduled command line runs (``jobcheck/project/commands.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobcheck.project.commands import command_targets
+
+MODULES = {
+    "shop.management.commands.sync_orders",
+    "shop.reports.daily",
+    "scripts.backup",
+    "shop.reports",
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (
+            "python manage.py sync_orders --dry-run",
+            ["shop.management.commands.sync_orders.Command.handle"],
+        ),
+        (
+            "cd /app && flock -n /tmp/sync.lock timeout 10m python3 manage.py sync_orders",
+            ["shop.management.commands.sync_orders.Command.handle"],
+        ),
+        (
+            "/bin/sh -c 'exec python /app/manage.py sync_orders'",
+            ["shop.management.commands.sync_orders.Command.handle"],
+        ),
+        ("django-admin sync_orders", ["shop.management.commands.sync_orders.Command.handle"]),
+        ("python -m shop.reports.daily", ["shop.reports.daily.main"]),
+        (
+            "DJANGO_SETTINGS_MODULE=shop.settings python /srv/app/scripts/backup.py",
+            ["scripts.backup.main"],
+        ),
+        ("celery -A shop call shop.tasks.report", []),
+        ("python manage.py unknown_command", []),
+        ("python -m celery -A shop worker", []),
+        ("/app/bin/backup % weekday", []),
+        ("python -c 'unbalanced", []),
+    ],
+)
+def test_command_targets(command: str, expected: list[str]) -> None:
+    assert command_targets(command, MODULES) == expected
