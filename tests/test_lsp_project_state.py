@@ -158,3 +158,38 @@ def test_fixture_cases_through_open_and_edited_buffers(case: Path, tmp_path: Pat
         for f in findings
     }
     assert found == expectations(case)
+
+
+def test_manifest_and_crontab_buffers_are_checked_as_typed(tmp_path: Path) -> None:
+    """YAML manifests and crontab files are documents too: their unsaved text is read by
+    its kind's reader, and a change in the editor changes the findings."""
+    root = Path(path_key(tmp_path))
+    manifest = root / "deploy" / "cronjob.yaml"
+    manifest.parent.mkdir()
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\n", encoding="utf-8")
+    crontab = root / "crontab"
+    crontab.write_text("17 3 * * * flock -n /tmp/l timeout 5m /app/bin/backup\n", encoding="utf-8")
+    state = ProjectState(root, jobs=1)
+    state.load()
+
+    def found() -> set[tuple[str, int, str]]:
+        run = state.check(thorough=True)
+        return {
+            (Path(f.path).name, f.loc.line, f.check)
+            for findings in run.findings.values()
+            for f in findings
+        }
+
+    assert found() == set()
+    typed = (
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: nightly\nspec:\n"
+        '  schedule: "0 3 * * *"\n  jobTemplate:\n    spec:\n      template:\n'
+        "        spec:\n          containers:\n            - name: n\n"
+        '              image: shop\n              command: ["/app/bin/report"]\n'
+    )
+    assert state.set_buffer(str(manifest), typed) is None
+    assert ("cronjob.yaml", 6, "schedule-on-the-hour") in found()
+    assert state.set_buffer(str(crontab), "0 * * * * /app/bin/backup\n") is None
+    now = found()
+    assert ("crontab", 1, "schedule-on-the-hour") in now
+    assert ("crontab", 1, "scheduled-job-without-lock") in now

@@ -511,3 +511,15 @@ def test_cli_says_how_to_install_pygls_when_it_is_missing(tmp_path: Path) -> Non
     assert result.returncode == 2
     assert "pip install 'jobcheck[lsp]'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+async def test_a_crontab_buffer_gets_diagnostics(client: LanguageClient, project: Path) -> None:
+    """Manifests and crontab files are served like Python files (the pre-commit hook and
+    the CLI read them too): their diagnostics follow the unsaved text."""
+    path = project / "crontab"
+    path.write_text("17 3 * * * flock -n /tmp/l timeout 5m /app/bin/backup\n")
+    uri = _open(client, path)
+    await _until(client, uri, lambda d: not d)
+    _replace_all(client, uri, 2, "0 * * * * /app/bin/backup\n")
+    found = await _until(client, uri, lambda d: "SCL-22 schedule-on-the-hour" in _codes(d))
+    assert "SCL-38 scheduled-job-without-lock" in _codes(found)

@@ -37,6 +37,7 @@ from jobcheck.engine import (
     check_facts,
     read_docs,
 )
+from jobcheck.extract import files
 from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import Finding
 from jobcheck.fixes import Fixer
@@ -217,6 +218,13 @@ class ProjectState:
         buffer = self.buffers.get(path)
         if buffer is None or buffer.too_large:
             buffer = self.buffers[path] = BufferState()
+        if files.kind_of(path) is not None:
+            # A manifest, crontab or Procfile: read whole by its kind's reader (no syntax
+            # tree to update); a file it cannot read has no facts, as on disk.
+            buffer.text = text
+            self.facts[path] = files.extract(path, text.encode("utf-8"), "", False)
+            self.skipped.discard(path)
+            return None
         if buffer.text == text and (buffer.parsed is not None or buffer.error is not None):
             return buffer.error
         buffer.text = text
@@ -325,14 +333,17 @@ class ProjectState:
     def fixer(self) -> Fixer:
         """What fixes this run's findings, later, when a code action asks (on another
         thread): the facts and the open buffers' texts as they are now."""
-        texts = {path: b.parsed.text for path, b in self.buffers.items() if b.parsed is not None}
+        texts = {
+            path: text
+            for path, b in self.buffers.items()
+            if (text := _buffer_text(path, b)) is not None
+        }
         return Fixer(tuple(self.facts.values()), partial(_text_of, texts), self.options)
 
     def _source_of(self, path: str) -> str | None:
         buffer = self.buffers.get(path)
-        if buffer is not None and buffer.parsed is not None:
-            return buffer.parsed.text
-        return _disk_text(path)
+        text = _buffer_text(path, buffer) if buffer is not None else None
+        return text if text is not None else _disk_text(path)
 
     def _wanted(self) -> tuple[frozenset[str], frozenset[str]]:
         """What decides the second pass: Dramatiq actor names and RQ job modules."""
@@ -366,6 +377,14 @@ def _text_of(buffers: dict[str, str], path: str) -> str | None:
     """The text of ``path``: its open buffer's, else the file's on disk."""
     text = buffers.get(path)
     return text if text is not None else _disk_text(path)
+
+
+def _buffer_text(path: str, buffer: BufferState) -> str | None:
+    """The text a buffer holds that the checks read: a parsed Python buffer's, or the
+    text of a manifest or crontab (read whole, never parsed as Python)."""
+    if buffer.parsed is not None:
+        return buffer.parsed.text
+    return buffer.text if files.kind_of(path) is not None and not buffer.too_large else None
 
 
 def _disk_text(path: str) -> str | None:

@@ -35,6 +35,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from jobcheck import __version__
+from jobcheck.extract import files
 from jobcheck.findings import Finding
 from jobcheck.fixes import wants_fix
 from jobcheck.lsp import actions
@@ -58,7 +59,20 @@ DEFAULT_DEBOUNCE = 0.01
 notifications one edit can send (changes that arrive during a run are merged into the
 next run anyway), short against the time a run takes."""
 
-WATCHED_FILES = ("**/*.py", "**/pyproject.toml", "**/jobcheck.toml", "**/.gitignore")
+WATCHED_FILES = (
+    "**/*.py",
+    "**/pyproject.toml",
+    "**/jobcheck.toml",
+    "**/.gitignore",
+    # The other kinds jobcheck reads (jobcheck/extract/files.py): manifests and schedules.
+    "**/*.yaml",
+    "**/*.yml",
+    "**/crontab",
+    "**/*.cron",
+    "**/cron.d/*",
+    "**/Procfile",
+    "**/supervisord.conf",
+)
 
 
 @dataclass
@@ -375,8 +389,8 @@ class JobcheckLanguageServer(LanguageServer):
 
     def open_document(self, uri: str, version: int | None) -> OpenDocument | None:
         path = to_fs_path(uri)
-        if path is None or not path.endswith((".py", ".pyi")):
-            return None
+        if path is None or not (path.endswith((".py", ".pyi")) or files.kind_of(path)):
+            return None  # neither Python nor a kind jobcheck reads (manifests, crontabs)
         key = path_key(path)
         document = OpenDocument(uri, key, self.root_for(key), version)
         self.documents[uri] = document
@@ -490,13 +504,15 @@ class JobcheckLanguageServer(LanguageServer):
             if changed is not None and changed.text is None:
                 continue  # too large: its diagnostic is published already
             buffer = state.buffers.get(document.path)
-            if buffer is None or buffer.parsed is None or not state.contains(document.path):
+            other_kind = files.kind_of(document.path) is not None  # a manifest, a crontab
+            readable = buffer is not None and (buffer.parsed is not None or other_kind)
+            if buffer is None or not readable or not state.contains(document.path):
                 if uri in work.texts:
                     result.publications.append(Publication(uri, document.version, []))
                 continue
             if buffer.error is not None:
                 continue  # keep the last good diagnostics while the buffer does not parse
-            lines = buffer.parsed.lines
+            lines = buffer.parsed.lines if buffer.parsed is not None else split_lines(buffer.text)
             mine = findings.get(document.path, [])
             entries = [(f, to_diagnostic(f, lines, codec)) for f in mine]
             if changed is not None or _differ(entries, document.published):
@@ -600,7 +616,7 @@ def make_server() -> JobcheckLanguageServer:
                 ls._pending.reload_roots.update(
                     root for root in ls.projects if _is_within(root, folder)
                 )
-            elif key.endswith(".py"):
+            elif key.endswith(".py") or files.kind_of(key) is not None:
                 ls._pending.disk.add(key)
         ls.request()
 
