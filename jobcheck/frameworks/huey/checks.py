@@ -54,8 +54,8 @@ def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
         job.file.path,
         job.task.option_loc("timeout") if written else job.task.loc,
         f"Huey task '{job.task.name}' {what}: Huey runs it until it returns, so a call "
-        f"that hangs holds a consumer worker for good ({TIMEOUT_NOTE}); set timeout= "
-        "and give each network call a timeout of its own",
+        f"that hangs holds a consumer worker for good ({TIMEOUT_NOTE}); on Huey 3 set "
+        "timeout=, and on either version give each network call a timeout of its own",
     )
 
 
