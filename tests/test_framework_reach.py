@@ -267,3 +267,32 @@ def test_a_signal_handler_registered_by_a_call_and_pool_acquire(tmp_path: Path) 
     assert not [c for c in checks if c[0] == "hueyconf.py" and c[2] == "no-dead-letter"]
     # asyncpg's pool.acquire() hands out a connection: it is no lock
     assert ("tasks.py", 5, "scheduled-job-without-lock") in checks
+
+
+def test_huey_consumers_in_several_processes_enqueue_periodic_tasks_each(tmp_path: Path) -> None:
+    found = _run(
+        tmp_path,
+        {
+            "tasks.py": """\
+                from huey import RedisHuey, crontab
+
+                huey = RedisHuey("shop")
+
+                @huey.periodic_task(crontab(minute="17", hour="3"), expires=3600, timeout=60)
+                @huey.lock_task("nightly")
+                def nightly():
+                    pass
+                """,
+            "supervisord.conf": """\
+                [program:huey]
+                command=python manage.py run_huey
+                numprocs=3
+
+                [program:huey-quiet]
+                command=python manage.py run_huey --no-periodic
+                numprocs=3
+                """,
+        },
+    )
+    every = {(n, line) for n, line, t in found if t.startswith("scheduler-in-every-instance")}
+    assert every == {("supervisord.conf", 2)}

@@ -8,10 +8,12 @@ Docs: docs/rules/SCL-38.md.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import FileFacts, Loc, ScheduleEntry, SchedulerStart, StartupHook
+from jobcheck.facts import FileFacts, Loc, ProcessDecl, ScheduleEntry, SchedulerStart, StartupHook
+from jobcheck.facts.values import number, string
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe, job_label
@@ -179,6 +181,18 @@ class SingleJobRuns(RuleChecks):
                         loc,
                         _every_instance_message(hook, start, where),
                     )
+        yield from self._every_process()
+
+    def _every_process(self) -> Iterator[Finding]:
+        """A process definition that runs a scheduler in every copy of a process: a
+        Celery worker with an embedded beat (``-B``) in a Procfile (whose process types
+        scale out), or a scheduler under supervisord with ``numprocs`` above 1."""
+        huey_periodic = any(e.framework == "huey" for _, e in self.project.schedules())
+        for f in self.project.files:
+            for process in f.processes:
+                message = _process_scheduler(process, huey_periodic)
+                if message is not None:
+                    yield self.finding("scheduler-in-every-instance", f.path, process.loc, message)
 
     def _confirmed_starts(self) -> list[tuple[FileFacts, SchedulerStart]]:
         objects = {o for f in self.project.files for o in f.scheduler_objects}
@@ -258,3 +272,53 @@ def _enqueued_note(entry: ScheduleEntry) -> str:
         note += f": {semantics(entry.framework).title}'s one-run-at-a-time covers the enqueue"
         note += ", not the job's run in a worker"
     return note
+
+
+def _process_scheduler(process: ProcessDecl, huey_periodic: bool) -> str | None:
+    """Why ``process`` runs a scheduler in each of its copies, or None."""
+    try:
+        words = shlex.split(process.command)
+    except ValueError:
+        return None
+    copies = _copies(process)
+    kind = "Procfile process" if process.source == "procfile" else "supervisord program"
+    where = f"{kind} '{process.name}'"
+    programs = {w.rsplit("/", 1)[-1] for w in words}
+    if "celery" in programs and "worker" in words and ("-B" in words or "--beat" in words):
+        # celery/bin/worker.py ``-B/--beat``: a beat inside this worker; Celery's docs:
+        # there must only be one instance of beat, and -B is meant for development.
+        scale = f"its {copies:g} copies" if copies > 1 else "each copy once the process is scaled"
+        return (
+            f"{where} runs a Celery worker with an embedded beat (-B): {scale} each send "
+            "every schedule, so every periodic task runs once per copy; run "
+            "'celery beat' as a process of its own, with one instance"
+        )
+    if copies <= 1:
+        return None
+    if "celery" in programs and "beat" in words:
+        scheduler = "celery beat"
+    elif "taskiq" in programs and "scheduler" in words:
+        scheduler = "a taskiq scheduler (no leader election)"
+    elif (
+        huey_periodic
+        and programs & {"huey_consumer", "huey_consumer.py", "run_huey", "djangohuey"}
+        | ({"run_huey", "djangohuey"} & set(words))
+        and not {"-n", "--no-periodic"} & set(words)
+    ):
+        scheduler = "a Huey consumer that enqueues periodic tasks (no --no-periodic)"
+    else:
+        return None
+    return (
+        f"{where} starts {copies:g} copies of {scheduler}: each sends every schedule, so "
+        "every scheduled job runs once per copy; set numprocs=1 for the scheduler (and "
+        "start the other copies without it)"
+    )
+
+
+def _copies(process: ProcessDecl) -> float:
+    """supervisord's ``numprocs`` (an ini string), 1 when absent or unreadable."""
+    value = process.option("numprocs")
+    text = string(value) if value is not None else None
+    if text is not None and text.strip().isdigit():
+        return float(text)
+    return number(value) or 1
