@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
+    from jobcheck.project.routing import Route, Routing
 
 FUNC = frozenset({"arq.func", "arq.worker.func"})
 CRON = frozenset({"arq.cron", "arq.cron.cron"})
@@ -146,8 +147,36 @@ class ArqSemantics(Semantics):
     job_noun = "arq job"
     library_roots = frozenset({"arq"})
 
+    age_bound_key = "_expires"
+    job_options_apply_to_sends = False
+
     def accepts_enqueue(self, method: str) -> bool:
         return method == "enqueue_job"
+
+    # -- queues -------------------------------------------------------------------------
+
+    def job_route(self, routing: Routing, job: Job) -> Route:
+        """A worker reads one queue, its settings' ``queue_name`` ("arq:queue" by default:
+        arq/constants.py ``default_queue_name``)."""
+        from jobcheck.frameworks.arq import checks
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Route
+
+        worker = checks.worker_of(routing.project, job)
+        if worker is None:
+            return UNKNOWN_ROUTE
+        value = worker.option("queue_name")
+        if value is None:
+            return Route(str(WORKER_DEFAULTS["queue_name"]), True)
+        name = routing.queue_name(value)
+        return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
+
+    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
+        # connections.py ``enqueue_job``: every job key expires ``_expires or defer +
+        # expires_extra_ms`` (one day) after it is enqueued.
+        return "arq's job expiry (a day after enqueueing by default)"
+
+    def how_to_route(self) -> str:
+        return "give it a WorkerSettings of its own with its own queue_name and workers"
 
     def hint_is_certain(self, site: EnqueueSite) -> bool:
         return site.method == "enqueue_job"

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import describe, number
+from jobcheck.facts.values import describe, is_none, number
 from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
 
 if TYPE_CHECKING:
-    from jobcheck.facts import FileFacts, ScheduleEntry
+    from jobcheck.facts import FileFacts, FrameworkConfig, ScheduleEntry
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
+    from jobcheck.project.routing import QueueUse, Route, Routing
 
 DJHUEY_MODULE = "huey.contrib.djhuey"
 DJANGO_HUEY_MODULE = "django_huey"
@@ -170,8 +171,47 @@ class HueySemantics(Semantics):
         {"task", "periodic_task", "context_task", "db_task", "db_periodic_task", "on_commit_task"}
     )
 
+    age_bound_key = "expires"
+    job_options_apply_to_sends = True
+
     def accepts_enqueue(self, method: str) -> bool:
         return method in ENQUEUE_METHODS
+
+    # -- queues -------------------------------------------------------------------------
+
+    def job_route(self, routing: Routing, job: Job) -> Route:
+        """A Huey instance is one queue, named by its ``name`` (INSTANCE_DEFAULTS: "huey";
+        djhuey's default is the database's NAME, unknown here)."""
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Route
+
+        config = _instance_config(routing.project, job.task.app_ref)
+        if config is None:
+            return UNKNOWN_ROUTE
+        value = config.option("name")
+        if value is None:
+            if config.kind == "settings":
+                return UNKNOWN_ROUTE  # djhuey: default_queue_name(), the database NAME
+            return Route(INSTANCE_DEFAULTS["name"], True)  # type: ignore[arg-type]
+        name = routing.queue_name(value)
+        return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
+
+    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
+        value = job.task.option("expires")
+        return None if value is None or is_none(value) else "expires"
+
+    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+        return (
+            f"Huey queue '{use.name}' has no backlog bound: no task on it sets expires=, so "
+            "while the consumer lags every task waits for ever and the queue grows without "
+            "end; set expires= (seconds or a timedelta) on its tasks, or on the calls that "
+            "enqueue them"
+        )
+
+    def how_to_route(self) -> str:
+        return (
+            "give it a Huey instance of its own with its own consumer, or a higher "
+            "priority= on a PriorityRedisHuey"
+        )
 
     def matches_by_tail(self) -> bool:
         return False  # a task is called by reference: its path is exact
@@ -275,6 +315,18 @@ class HueySemantics(Semantics):
             "backoff": backoff_text,
             "dead_letter": "none (Huey keeps no failed tasks)",
         }
+
+
+def _instance_config(project: Project, app_ref: str | None) -> FrameworkConfig | None:
+    """The Huey instance (or djhuey ``HUEY`` setting) a task's decorator belongs to."""
+    djhuey = app_ref in DJHUEY_MODULES or (app_ref or "").endswith(".HUEY")
+    for f in project.files:
+        for config in f.configs:
+            if config.framework != "huey":
+                continue
+            if config.qualname == app_ref or (djhuey and config.qualname.endswith(".HUEY")):
+                return config
+    return None
 
 
 SEMANTICS = HueySemantics()

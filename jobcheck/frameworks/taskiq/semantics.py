@@ -20,9 +20,10 @@ from jobcheck.frameworks.semantics_base import (
 )
 
 if TYPE_CHECKING:
-    from jobcheck.facts import ScheduleEntry
+    from jobcheck.facts import FrameworkConfig, ScheduleEntry
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
+    from jobcheck.project.routing import Route, Routing
 
 
 def is_taskiq(qualname: str | None) -> bool:
@@ -203,6 +204,28 @@ class TaskiqSemantics(Semantics):
     def accepts_enqueue(self, method: str) -> bool:
         return method in ENQUEUE_METHODS
 
+    # -- queues -------------------------------------------------------------------------
+
+    def job_route(self, routing: Routing, job: Job) -> Route:
+        """A broker's ``queue_name`` ("taskiq" by default in taskiq-redis and
+        taskiq-aio-pika: DEFAULT_QUEUE); other brokers' queues are not modelled."""
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Route
+
+        broker = _broker_config(routing.project, job.task.app_ref)
+        if broker is None or not (broker.cls or "").startswith(QUEUE_NAMED_BROKERS):
+            return UNKNOWN_ROUTE
+        value = broker.option("queue_name")
+        if value is None:
+            return Route(DEFAULT_QUEUE, True)
+        name = routing.queue_name(value)
+        return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
+
+    def config_in_sight(self, routing: Routing) -> bool:
+        return False  # its queues are bounded, if at all, in Redis or RabbitMQ themselves
+
+    def how_to_route(self) -> str:
+        return "give it a broker of its own (queue_name=) with its own workers"
+
     def matches_by_tail(self) -> bool:
         return False
 
@@ -286,6 +309,20 @@ class TaskiqSemantics(Semantics):
             "backoff": backoff,
             "dead_letter": "none (taskiq keeps no failed tasks)",
         }
+
+
+QUEUE_NAMED_BROKERS = ("taskiq_redis.",)
+"""Packages whose brokers take ``queue_name=`` with "taskiq" as its default
+(taskiq-redis 1.2.4 redis_broker.py:36)."""
+
+
+def _broker_config(project: Project, app_ref: str | None) -> FrameworkConfig | None:
+    for f in project.files:
+        for config in f.configs:
+            if config.framework == "taskiq" and config.kind == "broker":
+                if config.qualname == app_ref:
+                    return config
+    return None
 
 
 SEMANTICS = TaskiqSemantics()
