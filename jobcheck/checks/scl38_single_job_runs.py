@@ -15,10 +15,10 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import FileFacts, Loc, ProcessDecl, ScheduleEntry, SchedulerStart, StartupHook
 from jobcheck.facts.values import number, string
 from jobcheck.findings import Finding
-from jobcheck.project.model import Job
+from jobcheck.project.model import Job, Project
 from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.project.test_code import is_test_code
-from jobcheck.registry import semantics
+from jobcheck.registry import plugins, semantics
 from jobcheck.vocabulary.lock_names import decorates_with_lock, name_words
 
 LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
@@ -187,10 +187,9 @@ class SingleJobRuns(RuleChecks):
         """A process definition that runs a scheduler in every copy of a process: a
         Celery worker with an embedded beat (``-B``) in a Procfile (whose process types
         scale out), or a scheduler under supervisord with ``numprocs`` above 1."""
-        huey_periodic = any(e.framework == "huey" for _, e in self.project.schedules())
         for f in self.project.files:
             for process in f.processes:
-                message = _process_scheduler(process, huey_periodic)
+                message = _process_scheduler(self.project, process)
                 if message is not None:
                     yield self.finding("scheduler-in-every-instance", f.path, process.loc, message)
 
@@ -274,8 +273,9 @@ def _enqueued_note(entry: ScheduleEntry) -> str:
     return note
 
 
-def _process_scheduler(process: ProcessDecl, huey_periodic: bool) -> str | None:
-    """Why ``process`` runs a scheduler in each of its copies, or None."""
+def _process_scheduler(project: Project, process: ProcessDecl) -> str | None:
+    """Why ``process`` runs a scheduler in each of its copies, or None: each framework
+    says which of its commands schedule (``Semantics.process_scheduler``)."""
     try:
         words = shlex.split(process.command)
     except ValueError:
@@ -283,36 +283,27 @@ def _process_scheduler(process: ProcessDecl, huey_periodic: bool) -> str | None:
     copies = _copies(process)
     kind = "Procfile process" if process.source == "procfile" else "supervisord program"
     where = f"{kind} '{process.name}'"
-    programs = {w.rsplit("/", 1)[-1] for w in words}
-    if "celery" in programs and "worker" in words and ("-B" in words or "--beat" in words):
-        # celery/bin/worker.py ``-B/--beat``: a beat inside this worker; Celery's docs:
-        # there must only be one instance of beat, and -B is meant for development.
-        scale = f"its {copies:g} copies" if copies > 1 else "each copy once the process is scaled"
-        return (
-            f"{where} runs a Celery worker with an embedded beat (-B): {scale} each send "
-            "every schedule, so every periodic task runs once per copy; run "
-            "'celery beat' as a process of its own, with one instance"
-        )
-    if copies <= 1:
-        return None
-    if "celery" in programs and "beat" in words:
-        scheduler = "celery beat"
-    elif "taskiq" in programs and "scheduler" in words:
-        scheduler = "a taskiq scheduler (no leader election)"
-    elif (
-        huey_periodic
-        and programs & {"huey_consumer", "huey_consumer.py", "run_huey", "djangohuey"}
-        | ({"run_huey", "djangohuey"} & set(words))
-        and not {"-n", "--no-periodic"} & set(words)
-    ):
-        scheduler = "a Huey consumer that enqueues periodic tasks (no --no-periodic)"
-    else:
-        return None
-    return (
-        f"{where} starts {copies:g} copies of {scheduler}: each sends every schedule, so "
-        "every scheduled job runs once per copy; set numprocs=1 for the scheduler (and "
-        "start the other copies without it)"
-    )
+    for plugin in plugins():
+        found = semantics(plugin.name).process_scheduler(project, words)
+        if found is None:
+            continue
+        what, in_every_worker = found
+        if in_every_worker and (copies > 1 or process.source == "procfile"):
+            scale = (
+                f"each of its {copies:g} copies" if copies > 1 else "once it is scaled, each copy"
+            )
+            return (
+                f"{where} runs {what}: {scale} sends every schedule, so every periodic job "
+                "runs once per copy; run the scheduler as a process of its own, with one "
+                "instance"
+            )
+        if copies > 1:
+            return (
+                f"{where} starts {copies:g} copies of {what}: each sends every schedule, so "
+                "every scheduled job runs once per copy; set numprocs=1 for the scheduler "
+                "(and start the other copies without it)"
+            )
+    return None
 
 
 def _copies(process: ProcessDecl) -> float:

@@ -278,6 +278,13 @@ class Semantics:
         """Whether its scheduler never starts a run while the last one goes on."""
         return False
 
+    def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
+        """SCL-38: the scheduler of this framework a process command line (``words``, a
+        Procfile or supervisord ``command``) starts, in words, and whether it is embedded
+        in a worker (so it runs in every copy of a scaled process type); None when the
+        command starts none."""
+        return None
+
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
         """SCL-38 for an entry that runs no function of the project (a CronJob's or a
         crontab line's command) and does not run one at a time: the message, or None

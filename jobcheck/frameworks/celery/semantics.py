@@ -244,6 +244,15 @@ class CelerySemantics(Semantics):
             "on Django), or write an outbox row"
         )
 
+    def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
+        # celery/bin/worker.py ``-B/--beat`` embeds beat in the worker; Celery's docs:
+        # there must only be one beat, and -B is meant for development.
+        if "celery" not in {w.rsplit("/", 1)[-1] for w in words}:
+            return None
+        if "worker" in words and ("-B" in words or "--beat" in words):
+            return "a Celery worker with an embedded beat (-B)", True
+        return ("celery beat", False) if "beat" in words else None
+
     def single_run_advice(self) -> str:
         return ", or give the task a single-instance base (celery-once, celery-singleton)"
 

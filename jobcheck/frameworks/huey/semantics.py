@@ -251,6 +251,17 @@ class HueySemantics(Semantics):
             "failure from a @huey.signal(SIGNAL_ERROR) handler)"
         )
 
+    def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
+        """huey_consumer (or djhuey's ``run_huey``, django-huey's ``djangohuey``) enqueues
+        periodic tasks unless started with ``-n/--no-periodic`` (PERIODIC_IN_EVERY_CONSUMER)."""
+        names = {w.rsplit("/", 1)[-1] for w in words}
+        consumer = names & {"huey_consumer", "huey_consumer.py", "run_huey", "djangohuey"}
+        if not consumer or {"-n", "--no-periodic"} & set(words):
+            return None
+        if not any(e.framework == self.name for _, e in project.schedules()):
+            return None  # no periodic tasks: nothing to enqueue twice
+        return "a Huey consumer that enqueues periodic tasks (no --no-periodic)", False
+
     def single_run_advice(self) -> str:
         # LOCK_HAS_TTL, PERIODIC_IN_EVERY_CONSUMER above.
         return (

@@ -268,6 +268,12 @@ class TaskiqSemantics(Semantics):
             ", or make the task a plain def (taskiq runs those in its thread pool)",
         )
 
+    def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
+        programs = {w.rsplit("/", 1)[-1] for w in words}
+        if "taskiq" in programs and "scheduler" in words:
+            return "a taskiq scheduler (no leader election)", False
+        return None
+
     def single_run_advice(self) -> str:
         # SCHEDULER_LOCK: no lock or leader election in taskiq's scheduler.
         return (
