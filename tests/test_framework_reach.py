@@ -296,3 +296,47 @@ def test_huey_consumers_in_several_processes_enqueue_periodic_tasks_each(tmp_pat
     )
     every = {(n, line) for n, line, t in found if t.startswith("scheduler-in-every-instance")}
     assert every == {("supervisord.conf", 2)}
+
+
+def test_a_loop_over_rows_still_to_do_that_marks_them_done_is_guarded(tmp_path: Path) -> None:
+    found = _run(
+        tmp_path,
+        {
+            "tasks.py": """\
+                from datetime import datetime
+
+                from celery import shared_task
+                from django.core.mail import send_mail
+
+                from shop.models import Question
+
+                def notify(email):
+                    send_mail("Your question", "answered", "shop@example.com", [email])
+
+                @shared_task(time_limit=60)
+                def send_answers():
+                    pending = Question.objects.filter(answer_sent_at__isnull=True)
+                    for question in pending:
+                        notify(question.email)
+                        question.answer_sent_at = datetime.now()
+                        question.save()
+
+                @shared_task(time_limit=60)
+                def send_reminders():
+                    pending = Question.objects.filter(reminder_sent_at__isnull=True)
+                    for question in pending:
+                        send_mail("Reminder", "open", "shop@example.com", [question.email])
+
+                @shared_task(time_limit=60)
+                def send_digests():
+                    pending = Question.objects.filter(digest_sent_at__isnull=True)
+                    for question in pending:
+                        send_mail("Digest", "news", "shop@example.com", [question.email])
+                        question.digest_sent_at = datetime.now()
+                        question.save()
+                """,
+        },
+    )
+    sends = {(n, line) for n, line, t in found if t.startswith("non-idempotent-side-effect")}
+    # send_reminders never marks its rows: a second run sends every reminder again
+    assert sends == {("tasks.py", 23)}

@@ -24,6 +24,7 @@ Calls are recognized through the file's imports and through local bindings
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -35,7 +36,7 @@ from jobcheck.facts import ExceptHandler, FunctionFacts, Guard, HttpCall, Loc, S
 from jobcheck.syntax.names import dotted
 from jobcheck.syntax.walk import children
 from jobcheck.triggers import Trigger
-from jobcheck.vocabulary.words import reports_to_the_team
+from jobcheck.vocabulary.words import identifier_words, reports_to_the_team
 
 # Words in an ``if`` test that say it looks at the record's state or at a dedupe marker:
 # ``if invoice.sent``, ``if order.status != "pending"``, ``if not created``,
@@ -138,6 +139,15 @@ class _Frame:
     guards: list[tuple[str, int, cst.CSTNode]] = field(default_factory=list)
     counters: dict[str, tuple[cst.CSTNode, int, str]] = field(default_factory=dict)
     assigned: set[str] = field(default_factory=set)
+    state_queries: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Local names bound to a query filtered on a state field (``filter(sent_at__isnull=
+    True)``), with those fields."""
+    marked: set[str] = field(default_factory=set)
+    """Attributes the function assigns (``question.notification_sent_at = now()``)."""
+    loop_sends: list[tuple[int, frozenset[str]]] = field(default_factory=list)
+    """Sends made in a loop over such a query: (index in ``facts.side_effects``, fields)."""
+    loop_calls: list[tuple[int, frozenset[str]]] = field(default_factory=list)
+    """Calls made in such a loop: (walk order, fields), for the helpers they call."""
 
 
 # What makes a web module worth parsing for SCL-16 (see EffectsRecognizer.PREFILTER):
@@ -208,6 +218,7 @@ class EffectsRecognizer(Recognizer):
 
     def function_end(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         frame = self._frames.pop()
+        self._claimed_then_marked(frame)
         # Node ids are only meaningful while the function's nodes are alive.
         self._state_tests.clear()
         # Guards matter to the function's own effects and to those of the helpers it
@@ -230,7 +241,11 @@ class EffectsRecognizer(Recognizer):
     ) -> None:
         binding = self._binding_of(value) if isinstance(value, (cst.Call, cst.Name)) else None
         frame = self._frame
+        if frame is not None:
+            self._note_state_query(frame, targets, value)
         for target in targets:
+            if frame is not None and isinstance(target, cst.Attribute):
+                frame.marked.add(target.attr.value)
             if binding is not None or frame is not None:
                 # Anything else assigned in a function hides an earlier binding.
                 self._bind(target, binding or UNKNOWN)
@@ -384,6 +399,9 @@ class EffectsRecognizer(Recognizer):
         frame = self._frame
         if frame is None:
             return
+        fields = self._state_query_loop(frame)
+        if fields:
+            frame.loop_calls.append((self.walker.order, fields))
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
         if method == "mount" and receiver is not None:
@@ -425,6 +443,9 @@ class EffectsRecognizer(Recognizer):
         self, frame: _Frame, kind: str, node: cst.CSTNode, label: str, has_key: bool
     ) -> None:
         guard = "state-check" if self._under_state_check() else None
+        fields = self._state_query_loop(frame) if kind == "send" and guard is None else None
+        if fields:
+            frame.loop_sends.append((len(frame.facts.side_effects), fields))
         if kind == "send" and self.walker.handlers and reports_to_the_team(label):
             # An alert to the team from an ``except`` clause reports the failure, as a
             # log line does (``slack.chat_postMessage(...)``, ``mail_admins(...)``).
@@ -432,6 +453,39 @@ class EffectsRecognizer(Recognizer):
         frame.facts.side_effects.append(
             SideEffect(kind, self.walker.loc(node), label, self.walker.order, has_key, guard)
         )
+
+    def _state_query_loop(self, frame: _Frame) -> frozenset[str]:
+        """The state fields of the query the innermost loop goes over, if it is one."""
+        if not self.walker.loops:
+            return frozenset()
+        iterable = self.walker.loops[-1]
+        return frame.state_queries.get(iterable, frozenset())
+
+    def _note_state_query(
+        self, frame: _Frame, targets: list[cst.BaseExpression], value: cst.BaseExpression
+    ) -> None:
+        fields = _state_fields(value)
+        for target in targets:
+            if isinstance(target, cst.Name):
+                if fields:
+                    frame.state_queries[target.value] = fields
+                else:
+                    frame.state_queries.pop(target.value, None)
+
+    def _claimed_then_marked(self, frame: _Frame) -> None:
+        """A send in a loop over the rows still to do (``filter(notification_sent_at__isnull
+        =True)``) that then marks each row done (``row.notification_sent_at = now()``):
+        a second run finds nothing left to send. Its effect is guarded by a state check."""
+        effects = frame.facts.side_effects
+        for index, fields in frame.loop_sends:
+            if fields & frame.marked and index < len(effects):
+                effects[index] = dataclasses.replace(effects[index], guard="state-check")
+        claimed = {order for order, fields in frame.loop_calls if fields & frame.marked}
+        if claimed:
+            frame.facts.call_sites[:] = [
+                dataclasses.replace(site, claimed=True) if site.order in claimed else site
+                for site in frame.facts.call_sites
+            ]
 
     def _under_state_check(self) -> bool:
         return any(self._is_state_test(test) for test, _ in self.walker.conditions)
@@ -850,6 +904,23 @@ def _guard_kind(call: cst.Call, receiver: cst.BaseExpression, method: str) -> st
     if any(word in name for word in KEY_WORDS) or _names_key(call):
         return "idempotency-key"
     return None
+
+
+def _state_fields(value: cst.BaseExpression) -> frozenset[str]:
+    """The fields of ``filter(...)``/``exclude(...)`` keywords in a query chain that name
+    a state (``notification_sent_at__isnull`` -> ``notification_sent_at``)."""
+    found: set[str] = set()
+    node: cst.BaseExpression = value
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value in ("filter", "exclude"):
+            for arg in node.args:
+                if arg.keyword is None:
+                    continue
+                field_name = arg.keyword.value.split("__")[0]
+                if not STATE_TOKENS.isdisjoint(identifier_words(field_name)):
+                    found.add(field_name)
+        node = node.func.value
+    return frozenset(found)
 
 
 def _tokens(expr: cst.CSTNode) -> set[str]:

@@ -121,6 +121,9 @@ class CallSite:
     in_handler: bool = False
     """Inside an ``except`` clause: what it sends reports the failure (an alert to the
     team's Slack), not the job's work."""
+    claimed: bool = False
+    """Inside a loop over the rows still to do (a query filtered on a state field) that
+    the function marks done: a second run sends nothing for them."""
 
 
 @dataclass(slots=True)

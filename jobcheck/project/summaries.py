@@ -269,9 +269,13 @@ class Summaries:
         summary.http_calls.extend(_prefixed(inner.http_calls, hop))
         if not guarded_before:
             effects = inner.side_effects
-            if (site.in_handler or site.discarded) and reports_to_the_team(site.callee):
-                # A helper called to report a failure (``send_slack_error(e)`` in an
-                # except) or to alert (``log_and_send_slack_message(...)``): its sends
+            if site.claimed or (
+                (site.in_handler or site.discarded) and reports_to_the_team(site.callee)
+            ):
+                # A helper called for a row a second run would skip (the loop goes over
+                # rows still to do and marks each done), or to report a failure
+                # (``send_slack_error(e)`` in an except) or to alert
+                # (``log_and_send_slack_message(...)``): its sends are not repeated, or
                 # reach the team, not the job's users.
                 effects = [r for r in effects if r.item.kind != "send"]
             summary.side_effects.extend(_prefixed(effects, hop))
