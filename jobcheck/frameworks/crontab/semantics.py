@@ -173,13 +173,18 @@ class CrontabSemantics(Semantics):
                 f.path,
                 entry.loc,
                 f"crontab line '{_shown(entry)}' has no time limit: cron never stops a run, "
-                "so a hung one runs (and holds its lock) forever and the next runs pile up "
-                "behind it or are skipped; wrap the command in 'timeout 30m <command>' (a "
-                "limit below the interval)",
+                f"so a hung one runs forever and {_next_runs(entry)}; wrap the command in "
+                "'timeout 30m <command>' (a limit below the interval)",
             )
 
     def single_run_advice(self) -> str:
         return "; or wrap the crontab line's command in flock -n"
+
+
+def _next_runs(entry: ScheduleEntry) -> str:
+    if entry.option("lock") is not None:
+        return "holds its lock, so every later run is skipped"
+    return "the next runs start beside it and pile up"
 
 
 SEMANTICS = CrontabSemantics()

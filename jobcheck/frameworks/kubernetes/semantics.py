@@ -158,13 +158,22 @@ class KubernetesSemantics(Semantics):
                 f.path,
                 entry.loc,
                 f"CronJob '{entry.label}' has no time limit (Kubernetes sets no "
-                "activeDeadlineSeconds by default): a hung run holds its pod forever, and "
-                "with concurrencyPolicy: Forbid every later run is skipped while it hangs; "
-                "set jobTemplate.spec.activeDeadlineSeconds",
+                f"activeDeadlineSeconds by default): a hung run holds its pod forever, and "
+                f"{_while_it_hangs(entry)}; set jobTemplate.spec.activeDeadlineSeconds",
             )
 
     def single_run_advice(self) -> str:
         return "; or set concurrencyPolicy: Forbid on the CronJob"
+
+
+def _while_it_hangs(entry: ScheduleEntry) -> str:
+    """What a hung run does to the next ones, by the CronJob's concurrencyPolicy."""
+    policy = string(entry.option("concurrencyPolicy")) or "Allow"
+    if policy == "Forbid":
+        return "with concurrencyPolicy: Forbid every later run is skipped while it hangs"
+    if policy == "Replace":
+        return "only the next run (concurrencyPolicy: Replace) ends it"
+    return "with concurrencyPolicy Allow the next runs start beside it and may hang too"
 
 
 SEMANTICS = KubernetesSemantics()
