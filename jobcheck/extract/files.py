@@ -81,7 +81,17 @@ FILE_KINDS: tuple[FileKind, ...] = (
     ),
     FileKind(
         "crontab",
-        ("*/crontab", "*/crontab.*", "*.cron", "*.crontab", "*/cron.d/*", "*/crontabs/*"),
+        (
+            "*/crontab",
+            "*/crontab.*",
+            "*.cron",
+            "*.crontab",
+            "*/cron.d/*",
+            "*/crontabs/*",
+            # Crontabs kept as text files for a deploy script (MozDef's cron_entries.txt),
+            # read only when a line has a crontab line's shape (the triggers).
+            "*cron*.txt",
+        ),
         "jobcheck.frameworks.crontab.reader:read_crontab",
         (Trigger("crontab line", b" ", _CRON_LINE), Trigger("crontab line", b"\t", _CRON_LINE)),
     ),

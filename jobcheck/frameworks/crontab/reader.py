@@ -32,7 +32,12 @@ from jobcheck.frameworks.crontab.semantics import (
 )
 
 _ENVIRONMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
-_FIELDS = re.compile(r"\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S.*)")
+# Five time fields shaped as cron's (digits, ``*``, ranges, steps, lists; names for the
+# month and the day of week), then the command: a line of prose is no entry.
+_FIELDS = re.compile(
+    r"\s*([\d*/,?LW#-]+)\s+([\d*/,-]+)\s+([\d*/,?LW#-]+)\s+([\w*/,-]+)\s+([\w*/,?L#-]+)"
+    r"\s+(\S.*)"
+)
 _MACRO = re.compile(r"\s*(@[A-Za-z]+)\s+(\S.*)")
 _UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
