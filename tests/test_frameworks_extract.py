@@ -490,7 +490,8 @@ def test_crontab_lines_with_locks_time_limits_and_commands() -> None:
     assert option(refresh, "user") == "www-data"
     purge = by_runs["/app/bin/purge"]
     assert option(purge, "user") == "root" and option(purge, "lock_waits") is True
-    assert len(entries) == 5
+    assert len(entries) == 6  # with docker/cron_entries.txt (not cron_notes.txt: prose)
+    assert "/opt/app/bin/sync.sh" in by_runs
 
 
 def test_procfile_and_supervisord_processes() -> None:
