@@ -72,7 +72,7 @@ class DeadLetterRunbook(RuleChecks):
                     )
                 )
         for plugin in plugins():
-            destination = semantics(plugin.name).dead_letter_destination()
+            destination = semantics(plugin.name).dead_letter_destination(self.project)
             if destination is None:
                 continue
             place = self._first_place(plugin.name)

@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
+from jobcheck.facts import FileFacts, ScheduleEntry
 from jobcheck.findings import Finding
+from jobcheck.project.model import Job
+from jobcheck.project.schedule_words import describe, expiry_hint
 from jobcheck.registry import semantics
 
 
@@ -23,4 +26,36 @@ class ScheduleExpiry(RuleChecks):
         """Only schedules that enqueue through a queue can expire there (each
         framework's semantics says how)."""
         for f, entry, job in self.project.scheduled_jobs():
+            if job is not None and job in self.project.delegated_jobs(entry):
+                yield from self._enqueued_by_scheduler(f, entry, job)
+                continue
             yield from semantics(entry.framework).schedule_without_expiry(self, f, entry, job)
+
+    def _enqueued_by_scheduler(
+        self, f: FileFacts, entry: ScheduleEntry, job: Job
+    ) -> Iterator[Finding]:
+        """An in-process scheduler whose function only enqueues the job (an APScheduler
+        job calling ``report.delay()``): the scheduler goes on enqueueing while the workers
+        are down, so the job's message needs an age bound of its own framework's, on the
+        job or on the call the scheduled function makes."""
+        rules = semantics(job.framework)
+        advice = rules.expiry_advice(self.project, entry)
+        if advice is None or rules.job_age_bound(self.project.routing, job) is not None:
+            return
+        sites = [
+            site
+            for _, site, sent in self.project.enqueues()
+            if sent is job and site.function == entry.target
+        ]
+        if any(site.option(rules.age_bound_key) is not None for site in sites):
+            return
+        _, within = expiry_hint(entry)
+        yield self.finding(
+            "schedule-without-expiry",
+            f.path,
+            entry.loc,
+            f"{describe(entry)} enqueues '{job.task.qualname}' with no expiry: while the "
+            "workers are down the scheduler goes on enqueueing it, every missed run waits in "
+            f"the queue and they all run at once when workers return; {advice}, no longer "
+            f"than the time between two runs{within}",
+        )

@@ -67,7 +67,8 @@ class SingleJobRuns(RuleChecks):
                 f.path,
                 entry.loc,
                 f"'{job.task.qualname if enqueued and job else job_label(entry)}' runs on a "
-                f"schedule ({describe(entry)}{_enqueued_note(entry) if enqueued else ''}) but "
+                f"schedule ({describe(entry)}{_enqueued_note(entry) if enqueued else ''}"
+                f"{'' if enqueued else semantics(entry.framework).overlap_note(entry)}) but "
                 "takes no lock: when a run outlasts the interval, or a second scheduler starts "
                 "it, two "
                 "copies run at once; take a lock at the top (cache.add, a Redis lock, "

@@ -478,6 +478,10 @@ class ScheduleEntry:
     """For a schedule that runs a command (a Kubernetes CronJob's container, a crontab
     line): the command line, for mapping ``python manage.py x`` or ``celery call x`` to
     the job's code."""
+    scheduler: str | None = None
+    """The scheduler object that runs it, as a dotted path, when the schedule is made on
+    one (APScheduler's ``scheduler.add_job``/``@scheduler.scheduled_job``): its defaults
+    fill the options the entry leaves out (``Semantics.with_scheduler_defaults``)."""
     enqueues: tuple[str, ...] = ()
     """When the scheduled function (in the same file) does nothing but enqueue jobs of a
     job system (``send_report.delay()``): what it enqueues. Those are the jobs that run

@@ -193,6 +193,12 @@ class Semantics:
         """What bounds how long the job's messages may wait (an option name), if set."""
         return None
 
+    def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
+        """SCL-19: how to bound how long this framework's job, enqueued on ``entry``'s
+        schedule by an in-process scheduler, may wait in its queue (in its own terms, with
+        the entry's interval as the value); None when its queues are not judged."""
+        return None
+
     def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
         """Queues and bounds its configuration declares (routes, global middleware)."""
 
@@ -213,7 +219,7 @@ class Semantics:
 
     # -- retries and dead letters -------------------------------------------------------
 
-    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+    def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         """Where jobs that failed for good go, in words, with the words a runbook about
         it would use: for EVT-24. None when the framework keeps nothing."""
         return None
@@ -274,9 +280,19 @@ class Semantics:
         registered task name."""
         return True
 
+    def with_scheduler_defaults(self, project: Project, entry: ScheduleEntry) -> ScheduleEntry:
+        """The entry with the options its scheduler fills in where it leaves them out
+        (APScheduler's ``job_defaults``)."""
+        return entry
+
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         """Whether its scheduler never starts a run while the last one goes on."""
         return False
+
+    def overlap_note(self, entry: ScheduleEntry) -> str:
+        """SCL-38: what lets runs of an entry its scheduler runs itself overlap, as a
+        clause ("; max_instances=3 lets ..."), or ""."""
+        return ""
 
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         """SCL-38: the scheduler of this framework a process command line (``words``, a

@@ -16,6 +16,7 @@ from jobcheck.facts import (
     DocFile,
     EnqueueSite,
     FileFacts,
+    FrameworkConfig,
     FunctionFacts,
     Loc,
     ScheduleEntry,
@@ -166,6 +167,10 @@ class Project:
                     continue
                 for decorator in function.decorators:
                     resolved = self.resolve_callable(decorator.qualname, any_root=True)
+                    if resolved is None and self._object_framework(decorator.qualname or ""):
+                        # A decorator method of a job library's object made in the
+                        # project (flask_dramatiq's ``dramatiq = Dramatiq(app)``).
+                        resolved = (decorator.qualname or "", ())
                     if resolved is None:
                         continue
                     root, preset = resolved
@@ -659,6 +664,18 @@ class Project:
         }
         return next(iter(found.values())) if len(found) == 1 else None
 
+    def configs(
+        self, framework: str, kind: str | None = None
+    ) -> list[tuple[FileFacts, FrameworkConfig]]:
+        """A job system's configurations (a Huey instance, arq ``WorkerSettings``, a taskiq
+        broker, an APScheduler scheduler...), of one kind when ``kind`` is given."""
+        return [
+            (f, config)
+            for f in self.files
+            for config in f.configs
+            if config.framework == framework and (kind is None or config.kind == kind)
+        ]
+
     def schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
         """Every schedule entry of the project outside test code (a test project's
         settings schedule nothing in production), of the frameworks the checks read."""
@@ -667,6 +684,10 @@ class Project:
     def all_schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
         """Every schedule entry outside test code, of every framework: a dict of entries
         kept apart counts once a beat setting (outside test code) names it."""
+        return self._all_schedules
+
+    @functools.cached_property
+    def _all_schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
         files = [f for f in self.files if not is_test_code(f)]
         named = {ref for f in files for ref in f.beat_refs}
         found = [(f, e) for f in files for e in f.schedules if e.holder is None]
@@ -677,7 +698,7 @@ class Project:
             for e in f.schedules
             if e.holder is not None and e.holder in named and (f.path, e.loc) not in written
         ]
-        return found
+        return [(f, semantics(e.framework).with_scheduler_defaults(self, e)) for f, e in found]
 
     def scheduled_jobs(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
         """Every schedule entry (outside test code), with the job it runs when the

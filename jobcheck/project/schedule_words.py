@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from jobcheck.facts import ScheduleEntry
 from jobcheck.registry import semantics
+from jobcheck.timing import describe_seconds, shortest_gap
 
 
 def describe(entry: ScheduleEntry) -> str:
@@ -18,3 +19,15 @@ def job_label(entry: ScheduleEntry) -> str:
 
 def short(text: str, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def expiry_hint(entry: ScheduleEntry, scale: float = 1.0) -> tuple[str, str]:
+    """SCL-19: the expiry to propose for a scheduled job, the time between two of its
+    runs (``scale`` converts seconds to the framework's unit: 1000 for milliseconds), or
+    "N" when unknown; and the clause saying how often it runs ("" when unknown)."""
+    gap = shortest_gap(entry.timing)
+    if gap is None:
+        return "N", ""
+    value = gap * scale
+    hint = f"{value:.0f}" if value == int(value) else f"{value:g}"
+    return hint, f" (it runs every {describe_seconds(gap)})"

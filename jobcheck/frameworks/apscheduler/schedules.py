@@ -40,7 +40,9 @@ class APSchedulerSchedules(ScheduleReader):
             if qualname.rpartition(".")[2] in ("scheduled_job", "task") and self._is_aps(
                 qualname, call
             ):
-                self._scheduled_job(decorator_node.decorator, facts, call)
+                self._scheduled_job(
+                    decorator_node.decorator, facts, call, qualname.rpartition(".")[0]
+                )
 
     def call(self, node: cst.Call, func: str | None) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_job":
@@ -91,7 +93,9 @@ class APSchedulerSchedules(ScheduleReader):
         head = qualname.rpartition(".")[0].rpartition(".")[2].lower()
         return trigger in ("cron", "interval") and "sched" in head
 
-    def _scheduled_job(self, expr: cst.BaseExpression, facts: FunctionFacts, call: CallV) -> None:
+    def _scheduled_job(
+        self, expr: cst.BaseExpression, facts: FunctionFacts, call: CallV, scheduler: str
+    ) -> None:
         walker = self.walker
         when = apscheduler_timing(call.arg(0, "trigger"), call, walker.text(expr))
         if when is None:
@@ -108,6 +112,7 @@ class APSchedulerSchedules(ScheduleReader):
             task_loc=walker.loc(expr),
             timing_loc=walker.loc(expr),
             options=tuple((k, v) for k, v in call.kwargs if k in APSCHEDULER_JOB_KEYWORDS),
+            scheduler=scheduler or None,
         )
 
     def _add_job(self, node: cst.Call) -> None:
@@ -134,4 +139,10 @@ class APSchedulerSchedules(ScheduleReader):
             timing=when,
             timing_loc=walker.loc(node),
             options=tuple((k, v) for k, v in value.kwargs if k in APSCHEDULER_JOB_KEYWORDS),
+            scheduler=_receiver(walker, node),
         )
+
+
+def _receiver(walker: Walker, node: cst.Call) -> str | None:
+    """The scheduler ``scheduler.add_job(...)`` is called on, as a dotted path."""
+    return walker.qualify(node.func.value) if isinstance(node.func, cst.Attribute) else None

@@ -13,9 +13,11 @@ Library facts, each read in APScheduler 3.x's source:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import number
+from jobcheck.facts.values import DictV, number
+from jobcheck.frameworks.apscheduler.defaults import JOB_DEFAULTS
 from jobcheck.frameworks.semantics_base import Semantics, fixed_hours
 
 if TYPE_CHECKING:
@@ -31,11 +33,35 @@ class APSchedulerSemantics(Semantics):
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "APScheduler job"
 
+    def with_scheduler_defaults(self, project: Project, entry: ScheduleEntry) -> ScheduleEntry:
+        """schedulers/base.py ``_real_add_job``: an option the job leaves ``undefined`` takes
+        its scheduler's ``job_defaults`` (``_configure``, from the constructor or a later
+        ``configure()``, the last one winning). A job made on an object jobcheck cannot
+        name (``self.scheduler``) takes the defaults of the project's only scheduler."""
+        configs = [c for _, c in project.configs(self.name, "scheduler")]
+        named = [c for c in configs if entry.scheduler and c.qualname == entry.scheduler]
+        if not named and len({c.qualname for c in configs}) == 1:
+            named = configs
+        filled: dict[str, object] = {}
+        for config in named:
+            defaults = config.option("job_defaults")
+            if isinstance(defaults, DictV):
+                filled.update((k, v) for k in JOB_DEFAULTS if (v := defaults.get(k)) is not None)
+        given = {k for k, _ in entry.options}
+        extra = tuple((k, v) for k, v in filled.items() if k not in given)
+        return replace(entry, options=entry.options + extra) if extra else entry
+
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         """``max_instances`` (1 unless the job or the scheduler's ``job_defaults`` say
         otherwise: defaults.JOB_DEFAULTS) runs are allowed at once within a scheduler."""
         allowed = number(entry.option("max_instances"))
         return allowed is None or allowed <= 1
+
+    def overlap_note(self, entry: ScheduleEntry) -> str:
+        allowed = number(entry.option("max_instances"))
+        if allowed is None or allowed <= 1:
+            return ""
+        return f"; max_instances={allowed:g} lets {allowed:g} runs of it overlap in the scheduler"
 
     def single_run_advice(self) -> str:
         return ", or leave max_instances at 1 (APScheduler's default) for in-process jobs"

@@ -24,9 +24,8 @@ from jobcheck.facts.values import (
 )
 from jobcheck.frameworks.celery import routes, tasks
 from jobcheck.frameworks.semantics_base import Check
-from jobcheck.project.schedule_words import describe, job_label
+from jobcheck.project.schedule_words import describe, expiry_hint, job_label
 from jobcheck.project.test_code import is_test_code
-from jobcheck.timing import describe_seconds, shortest_gap
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -472,9 +471,7 @@ def schedule_without_expiry(
         return  # a library's task, or one not found: its own expiry is unknown
     if check.project.option(job, "expires").is_set:
         return
-    gap = shortest_gap(entry.timing)
-    hint = f"{gap:g}" if gap is not None else "N"
-    within = f" (it runs every {describe_seconds(gap)})" if gap is not None else ""
+    hint, within = expiry_hint(entry)
     where = "options={'expires': " + hint + "}"
     if entry.source == "add_periodic_task":
         where = f"expires={hint}"

@@ -27,6 +27,7 @@ from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
+from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, ScheduleEntry
@@ -192,6 +193,12 @@ class CelerySemantics(Semantics):
         value = resolved.value if resolved.is_set else None
         return None if value is None or _is_none(value) else "expires"
 
+    def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
+        # celery/app/task.py ``apply_async(expires=)`` (seconds or a datetime); the task's
+        # own ``expires`` attribute fills calls that give none (``extract_exec_options``).
+        hint, _ = expiry_hint(entry)
+        return f"enqueue it with apply_async(expires={hint}), or set expires= on the task"
+
     def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
         routes.of(routing).collect(inventory)
 
@@ -305,7 +312,7 @@ class CelerySemantics(Semantics):
         # project if anywhere.
         return any(job.framework == self.name for job in project.jobs)
 
-    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+    def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         return None  # per queue: the dead-letter exchanges routing finds
 
     def contract(self, project: Project, job: Job) -> dict[str, str]:

@@ -11,6 +11,9 @@ PLUGIN = Plugin(
     ),
     schedule_readers=("jobcheck.frameworks.dramatiq.schedules:PeriodiqSchedules",),
     aliases=("periodiq",),
+    # flask_dramatiq's ``Dramatiq(app)`` object: its ``@dramatiq.actor`` makes actors
+    # (flask_dramatiq.py ``Dramatiq.actor`` wraps ``dramatiq.actor`` with the app's broker).
+    object_roots=("flask_dramatiq",),
     semantics="jobcheck.frameworks.dramatiq.semantics:SEMANTICS",
     fixes="jobcheck.frameworks.dramatiq.fixes:FIXES",
 )

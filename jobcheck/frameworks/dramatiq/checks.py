@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_infinite, is_none
+from jobcheck.frameworks.dramatiq.companions import broker_middleware
 from jobcheck.frameworks.semantics_base import Check
 
 if TYPE_CHECKING:
@@ -62,3 +63,50 @@ def unbounded_retries(check: Check, job: Job) -> Iterator[Finding]:
             f"Dramatiq actor '{job.task.name}' sets max_retries=None: it is retried "
             "forever and never reaches the dead-letter queue; set a cap (default 20)",
         )
+
+
+def middleware_without_time_limit(check: Check) -> Iterator[Finding]:
+    """dramatiq/middleware/time_limit.py: only the TimeLimit middleware reads an actor's
+    ``time_limit``; a broker given a middleware list without it runs every actor with no
+    limit at all. One finding, at the setting."""
+    middleware = broker_middleware(check.project)
+    actors = _actors(check)
+    if middleware is None or "TimeLimit" in middleware.names or not actors:
+        return
+    yield check.finding(
+        "missing-time-limit",
+        middleware.path,
+        middleware.loc,
+        f"{middleware.where} has no dramatiq.middleware.TimeLimit, so the project's "
+        f"{_count(actors)} run with no time limit (time_limit= is read by that middleware "
+        "only) and a hung actor holds its worker thread for ever; add "
+        '"dramatiq.middleware.TimeLimit" to the list',
+    )
+
+
+def middleware_without_retries(check: Check) -> Iterator[Finding]:
+    """dramatiq/worker.py ``post_process_message``: a message is rejected (and
+    dead-lettered by the broker) only when ``message.failed``, which the Retries
+    middleware sets when retries run out (retries.py ``message.fail()``); without it a
+    message whose actor raised is acknowledged: dropped, neither retried nor kept."""
+    middleware = broker_middleware(check.project)
+    actors = _actors(check)
+    if middleware is None or "Retries" in middleware.names or not actors:
+        return
+    yield check.finding(
+        "no-dead-letter",
+        middleware.path,
+        middleware.loc,
+        f"{middleware.where} has no dramatiq.middleware.Retries: when one of the project's "
+        f"{_count(actors)} raises, the worker acknowledges its message, so it is neither "
+        "retried nor moved to the dead-letter queue, and the failure is only logged; add "
+        '"dramatiq.middleware.Retries" to the list',
+    )
+
+
+def _actors(check: Check) -> list[Job]:
+    return [job for job in check.project.jobs if job.framework == "dramatiq"]
+
+
+def _count(actors: list[Job]) -> str:
+    return f"{len(actors)} actor" + ("s" if len(actors) != 1 else "")

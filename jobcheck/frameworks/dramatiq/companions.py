@@ -8,6 +8,17 @@ Light module: no libcst. dramatiq-crontab has a plugin of its own
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jobcheck.facts import Loc
+from jobcheck.facts.values import SeqV, is_none
+from jobcheck.project.test_code import is_test_code
+
+if TYPE_CHECKING:
+    from jobcheck.project.model import Project
+
 # django_dramatiq/apps.py: ``broker_settings()`` is ``getattr(settings, "DRAMATIQ_BROKER",
 # DEFAULT_BROKER_SETTINGS)``; the broker is made as ``broker_class(middleware=middleware,
 # **options)`` with ``middleware = [load_middleware(path) for path in
@@ -40,3 +51,53 @@ DJANGO_DEFAULT_BROKER_SETTINGS = {
 # ``@<instance>.actor(...)``; the broker class comes from ``app.config[<NAME>_BROKER]``.
 FLASK_DRAMATIQ = frozenset({"flask_dramatiq.Dramatiq"})
 FLASK_DEFAULT_MIDDLEWARE = "dramatiq.middleware.default_middleware"
+
+
+@dataclass(frozen=True)
+class BrokerMiddleware:
+    """The middleware list a project gives its broker, when it replaces Dramatiq's
+    defaults with one jobcheck can read whole."""
+
+    names: frozenset[str]
+    """Class names (``TimeLimit``, ``Retries``...), without their modules."""
+    where: str
+    """How messages name the setting: ``DRAMATIQ_BROKER["MIDDLEWARE"]``..."""
+    path: str
+    loc: Loc
+
+
+def broker_middleware(project: Project) -> BrokerMiddleware | None:
+    """The middleware of the project's one configured broker, when it is an explicit
+    list: django_dramatiq's ``DRAMATIQ_BROKER`` (its ``MIDDLEWARE`` exactly, none without
+    the key: apps.py:62-78) or flask_dramatiq's ``Dramatiq(middleware=[...])`` (the list
+    replaces ``default_middleware``: flask_dramatiq.py:112-161). None when there is no
+    such setting, several, or a list with items jobcheck cannot name (``*defaults``)."""
+    found = [
+        (f, config)
+        for f, config in project.configs("dramatiq")
+        if config.kind in ("settings", "instance") and not is_test_code(f)
+    ]
+    if len(found) != 1:
+        return None
+    f, config = found[0]
+    if config.kind == "settings":
+        listed = config.option("MIDDLEWARE")
+        where = f'{DJANGO_BROKER_SETTING}["MIDDLEWARE"]'
+        if listed is None:
+            return BrokerMiddleware(
+                frozenset(), f"{DJANGO_BROKER_SETTING} (no MIDDLEWARE key)", f.path, config.loc
+            )
+    else:
+        listed = config.option("middleware")
+        where = "Dramatiq(middleware=[...])"
+        if listed is None or is_none(listed):
+            return None  # Dramatiq's default_middleware
+    if not isinstance(listed, SeqV) or len(config.parts) != len(listed.items):
+        return None
+    names = [part.rsplit(".", 1)[-1] for part in config.parts]
+    if not all(_MIDDLEWARE_NAME.fullmatch(name) for name in names):
+        return None
+    return BrokerMiddleware(frozenset(names), where, f.path, config.loc)
+
+
+_MIDDLEWARE_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, is_none, number
+from jobcheck.frameworks.dramatiq.companions import broker_middleware
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -15,6 +16,9 @@ DRAMATIQ_DEFAULT_LIMIT = "600 s (Dramatiq default)"
 
 
 def time_limit(project: Project, job: Job) -> str:
+    middleware = broker_middleware(project)
+    if middleware is not None and "TimeLimit" not in middleware.names:
+        return f"none (no TimeLimit middleware in {middleware.where})"
     if job.task.has_option("time_limit"):
         value = job.task.option("time_limit")
         milliseconds = number(value)
@@ -22,7 +26,16 @@ def time_limit(project: Project, job: Job) -> str:
     return DRAMATIQ_DEFAULT_LIMIT
 
 
+def retrying(project: Project) -> bool:
+    """Whether the broker has the Retries middleware (which also dead-letters)."""
+    middleware = broker_middleware(project)
+    return middleware is None or "Retries" in middleware.names
+
+
 def retries(project: Project, job: Job) -> str:
+    middleware = broker_middleware(project)
+    if middleware is not None and "Retries" not in middleware.names:
+        return f"none: a failure is dropped (no Retries middleware in {middleware.where})"
     if job.task.has_option("max_retries"):
         value = job.task.option("max_retries")
         return "unbounded" if is_none(value) else f"max {describe(value)}"

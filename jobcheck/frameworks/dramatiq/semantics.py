@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import is_none
 from jobcheck.frameworks.dramatiq import checks, contract
 from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class DramatiqSemantics(Semantics):
     job_noun = "Dramatiq actor"
     decorator_roots = {"dramatiq.actor": "dramatiq"}
     library_roots = frozenset({"dramatiq", "builtins"})
+    object_decorators = frozenset({"actor"})
     age_bound_key = "max_age"
     default_queue = DRAMATIQ_DEFAULT_QUEUE
 
@@ -61,6 +63,19 @@ class DramatiqSemantics(Semantics):
             return "periodic= (periodiq's skip_delay)"
         value = job.task.option("max_age")
         return None if value is None or is_none(value) else "max_age"
+
+    def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
+        # dramatiq/middleware/age_limit.py: a message older than max_age (milliseconds,
+        # the actor's option or the middleware's) is skipped.
+        if any(
+            m.name.rsplit(".", 1)[-1] == "AgeLimit" and not is_none(m.option("max_age"))
+            for f in project.files
+            for m in f.middleware
+            if m.option("max_age") is not None
+        ):
+            return None
+        hint, _ = expiry_hint(entry, scale=1000)
+        return f"set max_age={hint} (milliseconds) on the actor, or send it with that option"
 
     def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
         ages = [
@@ -86,11 +101,19 @@ class DramatiqSemantics(Semantics):
     def how_to_route(self) -> str:
         return "queue_name= on the actor"
 
-    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+    def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
+        if not contract.retrying(project):
+            return None  # without Retries nothing is dead-lettered (checks.py)
         return "Dramatiq's dead-letter queues", frozenset({"xq", FAILED_ITEMS_TOKEN})
 
     def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
         return checks.broken_time_limit(check, job)
+
+    def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
+        return checks.middleware_without_time_limit(check)
+
+    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
+        return checks.middleware_without_retries(check)
 
     def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
         return checks.unbounded_retries(check, job)
@@ -105,11 +128,12 @@ class DramatiqSemantics(Semantics):
         return True
 
     def contract(self, project: Project, job: Job) -> dict[str, str]:
+        retrying = contract.retrying(project)
         return {
             "time_limit": contract.time_limit(project, job),
             "retries": contract.retries(project, job),
-            "backoff": "exponential with jitter (Dramatiq)",
-            "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)",
+            "backoff": "exponential with jitter (Dramatiq)" if retrying else "none",
+            "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)" if retrying else "none",
         }
 
 

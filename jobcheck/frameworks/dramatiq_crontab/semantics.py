@@ -79,12 +79,9 @@ class DramatiqCrontabSemantics(Semantics):
             return
         if _global_age_limit(check.project):
             return
-        from jobcheck.project.schedule_words import describe
-        from jobcheck.timing import describe_seconds, shortest_gap
+        from jobcheck.project.schedule_words import describe, expiry_hint
 
-        gap = shortest_gap(entry.timing)
-        hint = f"{gap * 1000:.0f}" if gap is not None else "N"
-        within = f" (it runs every {describe_seconds(gap)})" if gap is not None else ""
+        hint, within = expiry_hint(entry, scale=1000)
         yield check.finding(
             "schedule-without-expiry",
             f.path,

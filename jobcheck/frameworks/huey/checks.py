@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_none, number
 from jobcheck.frameworks.semantics_base import Check
-from jobcheck.project.schedule_words import describe
-from jobcheck.timing import describe_seconds, shortest_gap
+from jobcheck.project.schedule_words import describe, expiry_hint
 
 if TYPE_CHECKING:
     from jobcheck.facts import FileFacts, ScheduleEntry
@@ -131,9 +130,7 @@ def periodic_without_expiry(
     past ``expires_resolved``. ``expires=`` of ``periodic_task`` is the task's own."""
     if job is None or job.task.option("expires") is not None:
         return
-    gap = shortest_gap(entry.timing)
-    hint = f"{gap:g}" if gap is not None else "N"
-    within = f" (it runs every {describe_seconds(gap)})" if gap is not None else ""
+    hint, within = expiry_hint(entry)
     yield check.finding(
         "schedule-without-expiry",
         f.path,

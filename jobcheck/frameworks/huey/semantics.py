@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, is_none, number
 from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
+from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
     from jobcheck.facts import FileFacts, FrameworkConfig, ScheduleEntry
@@ -199,6 +200,12 @@ class HueySemantics(Semantics):
         value = job.task.option("expires")
         return None if value is None or is_none(value) else "expires"
 
+    def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
+        # huey/api.py ``Task.__init__(expires=)`` / ``TaskWrapper.schedule(expires=)``:
+        # ``Huey.execute`` drops a task past its expiry.
+        hint, _ = expiry_hint(entry)
+        return f"set expires={hint} on the task, or pass it to .schedule(expires=...)"
+
     def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
         return (
             f"Huey queue '{use.name}' has no backlog bound: no task on it sets expires=, so "
@@ -216,7 +223,7 @@ class HueySemantics(Semantics):
     def matches_by_tail(self) -> bool:
         return False  # a task is called by reference: its path is exact
 
-    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+    def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         return None  # DEAD_LETTER: Huey keeps nothing
 
     def enqueues_after_commit(self, job: Job) -> bool:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from jobcheck.facts.values import CallV, is_none, string
 from jobcheck.frameworks.rq import checks, contract
 from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 
 if TYPE_CHECKING:
@@ -111,6 +112,11 @@ class RQSemantics(Semantics):
         value = job.task.option("ttl")
         return None if value is None or is_none(value) else "ttl"
 
+    def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
+        # rq/queue.py ``enqueue_call(ttl=)``: a job waiting longer is discarded.
+        hint, _ = expiry_hint(entry)
+        return f"enqueue it with ttl={hint} (seconds a job may wait before RQ discards it)"
+
     def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
         return (
             f"RQ queue '{use.name}' has no backlog bound: no job enqueued on it sets ttl=, "
@@ -122,7 +128,7 @@ class RQSemantics(Semantics):
     def how_to_route(self) -> str:
         return "enqueue it on a Queue of its own"
 
-    def dead_letter_destination(self) -> tuple[str, frozenset[str]] | None:
+    def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         return "RQ's failed job registry", FAILED_REGISTRY_WORDS
 
     # -- check hooks ------------------------------------------------------------------------
