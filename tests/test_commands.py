@@ -35,6 +35,31 @@ MODULES = {
             "DJANGO_SETTINGS_MODULE=shop.settings python /srv/app/scripts/backup.py",
             ["scripts.backup.main"],
         ),
+        # A CronJob's ["/bin/sh", "-c", "..."] joined with quotes (the manifest reader).
+        (
+            "/bin/sh -c 'cd /app && python manage.py sync_orders'",
+            ["shop.management.commands.sync_orders.Command.handle"],
+        ),
+        (
+            "bash -lc 'cd /app && flock -n /tmp/x.lock timeout 5m python -m shop.reports.daily'",
+            ["shop.reports.daily.main"],
+        ),
+        (
+            'flock -n /tmp/a.lock -c "cd /app && timeout 5m python manage.py sync_orders"',
+            ["shop.management.commands.sync_orders.Command.handle"],
+        ),
+        (
+            "sudo -u app python manage.py sync_orders",
+            ["shop.management.commands.sync_orders.Command.handle"],
+        ),
+        ("nohup python -m shop.reports.daily > /dev/null 2>&1", ["shop.reports.daily.main"]),
+        ("timeout -k 30s 15m python -m shop.reports.daily", ["shop.reports.daily.main"]),
+        ("flock -w 0 /tmp/e.lock python -m shop.reports.daily", ["shop.reports.daily.main"]),
+        ("su - app -c 'python /app/scripts/backup.py'", ["scripts.backup.main"]),
+        (
+            "python manage.py sync_orders && python -m shop.reports.daily",
+            ["shop.management.commands.sync_orders.Command.handle", "shop.reports.daily.main"],
+        ),
         ("celery -A shop call shop.tasks.report", []),
         ("python manage.py unknown_command", []),
         ("python -m celery -A shop worker", []),

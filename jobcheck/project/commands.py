@@ -7,24 +7,20 @@ crontab line is a job whose body is the code its command line starts.
 - ``python -m shop.reports.daily`` and ``python scripts/backup.py``: the module run as
   ``__main__``, whose conventional entry point is its ``main()`` function.
 
-Wrappers before the program (``cd /app &&``, ``flock -n lock``, ``timeout 10m``,
-``sh -c "..."``, ``exec``, ``env X=1``) are read through. What a command starts that the
+Wrappers before the program (``cd /app &&``, ``flock -n lock``, ``timeout -k 30 10m``,
+``sh -c "..."``, ``sudo -u app``, ``exec``, ``env X=1``) are read through
+(``jobcheck/commandline.py``). What a command starts that the
 project does not define (``celery call``, ``/app/bin/backup``) maps to nothing.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
-_SEPARATORS = re.compile(r"&&|\|\||;|\|")
+from jobcheck.commandline import programs
+
 _PYTHON = re.compile(r"(?:.*/)?python(?:\d+(?:\.\d+)*)?")
-# Programs that run what follows them (with options of their own before it).
-_WRAPPERS = frozenset(
-    {"timeout", "flock", "run-one", "nice", "ionice", "exec", "env", "chronic", "lckdo"}
-)
-_SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/env"})
 MANAGE_COMMAND = "{module}.Command.handle"
 MODULE_ENTRY = "{module}.main"
 
@@ -34,7 +30,7 @@ def command_targets(command: str, modules: Iterable[str]) -> list[str]:
     module name of the project."""
     known = frozenset(modules)
     targets: list[str] = []
-    for words in _programs(command):
+    for words in programs(command):
         target = _target(words, known)
         if target is not None and target not in targets:
             targets.append(target)
@@ -48,43 +44,6 @@ def command_modules(command: str, modules: Iterable[str]) -> list[str]:
         target.removesuffix(".Command.handle").removesuffix(".main")
         for target in command_targets(command, modules)
     ]
-
-
-def _programs(command: str) -> Iterator[list[str]]:
-    """The word lists of each program a command line runs, shells and wrappers read
-    through."""
-    for part in _SEPARATORS.split(command):
-        try:
-            words = shlex.split(part, comments=False, posix=True)
-        except ValueError:
-            continue
-        words = _unwrapped(words)
-        if len(words) >= 3 and words[0] in _SHELLS and words[1] == "-c":
-            yield from _programs(words[2])
-        elif words:
-            yield words
-
-
-def _unwrapped(words: list[str]) -> list[str]:
-    while words:
-        head = words[0].rsplit("/", 1)[-1]
-        if "=" in words[0] and not words[0].startswith("-"):
-            words = words[1:]  # ``X=1 python ...``
-        elif head in _WRAPPERS:
-            words = _after_wrapper(head, words[1:])
-        else:
-            break
-    return words
-
-
-def _after_wrapper(wrapper: str, rest: list[str]) -> list[str]:
-    """The words after a wrapper's own options and operand (``flock -n /tmp/x``,
-    ``timeout 10m``)."""
-    while rest and rest[0].startswith("-"):
-        rest = rest[1:]
-    if wrapper in ("timeout", "flock", "lckdo") and rest:
-        rest = rest[1:]  # the duration or the lock file
-    return rest
 
 
 def _target(words: list[str], known: frozenset[str]) -> str | None:

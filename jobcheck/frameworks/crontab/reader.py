@@ -13,22 +13,15 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 
 from jobcheck import timing
+from jobcheck.commandline import wrappers
 from jobcheck.facts import FileFacts, Loc, ProcessDecl, ScheduleEntry
 from jobcheck.facts.values import Const, Value
 from jobcheck.frameworks.crontab.semantics import (
-    FLOCK_NONBLOCKING,
-    FLOCK_VALUE_OPTIONS,
-    LOCK_FILE_ARGUMENT,
-    LOCK_WRAPPERS,
     MACROS,
     SCHEDULE_ZONE_VARIABLE,
     SYSTEM_USERS,
-    TIMEOUT_UNITS,
-    TIMEOUT_VALUE_OPTIONS,
-    TRANSPARENT_WRAPPERS,
 )
 
 _ENVIRONMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
@@ -128,130 +121,6 @@ def _split_user(rest: str, at: int, system: bool) -> tuple[str | None, str, int]
         offset = rest.index(after.lstrip(), len(first))
         return first, rest[offset:], at + offset
     return None, rest, at
-
-
-class Wrapped:
-    """What a command line's wrappers say: the lock and time limit around the command
-    it runs."""
-
-    def __init__(self) -> None:
-        self.options: list[tuple[str, Value]] = []
-        self.runs: str | None = None
-
-
-def wrappers(command: str) -> Wrapped:
-    """The lock (``flock``, ``run-one``, ``solo``...) and ``timeout`` wrapping a command,
-    and the command they run (past ``cd dir &&`` and environment assignments)."""
-    found = Wrapped()
-    for segment in _segments(_split(command)):
-        if not segment or segment[0] in ("cd", "export", "source", ".", "set", "umask"):
-            continue
-        found.runs = _unwrap(segment, found.options)
-        return found
-    return found
-
-
-def _segments(words: list[str]) -> list[list[str]]:
-    segments: list[list[str]] = [[]]
-    for word in words:
-        if word in _SEPARATORS:
-            segments.append([])
-        else:
-            segments[-1].append(word)
-    return segments
-
-
-def _unwrap(words: list[str], options: list[tuple[str, Value]]) -> str:
-    """Peel wrappers off the front of ``words``, noting locks and time limits."""
-    index = 0
-    for _ in range(20):
-        while index < len(words) and _ENVIRONMENT.fullmatch(words[index]):
-            index += 1  # FOO=bar command
-        if index >= len(words):
-            break
-        program = os.path.basename(words[index])
-        if program in LOCK_WRAPPERS:
-            options.append(("lock", Const(program)))
-            if program == "flock":
-                waits = not any(w in FLOCK_NONBLOCKING for w in _options_of(words, index + 1))
-                options.append(("lock_waits", Const(waits)))
-            index, inner = _after_lock(program, words, index + 1)
-            if inner is not None:
-                return _unwrap(_split(inner), options) if inner else inner
-        elif program == "timeout":
-            index, seconds = _after_timeout(words, index + 1)
-            options.append(("timeout", Const(seconds)))
-        elif program in TRANSPARENT_WRAPPERS:
-            index = _after_options(words, index + 1, TRANSPARENT_WRAPPERS[program])
-        else:
-            break
-    return shlex.join(_without_redirections(words[index:]))
-
-
-def _without_redirections(words: list[str]) -> list[str]:
-    """``cmd >> log 2>&1``: the command, not where its output goes."""
-    for position, word in enumerate(words):
-        if _REDIRECTION.fullmatch(word):
-            if position and words[position - 1].isdigit():  # the 2 of 2>&1
-                position -= 1
-            return words[:position]
-    return words
-
-
-def _after_lock(program: str, words: list[str], index: int) -> tuple[int, str | None]:
-    """Skip a lock wrapper's options (and the lock file of ``flock``, ``setlock``,
-    ``lckdo``); ``flock file -c "command"`` gives the command string."""
-    while index < len(words) and words[index].startswith("-") and words[index] != "--":
-        index += 2 if words[index] in FLOCK_VALUE_OPTIONS or words[index] == "-t" else 1
-    if index < len(words) and words[index] == "--":
-        index += 1
-    if program in LOCK_FILE_ARGUMENT:
-        index += 1  # the lock file
-        if index < len(words) and words[index] in ("-c", "--command"):
-            return index + 2, words[index + 1] if index + 1 < len(words) else ""
-    return index, None
-
-
-def _after_timeout(words: list[str], index: int) -> tuple[int, float | None]:
-    """``timeout [-s SIG] [-k DURATION] [--preserve-status] DURATION command``."""
-    while index < len(words) and words[index].startswith("-"):
-        index += 2 if words[index] in TIMEOUT_VALUE_OPTIONS else 1
-    if index >= len(words):
-        return index, None
-    return index + 1, timeout_seconds(words[index])
-
-
-def timeout_seconds(text: str) -> float | None:
-    """coreutils ``timeout`` durations: a number with an optional s, m, h or d suffix
-    (0 disables the limit)."""
-    match = _DURATION.fullmatch(text)
-    if match is None:
-        return None
-    return float(match.group(1)) * TIMEOUT_UNITS[match.group(2) or "s"]
-
-
-def _options_of(words: list[str], index: int) -> list[str]:
-    found = []
-    while index < len(words) and words[index].startswith("-"):
-        found.append(words[index])
-        index += 2 if words[index] in FLOCK_VALUE_OPTIONS else 1
-    return found
-
-
-def _after_options(words: list[str], index: int, takes_value: frozenset[str]) -> int:
-    while index < len(words) and words[index].startswith("-"):
-        index += 2 if words[index] in takes_value else 1
-    return index
-
-
-def _split(command: str) -> list[str]:
-    """Shell words, with ``;``, ``&&``, ``|`` and redirections as words of their own."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        return list(lexer)
-    except ValueError:  # an unclosed quote
-        return command.split()
 
 
 # -- Procfile ------------------------------------------------------------------------

@@ -48,50 +48,7 @@ OVERLAP = "runs overlap"
 """cron starts each run at its time whether or not the last one finished: only a wrapper
 lock serialises them, and every host with the crontab runs it."""
 
-# Wrappers that take a lock for the command they run.
-# util-linux flock.c: ``flock [options] file|directory command [args]`` or ``flock
-# [options] file -c command``; getopt "+sexnoFuw:E:hV?" plus --verbose, --fcntl, --start
-# N, --length N: options stop at the lock file. Without ``-n``/``--nb``/``-w 0`` flock
-# WAITS for the lock (runs queue up instead of being skipped); with it, a held lock exits
-# with ``conflict_exit_code`` (1) and the command does not run.
-FLOCK_VALUE_OPTIONS = frozenset(
-    {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code", "--start", "--length"}
-)
-FLOCK_NONBLOCKING = frozenset({"-n", "--nb", "--nonblocking"})
-LOCK_WRAPPERS = frozenset(
-    {
-        "flock",  # util-linux
-        "lockf",  # FreeBSD lockf(1): lockf [-kns] [-t seconds] file command
-        "run-one",  # Ubuntu run-one: one instance of the command at a time (flock inside)
-        "run-this-one",
-        "keep-one-running",
-        "solo",  # solo -port=PORT command: a bound port as the lock
-        "lockrun",  # lockrun --lockfile=FILE -- command
-        "setlock",  # daemontools setlock [-nNxX] file command
-        "lckdo",  # moreutils lckdo [-w] lockfile program
-        "chronic-lock",
-    }
-)
-LOCK_FILE_ARGUMENT = frozenset({"flock", "lockf", "setlock", "lckdo"})
-
-# coreutils timeout.c: ``timeout [OPTION] DURATION COMMAND``; options -s/--signal SIG,
-# -k/--kill-after DURATION, --foreground, --preserve-status, -v/--verbose; DURATION is a
-# floating number with an optional suffix s (default), m, h or d; 0 disables the timeout.
-TIMEOUT_VALUE_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after"})
-TIMEOUT_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-
-# Wrappers that neither lock nor limit: skipped to reach the command (with their options
-# that take a value).
-TRANSPARENT_WRAPPERS: dict[str, frozenset[str]] = {
-    "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid"}),
-    "nohup": frozenset(),
-    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
-    "sudo": frozenset({"-u", "--user", "-g", "--group"}),
-    "chronic": frozenset(),
-    "exec": frozenset(),
-    "time": frozenset(),
-}
+# The wrappers around a command (locks, timeouts, shells): jobcheck/commandline.py.
 # Users that name the user field of a line even outside the system crontab's paths.
 SYSTEM_USERS = frozenset({"root", "www-data", "nobody"})
 
