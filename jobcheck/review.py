@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 
 from jobcheck.checks.scl38_single_job_runs import SingleJobRuns
 from jobcheck.config import Options
+from jobcheck.facts import ScheduleEntry
 from jobcheck.project import Project
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe as describe_schedule
 from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import plugins, semantics
+from jobcheck.timing import describe_seconds
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -62,8 +64,44 @@ def contracts(project: Project, options: Options) -> list[Contract]:
     for plugin in plugins():
         for fields in semantics(plugin.name).plain_function_contracts(project):
             result.append(Contract(**fields, schedule="-", lock="-"))  # type: ignore[arg-type]
+    result.extend(_scheduled_code(project, locks))
     result.sort(key=lambda c: (c.path, c.line))
     return result
+
+
+def _scheduled_code(project: Project, locks: SingleJobRuns) -> Iterator[Contract]:
+    """Schedules that run code of their own rather than a queued job: an APScheduler or
+    ``schedule`` function, a CronJob's or crontab line's command (its contract is the
+    scheduler's: no queue, its time limit, its retries, its lock)."""
+    seen: set[tuple[str, int]] = set()
+    for f, entry, job in project.scheduled_jobs():
+        if job is not None or (f.path, entry.loc.line) in seen:
+            continue
+        fields = semantics(entry.framework).schedule_contract(project, entry)
+        if fields is None:
+            continue
+        seen.add((f.path, entry.loc.line))
+        code = [project.scheduled_function(entry, None), *project.command_functions(entry)]
+        if any(function and locks._guarded(function, None) for function in code):
+            fields["lock"] = "yes (a lock in its code)"
+        yield Contract(
+            job=entry.label,
+            framework=entry.framework,
+            path=f.path,
+            line=entry.loc.line,
+            schedule=_when(entry),
+            **fields,
+        )
+
+
+def _when(entry: ScheduleEntry) -> str:
+    """The entry and when it runs: ``CronJob 'reports' (0 3 * * *)``."""
+    timing = entry.timing
+    if timing.fields is not None:
+        return f"{describe_schedule(entry)} ({' '.join(f or '*' for f in timing.fields)})"
+    if timing.seconds:
+        return f"{describe_schedule(entry)} (every {describe_seconds(timing.seconds)})"
+    return describe_schedule(entry)
 
 
 def _queue(project: Project, job: Job) -> str:

@@ -410,7 +410,7 @@ def test_a_scheduled_function_that_only_enqueues_schedules_that_job() -> None:
 
 def test_kubernetes_cronjobs_with_their_settings_and_commands() -> None:
     found = {e.name: e for _, e in project("kubernetes/manifests").all_schedules()}
-    assert set(found) == {"clear-sessions", "send-digest", "{{...}}-reports"}
+    assert set(found) == {"clear-sessions", "send-digest", "{{...}}-reports"}  # not suspended
     sessions = found["clear-sessions"]
     assert (sessions.framework, sessions.source) == ("kubernetes", "cronjob")
     assert sessions.timing.fields == ("7", "0", "*", "*", "*")
@@ -427,7 +427,7 @@ def test_kubernetes_cronjobs_with_their_settings_and_commands() -> None:
     }
     assert sessions.loc.line == 12 and sessions.timing_loc.line == 15
     digest = found["send-digest"]
-    assert digest.timing.fields == ("0", "*", "*", "*", "*") and option(digest, "suspend") is True
+    assert digest.timing.fields == ("0", "*", "*", "*", "*") and option(digest, "suspend") is False
     assert digest.command == "celery -A shop call shop.tasks.send_digest"
 
 

@@ -154,3 +154,35 @@ def test_huey_arq_and_taskiq_contracts_are_in_their_own_terms() -> None:
     assert taskiq["tasks:sync_prices"]["time_limit"] == "60 s (timeout label)"
     assert taskiq["tasks:export"]["time_limit"] == "none"
     assert {c["dead_letter"] for c in taskiq.values()} == {"none (taskiq keeps no failed tasks)"}
+
+
+def _contracts(case: str) -> list[dict[str, str]]:
+    fixtures = Path(__file__).parent / "fixtures"
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(fixtures / case)])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_schedules_that_run_their_own_code_are_listed_in_their_schedulers_terms() -> None:
+    cronjobs = {c["job"]: c for c in _contracts("kubernetes/cronjobs_checked")}
+    report = cronjobs["nightly-report"]
+    assert report["framework"] == "kubernetes"
+    assert report["time_limit"] == "none (no activeDeadlineSeconds)"
+    assert report["retries"] == "max 6 pods (backoffLimit, Kubernetes default)"
+    assert report["lock"] == "no: concurrencyPolicy Allow (the default)"
+    assert report["schedule"] == "CronJob 'nightly-report' (0 3 * * *)"
+    assert cronjobs["sync-stock"]["time_limit"] == "600 s (activeDeadlineSeconds)"
+    assert cronjobs["sync-stock"]["lock"] == "concurrencyPolicy: Forbid"
+    # The CronJob that only runs 'celery call' is the Celery task's: listed once, as it.
+    assert "expire-carts" not in cronjobs and "shop.celery.expire_carts" in cronjobs
+
+    lines = {(c["path"].rsplit("/", 1)[-1], c["line"]): c for c in _contracts("crontab/deploy")}
+    sync = next(c for c in lines.values() if c["job"] == "python manage.py sync_orders")
+    assert (sync["time_limit"], sync["lock"]) == ("600 s (timeout)", "flock")
+    assert sync["dead_letter"] == "none: cron mails the output to MAILTO"
+
+    clock = {(c["job"], c["line"]): c for c in _contracts("apscheduler/job_defaults")}
+    assert clock["poll_carriers", 10]["lock"] == "no: max_instances=3"  # job_defaults
+    assert clock["poll_banks", 15]["lock"].startswith("one run at a time")
+    assert clock["push_orders", 9]["lock"] == "no: max_instances=2"  # configure()
+    assert clock["push_orders", 12]["time_limit"] == "none (APScheduler stops no run)"

@@ -10,6 +10,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -97,8 +98,24 @@ class ProjectInfo:
         return None
 
     def task_at(self, path: str, loc: Loc) -> TaskDef | None:
-        """The task defined at ``loc`` or one of whose options is written there."""
-        return self._tasks_by_place.get((path, loc))
+        """The task defined at ``loc`` or one of whose options is written there, as the
+        job of the framework the project model finds it is (``@broker.task`` read in its
+        file as Celery's is taskiq's when ``broker`` is made by taskiq in another file)."""
+        task = self._tasks_by_place.get((path, loc))
+        if task is None:
+            return None
+        framework = self._job_frameworks.get((path, task.loc), task.framework)
+        return task if framework == task.framework else replace(task, framework=framework)
+
+    @functools.cached_property
+    def _job_frameworks(self) -> dict[tuple[str, Loc], str]:
+        from jobcheck.project.model import Project
+
+        project = Project(list(self.files.values()), source_of=self.text_of)
+        return {
+            (job.file.path, job.task.loc): job.task.framework
+            for job in (*project.all_jobs, *project.jobs)
+        }
 
     @functools.cached_property
     def _tasks_by_place(self) -> dict[tuple[str, Loc], TaskDef]:

@@ -285,6 +285,13 @@ class Semantics:
         (APScheduler's ``job_defaults``)."""
         return entry
 
+    def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
+        """``jobcheck jobs`` for an entry that runs its own code rather than a queued job
+        (an APScheduler function, a CronJob's or a crontab line's command): ``queue``,
+        ``time_limit``, ``retries``, ``backoff``, ``dead_letter`` and ``lock`` in the
+        scheduler's terms; None when the framework's entries always run queued jobs."""
+        return None
+
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         """Whether its scheduler never starts a run while the last one goes on."""
         return False

@@ -57,6 +57,24 @@ class APSchedulerSemantics(Semantics):
         allowed = number(entry.option("max_instances"))
         return allowed is None or allowed <= 1
 
+    def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
+        # executors/base.py ``run_job``: an exception is logged ('Job "%s" raised an
+        # exception') and sent as EVENT_JOB_ERROR; the job keeps its schedule. No limit:
+        # a run still going at its next time makes that run be skipped (max_instances).
+        allowed = number(entry.option("max_instances"))
+        return {
+            "queue": "none: runs in the scheduler's process",
+            "time_limit": "none (APScheduler stops no run)",
+            "retries": "none: the next scheduled run",
+            "backoff": "-",
+            "dead_letter": "none: the error is logged (EVENT_JOB_ERROR)",
+            "lock": (
+                "one run at a time in its scheduler (max_instances=1)"
+                if allowed is None or allowed <= 1
+                else f"no: max_instances={allowed:g}"
+            ),
+        }
+
     def overlap_note(self, entry: ScheduleEntry) -> str:
         allowed = number(entry.option("max_instances"))
         if allowed is None or allowed <= 1:

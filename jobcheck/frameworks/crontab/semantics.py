@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import Const, number
+from jobcheck.facts.values import Const, number, string
 from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression, with_minute
 
 if TYPE_CHECKING:
     from jobcheck.checks.base import RuleChecks as Check
     from jobcheck.facts import ScheduleEntry
     from jobcheck.findings import Finding
+    from jobcheck.project.model import Project
 
 # src/entry.c ``load_entry``: ``@reboot`` sets WHEN_REBOOT (runs once at start-up: not a
 # schedule); the other keywords, compared with strcmp (lower case only), are these
@@ -100,6 +101,20 @@ class CrontabSemantics(Semantics):
             "runs it); wrap the command in 'flock -n /tmp/<name>.lock <command>' so a run "
             "that finds the lock held is skipped"
         )
+
+    def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
+        if enqueued_task(entry.target_text) is not None:
+            return None  # 'celery call x': the task's own contract is listed
+        limit = number(entry.option("timeout"))
+        lock = string(entry.option("lock"))
+        return {
+            "queue": "none: cron starts the command",
+            "time_limit": f"{limit:g} s (timeout)" if limit else "none (no timeout wrapper)",
+            "retries": "none",
+            "backoff": "-",
+            "dead_letter": "none: cron mails the output to MAILTO",
+            "lock": lock if lock else "no (no flock/run-one wrapper)",
+        }
 
     def minute_zero_note(self, entry: ScheduleEntry) -> str:
         text = entry.timing.text.strip()

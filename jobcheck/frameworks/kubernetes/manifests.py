@@ -109,6 +109,9 @@ def _cronjob(node: MappingNode, constructor: SafeConstructor) -> ScheduleEntry |
     metadata = _get(node, "metadata")
     name_node = _get(metadata, "name")
     name = _scalar(name_node)
+    suspend = _get(spec, "suspend")
+    if suspend is not None and _value(suspend, constructor) == Const(True):
+        return None  # a suspended CronJob starts nothing (cronjob_controllerv2.go)
     schedule_node = _get(spec, "schedule")
     job_spec = _get(_get(spec, "jobTemplate"), "spec")
     pod_spec = _get(_get(job_spec, "template"), "spec")

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from jobcheck.checks.base import RuleChecks as Check
     from jobcheck.facts import FileFacts, ScheduleEntry
     from jobcheck.findings import Finding
-    from jobcheck.project.model import Job
+    from jobcheck.project.model import Job, Project
 
 # pkg/apis/batch/v1/defaults.go ``SetDefaults_CronJob`` (kubernetes@045bbb192caa).
 CRONJOB_DEFAULTS: dict[str, object] = {
@@ -75,6 +75,12 @@ GUARDING_POLICIES = frozenset({"Forbid", "Replace"})
 Replace deletes the active one first (its work is cut short)."""
 
 
+def _shown_value(value: object) -> str:
+    if isinstance(value, Const):
+        return str(value.value)
+    return "{{...}}" if isinstance(value, Opaque) else "?"
+
+
 def _known(value: object) -> bool:
     """Set to something, a template (``{{ .Values.x }}``) included: a templated value is
     the chart's to choose, not missing."""
@@ -89,6 +95,29 @@ class KubernetesSemantics(Semantics):
 
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "CronJob"
+
+    def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
+        """defaults.go: no activeDeadlineSeconds, backoffLimit 6; the Job controller
+        recreates failed pods with an exponential back-off delay (10 s, 20 s, 40 s...
+        capped at six minutes: the Job documentation, "Pod backoff failure policy");
+        failedJobsHistoryLimit 1 keeps the last failed Job."""
+        limit = entry.option("activeDeadlineSeconds") or entry.option("pod.activeDeadlineSeconds")
+        retries = entry.option("backoffLimit")
+        policy = entry.option("concurrencyPolicy")
+        return {
+            "queue": "none: a Job (pod) per run",
+            "time_limit": f"{_shown_value(limit)} s (activeDeadlineSeconds)"
+            if _known(limit)
+            else "none (no activeDeadlineSeconds)",
+            "retries": f"max {_shown_value(retries)} pods (backoffLimit)"
+            if _known(retries)
+            else "max 6 pods (backoffLimit, Kubernetes default)",
+            "backoff": "exponential from 10 s, capped at 6 min (Job controller)",
+            "dead_letter": "the failed Job, kept by failedJobsHistoryLimit (1 by default)",
+            "lock": f"concurrencyPolicy: {_shown_value(policy)}"
+            if _known(policy)
+            else "no: concurrencyPolicy Allow (the default)",
+        }
 
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         policy = entry.option("concurrencyPolicy")

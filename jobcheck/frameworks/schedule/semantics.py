@@ -27,6 +27,18 @@ class ScheduleLibrarySemantics(Semantics):
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         return True
 
+    def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
+        # schedule/__init__.py ``Job.run`` calls ``job_func()`` with no try: an exception
+        # leaves ``run_pending`` (and the loop around it) before the next run is set.
+        return {
+            "queue": "none: runs in the run_pending loop",
+            "time_limit": "none (a long run delays every other job of the loop)",
+            "retries": "none",
+            "backoff": "-",
+            "dead_letter": "none: an exception ends run_pending unless the loop catches it",
+            "lock": "one run at a time in its loop",
+        }
+
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         fields = entry.timing.fields
         hour = fields[1] if fields and fields[1] not in (None, "*") else None
