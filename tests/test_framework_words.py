@@ -12,12 +12,21 @@ from tests.conftest import FIXTURES, run_case
 
 # Words only one framework's messages may use (option names, tools, products).
 WORDS = {
-    "celery": ("Celery", "soft_time_limit", "task_time_limit", "beat", "apply_async", "autoretry"),
+    "celery": (
+        "Celery",
+        "soft_time_limit",
+        "task_time_limit",
+        "beat",
+        "apply_async",
+        "autoretry",
+        "chunks",
+        "countdown",
+    ),
     "rq": ("RQ", "Retry(max", "failed job registry"),
     "dramatiq": ("Dramatiq", "actor", "max_age", "milliseconds"),
     "huey": ("Huey", "lock_task", "SIGNAL_ERROR"),
-    "arq": ("arq", "WorkerSettings", "job_timeout", "enqueue_job"),
-    "taskiq": ("taskiq", "kiq", "TaskiqMiddleware"),
+    "arq": ("arq", "WorkerSettings", "job_timeout", "enqueue_job", "_defer_by"),
+    "taskiq": ("taskiq", "kiq", "TaskiqMiddleware", "with_labels"),
     "kubernetes": ("CronJob", "concurrencyPolicy", "activeDeadlineSeconds"),
     "sidekiq": ("Sidekiq", "sidekiq_options"),
 }
@@ -62,3 +71,13 @@ def test_findings_speak_only_their_own_framework(framework: str, case) -> None: 
         if _judged(framework, f) and (match := foreign.search(f.message))
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_a_sqlalchemy_session_is_told_to_enqueue_after_its_commit() -> None:
+    """Django's transaction.on_commit is no advice for a SQLAlchemy session."""
+    report = run_case(FIXTURES / "job01" / "sqlalchemy_commit")
+    messages = [f.message for f in report.findings if f.rule == "JOB-01"]
+    assert len(messages) == 3
+    for message in messages:
+        assert "after session.commit() returns" in message
+        assert "transaction.on_commit" not in message

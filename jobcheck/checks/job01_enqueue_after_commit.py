@@ -66,7 +66,7 @@ class EnqueueAfterCommit(RuleChecks):
             loc,
             f"{name} is enqueued {reason}: if the transaction rolls back, "
             "the job runs for data that was never committed (and it may start before "
-            f"the commit); {framework.after_commit_advice()}",
+            f"the commit); {_advice(reason, framework)}",
             related=related,
         )
 
@@ -163,6 +163,18 @@ class EnqueueAfterCommit(RuleChecks):
         if _uncommitted_session_work(function.commit_orders, function.session_writes, site.order):
             return "before session.commit() in the same function"
         return None
+
+
+def _advice(reason: str, framework: Semantics) -> str:
+    """How to enqueue after the commit: Django's ``transaction.on_commit`` (and the job
+    framework's own ways) for Django transactions; after ``session.commit()`` for a
+    SQLAlchemy session, which has no on_commit hook of Django's kind."""
+    if "session.commit()" in reason or "SQLAlchemy" in reason:
+        return (
+            "enqueue after session.commit() returns (or from the session's after_commit "
+            "event), or write an outbox row in the same transaction"
+        )
+    return framework.after_commit_advice()
 
 
 def _uncommitted_session_work(commits: list[int], writes: list[int], enqueue: int) -> bool:

@@ -83,9 +83,8 @@ class BoundedBacklog(RuleChecks):
                 "unbounded-fan-out",
                 f.path,
                 site.loc,
-                f"'{name}' is enqueued {what}, with no batching or throttling. Enqueue batches "
-                "of IDs (e.g. a group of chunks, task.chunks(...)), slice or paginate the "
-                "query, or throttle (a countdown that grows with the index)",
+                f"'{name}' is enqueued {what}, with no batching or throttling. "
+                + semantics(job.framework if job else site.framework_hint).fan_out_advice(),
             )
 
 

@@ -79,8 +79,10 @@ LIMITING_METHODS = frozenset(
 ITERATION_WRAPPERS = frozenset({"enumerate", "list", "tuple", "sorted", "reversed", "iter", "set"})
 PAGINATION_WORDS = frozenset({"next", "cursor", "more", "continuation", "token", "page"})
 THROTTLE_WORDS = ("sleep", "throttle", "rate_limit", "ratelimit", "limiter")
-# Options that delay a job's start; a value that changes per iteration staggers them.
-DELAY_OPTIONS = ("countdown", "eta", "delay")
+# Options that delay a job's start; a value that changes per iteration staggers them:
+# Celery's countdown/eta, Dramatiq's, Huey's and taskiq's delay, arq's _defer_by and
+# _defer_until (arq/connections.py ``enqueue_job``).
+DELAY_OPTIONS = ("countdown", "eta", "delay", "_defer_by", "_defer_until")
 
 
 class FanOutRecognizer(Recognizer):

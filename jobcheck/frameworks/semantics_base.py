@@ -199,6 +199,13 @@ class Semantics:
         the entry's interval as the value); None when its queues are not judged."""
         return None
 
+    def fan_out_advice(self) -> str:
+        """SCL-19 ``unbounded-fan-out``: how to batch or throttle, in its own terms."""
+        return (
+            "Enqueue one job per batch of IDs, slice or paginate the query, or stagger the "
+            "jobs (a start delay that grows with the index)"
+        )
+
     def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
         """Queues and bounds its configuration declares (routes, global middleware)."""
 

@@ -170,6 +170,12 @@ class ArqSemantics(Semantics):
         name = routing.queue_name(value)
         return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
 
+    def fan_out_advice(self) -> str:
+        return (
+            "Enqueue one job per batch of IDs, slice or paginate the query, or stagger "
+            "them (enqueue_job(..., _defer_by=...) growing with the index)"
+        )
+
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         # connections.py ``enqueue_job``: every job key expires ``_expires or defer +
         # expires_extra_ms`` (one day) after it is enqueued.

@@ -188,6 +188,12 @@ class CelerySemantics(Semantics):
     def named_route(self, routing: Routing, name: str, place: Place) -> Route:
         return routes.of(routing).named(name, place)
 
+    def fan_out_advice(self) -> str:
+        return (
+            "Enqueue batches of IDs (e.g. a group of chunks, task.chunks(...)), slice or "
+            "paginate the query, or throttle (a countdown that grows with the index)"
+        )
+
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         resolved = routing.project.option(job, "expires")
         value = resolved.value if resolved.is_set else None

@@ -103,7 +103,7 @@ class DjangoRecognizer(Recognizer):
         if scope is None or not isinstance(node.func, cst.Attribute):
             return
         receiver = dotted(node.func.value) or ""
-        if "session" not in receiver.split(".")[-1].lower():
+        if not _is_session_name(receiver.split(".")[-1].lower()):
             return
         method = node.func.attr.value
         if method == "commit":
@@ -134,3 +134,9 @@ def _subscript_key(node: cst.Subscript) -> str | None:
         value = index.value.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+def _is_session_name(name: str) -> bool:
+    """A SQLAlchemy session by its name: ``session``, ``db_session``, and FastAPI's
+    usual ``db: Session = Depends(get_db)`` (``db``, ``async_db``)."""
+    return "session" in name or name == "db" or name.endswith("_db")

@@ -58,6 +58,13 @@ class DramatiqSemantics(Semantics):
         where = Place(job.file.path, job.task.option_loc("queue_name"))
         return Route(name, name == DRAMATIQ_DEFAULT_QUEUE, where)
 
+    def fan_out_advice(self) -> str:
+        return (
+            "Send one message per batch of IDs (a group of actor.message(ids) batches), "
+            "slice or paginate the query, or stagger them (send_with_options(delay=...) "
+            "growing with the index, in milliseconds)"
+        )
+
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         if job.task.option("periodic") is not None:
             return "periodic= (periodiq's skip_delay)"

@@ -196,6 +196,12 @@ class HueySemantics(Semantics):
         name = routing.queue_name(value)
         return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
 
+    def fan_out_advice(self) -> str:
+        return (
+            "Enqueue one task per batch of IDs, slice or paginate the query, or stagger "
+            "them (task.schedule(args=..., delay=...) growing with the index)"
+        )
+
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         value = job.task.option("expires")
         return None if value is None or is_none(value) else "expires"

@@ -108,6 +108,12 @@ class RQSemantics(Semantics):
     def calls_name_own_queue(self, site: EnqueueSite) -> bool:
         return bool(site.receiver) and site.method != "delay"
 
+    def fan_out_advice(self) -> str:
+        return (
+            "Enqueue one job per batch of IDs, slice or paginate the query, or stagger them "
+            "(queue.enqueue_in(timedelta(seconds=...), ...) growing with the index)"
+        )
+
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         value = job.task.option("ttl")
         return None if value is None or is_none(value) else "ttl"

@@ -223,6 +223,12 @@ class TaskiqSemantics(Semantics):
     def config_in_sight(self, routing: Routing) -> bool:
         return False  # its queues are bounded, if at all, in Redis or RabbitMQ themselves
 
+    def fan_out_advice(self) -> str:
+        return (
+            "Kick one task per batch of IDs, slice or paginate the query, or stagger "
+            "them (task.kicker().with_labels(delay=...) growing with the index)"
+        )
+
     def how_to_route(self) -> str:
         return "give it a broker of its own (queue_name=) with its own workers"
 
