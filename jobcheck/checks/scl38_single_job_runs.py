@@ -12,7 +12,16 @@ import shlex
 from collections.abc import Iterable, Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import FileFacts, Loc, ProcessDecl, ScheduleEntry, SchedulerStart, StartupHook
+from jobcheck.facts import (
+    Decorator,
+    FileFacts,
+    FunctionFacts,
+    Loc,
+    ProcessDecl,
+    ScheduleEntry,
+    SchedulerStart,
+    StartupHook,
+)
 from jobcheck.facts.values import number, string
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job, Project
@@ -105,7 +114,7 @@ class SingleJobRuns(RuleChecks):
         return any(
             self._lock_decorator(d.qualname) or self._wraps_in_lock(d.qualname)
             for reach in summary.functions
-            for d in reach.item.decorators
+            for d in _under_the_job_decorator(reach.item, job)
         )
 
     def _wraps_in_lock(self, qualname: str | None) -> bool:
@@ -250,6 +259,20 @@ def _inside(function: str | None, hook_function: str | None) -> bool:
     return function is not None and (
         function == hook_function or function.startswith(hook_function + ".")
     )
+
+
+def _under_the_job_decorator(function: FunctionFacts, job: Job | None) -> list[Decorator]:
+    """The decorators that wrap the code the worker runs: for the job's own function, those
+    below its job decorator. One above it wraps the job object, i.e. the enqueue (Huey's
+    ``@huey.lock_task`` over ``@huey.periodic_task``: api.py ``create_task`` keeps the
+    plain function, which the consumer runs)."""
+    decorators = list(function.decorators)
+    if job is None or function.qualname != job.task.function:
+        return decorators
+    for index, decorator in enumerate(decorators):
+        if decorator.loc == job.task.loc:
+            return decorators[index + 1 :]
+    return decorators
 
 
 def _every_instance_message(hook: StartupHook, start: SchedulerStart, where: str | None) -> str:

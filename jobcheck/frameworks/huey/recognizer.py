@@ -165,11 +165,18 @@ class HueyRecognizer(Recognizer):
             head, _, method = qualname.rpartition(".")
             if method == "lock_task" and self._is_huey(head):
                 # huey/api.py ``TaskLock.__call__``: the body runs ``with self:``, and
-                # ``__enter__`` raises TaskLockedException when the lock is held.
+                # ``__enter__`` raises TaskLockedException when the lock is held. Above
+                # the task decorator it wraps the TaskWrapper, i.e. the enqueue, while
+                # the consumer runs the function ``create_task`` kept (api.py:976, 1079).
+                if not claimed and _task_decorator_below(facts, decorator):
+                    continue
                 loc = self.walker.loc(decorator_node.decorator)
                 facts.guards.append(Guard("lock", self.walker.order, loc))
                 continue
-            if method == "signal" and self._is_huey(head) and _hears_errors(decorator.call):
+            if method == "signal" and (
+                (self._is_huey(head) and _hears_errors(decorator.call))
+                or _names_huey_error_signal(decorator.call)
+            ):
                 self.walker.facts.failure_handlers.append(
                     FailureHandler(
                         "signal",
@@ -337,6 +344,23 @@ class HueyRecognizer(Recognizer):
                 framework="huey" if target in self._tasks else None,
             )
         )
+
+
+def _task_decorator_below(facts: FunctionFacts, lock: object) -> bool:
+    """Whether a task decorator comes after (below) ``lock`` in the decorator list."""
+    after = facts.decorators[facts.decorators.index(lock) + 1 :]  # type: ignore[arg-type]
+    return any((d.qualname or "").rpartition(".")[2] in TASK_DECORATORS for d in after)
+
+
+def _names_huey_error_signal(call: Value | None) -> bool:
+    """``@huey.signal(SIGNAL_ERROR)`` with Huey's own constant: a Huey instance whatever
+    module it is imported from (``from app.queue import huey``)."""
+    return isinstance(call, CallV) and any(
+        isinstance(arg, Ref) and arg.qualname in HUEY_ERROR_SIGNALS for arg in call.args
+    )
+
+
+HUEY_ERROR_SIGNALS = frozenset({"huey.signals.SIGNAL_ERROR", "huey.SIGNAL_ERROR"})
 
 
 def _hears_errors(call: Value | None) -> bool:

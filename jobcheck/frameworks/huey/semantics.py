@@ -120,8 +120,10 @@ def registered_name(module: str, name: str) -> str:
 LOCK_KEY = "%s.lock.%s"
 """``'%s.lock.%s' % (huey.name, name)``."""
 LOCK_HAS_TTL = False
-"""A worker killed while holding the lock leaves it set until ``flush_locks`` or the
-consumer's ``-f/--flush-locks``."""
+"""Huey 2: a worker killed while holding the lock leaves it set until ``flush_locks`` or
+the consumer's ``-f/--flush-locks``. Huey 3 (3.5.4 api.py:757 ``lock_task(self,
+lock_name, ttl=None)``, ``TaskLock.acquire`` passes it to ``put_if_empty``) takes a
+``ttl=``; without one its lock has no expiry either."""
 LOCKED_TASK_IS_RETRIED = True
 """TaskLockedException counts as an exception: retried while ``retries`` remain
 (2.5.0 api.py:386-389, 446-448)."""
@@ -278,10 +280,10 @@ class HueySemantics(Semantics):
     def single_run_advice(self) -> str:
         # LOCK_HAS_TTL, PERIODIC_IN_EVERY_CONSUMER above.
         return (
-            ", e.g. Huey's @huey.lock_task('name') under the periodic decorator (it has no "
-            "expiry: start the consumer with --flush-locks so a killed run does not hold "
-            "it); every consumer started without --no-periodic enqueues the task, so run "
-            "one such consumer"
+            ", e.g. Huey's @huey.lock_task('name') under the periodic decorator (give it "
+            "ttl= longer than a run on Huey 3, or start the consumer with --flush-locks, so "
+            "a killed run does not hold it for ever); every consumer started without "
+            "--no-periodic enqueues the task, so run one such consumer"
         )
 
     # -- schedules ----------------------------------------------------------------------
