@@ -10,6 +10,8 @@ import dataclasses
 import functools
 from pathlib import Path
 
+import pytest
+
 from jobcheck.config import Options
 from jobcheck.discovery import discover, module_name
 from jobcheck.engine import RunSettings, collect_facts
@@ -560,3 +562,26 @@ def test_a_kubernetes_list_of_cronjobs() -> None:
     assert [(e.name, e.timing.fields) for e in result.schedules] == [
         ("a", ("0", "1", "*", "*", "*"))
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "user", "runs"),
+    [
+        # A file the image copies to /etc/cron.d: its user column is read by its shape.
+        ("5 0 * * * appuser /usr/local/bin/python /app/manage.py expire", "appuser", None),
+        ("5 0 * * * deploy python manage.py expire", "deploy", "python manage.py expire"),
+        # A command whose first argument is a path is not a user and its program.
+        ("5 0 * * * rsync /srv/data /backup/data", None, "rsync /srv/data /backup/data"),
+        ("5 0 * * * /app/bin/purge /tmp", None, "/app/bin/purge /tmp"),
+    ],
+)
+def test_crontab_user_column_outside_cron_d(line: str, user: str | None, runs: str | None) -> None:
+    from jobcheck.facts import FileFacts
+    from jobcheck.frameworks.crontab.reader import read_crontab
+
+    facts = FileFacts(path="deploy/app.cron", module="")
+    read_crontab(facts, line + "\n")
+    (entry,) = facts.schedules
+    assert option(entry, "user") == user
+    if runs is not None:
+        assert entry.target_text == runs

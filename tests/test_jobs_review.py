@@ -153,6 +153,8 @@ def test_huey_arq_and_taskiq_contracts_are_in_their_own_terms() -> None:
     taskiq = contracts("taskiq/checked_project")
     assert taskiq["tasks:sync_prices"]["time_limit"] == "60 s (timeout label)"
     assert taskiq["tasks:export"]["time_limit"] == "none"
+    # middlewares/smart_retry_middleware.py: ``retries < max_retries`` counts the first run.
+    assert taskiq["tasks:sync_prices"]["retries"] == "3 (max_retries=4 counts the first run)"
     assert {c["dead_letter"] for c in taskiq.values()} == {"none (taskiq keeps no failed tasks)"}
 
 

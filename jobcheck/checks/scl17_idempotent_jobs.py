@@ -79,6 +79,9 @@ class IdempotentJobs(RuleChecks):
             function = self.project.scheduled_function(entry, job)
             if function and function not in found:
                 found[function] = (job_label(entry), describe(entry))
+            for command in self.project.command_functions(entry) if job is None else ():
+                # The code a CronJob's or crontab line's command runs (``handle``).
+                found.setdefault(command, (entry.label, describe(entry)))
         return found
 
 

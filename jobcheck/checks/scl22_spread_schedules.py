@@ -54,7 +54,7 @@ class SpreadScheduledJobs(RuleChecks):
             together = sum(
                 1
                 for _, other, other_fire in flagged
-                if other is not entry and may_coincide(fire, other_fire)
+                if other is not entry and _coincide(entry, fire, other, other_fire)
             )
             company = (
                 f", at the same moment as {together} other schedule{'s' if together > 1 else ''}"
@@ -90,7 +90,7 @@ class SpreadScheduledJobs(RuleChecks):
             earlier = [
                 (other_f, other, other_fire)
                 for other_f, other, other_fire in entries[:index]
-                if not _same_job(entry, other) and may_coincide(fire, other_fire)
+                if not _same_job(entry, other) and _coincide(entry, fire, other, other_fire)
             ]
             if not earlier:
                 continue
@@ -148,6 +148,24 @@ class SpreadScheduledJobs(RuleChecks):
                 f"{framework.interval_reset_consequence(entry)}: pin it to fixed times "
                 f"instead, e.g. {framework.cron_hint(entry, when.seconds)}",
             )
+
+
+def _coincide(a: ScheduleEntry, a_fire: Firing, b: ScheduleEntry, b_fire: Firing) -> bool:
+    """Whether two entries can start in the same minute. Entries read in different time
+    zones (a CronJob's ``timeZone``, a crontab's ``CRON_TZ``) meet at the same hour only
+    by the zones' offset: they count together only when both run every hour."""
+    if _zone(a) == _zone(b):
+        return may_coincide(a_fire, b_fire)
+    hourly = all(f.hours is not None and len(f.hours) == 24 for f in (a_fire, b_fire))
+    return hourly and may_coincide(a_fire, b_fire)
+
+
+UTC_NAMES = frozenset({"utc", "etc/utc", "gmt", "etc/gmt", "z", "universal", "zulu"})
+
+
+def _zone(entry: ScheduleEntry) -> str:
+    zone = semantics(entry.framework).time_zone(entry)
+    return "utc" if zone is None or zone.lower() in UTC_NAMES else zone
 
 
 def _without_minute_zero(fire: Firing) -> Firing:

@@ -326,6 +326,11 @@ class Semantics:
     ) -> Iterator[Finding]:
         return iter(())
 
+    def time_zone(self, entry: ScheduleEntry) -> str | None:
+        """SCL-22: the time zone the entry's fields are read in, when it names one; None
+        for the scheduler's default (taken as UTC)."""
+        return None
+
     def minute_zero_note(self, entry: ScheduleEntry) -> str:
         """Why an entry that does not say so starts at minute 0, as a clause ("")."""
         return ""

@@ -117,10 +117,80 @@ def _split_user(rest: str, at: int, system: bool) -> tuple[str | None, str, int]
     system user there), and the command after it."""
     first, _, after = rest.partition(" ")
     first = first.split("\t")[0]
-    if (system or first in SYSTEM_USERS) and after.strip():
+    if (system or first in SYSTEM_USERS or _user_then_program(first, after)) and after.strip():
         offset = rest.index(after.lstrip(), len(first))
         return first, rest[offset:], at + offset
     return None, rest, at
+
+
+def _user_then_program(first: str, after: str) -> bool:
+    """A user field in a file that is not known to be of the system format (a file the
+    image copies to ``/etc/cron.d``): a user-like name followed by a program path or a
+    well-known program (``appuser /usr/local/bin/python ...``)."""
+    if not _USER_NAME.fullmatch(first) or first in _PROGRAM_NAMES | _COMMON_COMMANDS:
+        return False
+    program = after.strip().split(" ", 1)[0]
+    name = os.path.basename(program)
+    return (
+        name in _PROGRAM_NAMES
+        or _PYTHON.fullmatch(name) is not None
+        or name.endswith((".sh", ".py"))
+        or "/bin/" in program
+    )
+
+
+# Commands whose first argument is often a path: never read as a user name.
+_COMMON_COMMANDS = frozenset(
+    {
+        "rsync",
+        "cp",
+        "mv",
+        "rm",
+        "find",
+        "tar",
+        "gzip",
+        "pg_dump",
+        "mysqldump",
+        "echo",
+        "test",
+        "cat",
+        "touch",
+        "sleep",
+        "ls",
+        "chmod",
+        "chown",
+        "mkdir",
+        "ln",
+        "kill",
+        "pkill",
+        "logrotate",
+    }
+)
+_USER_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+_PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
+_PROGRAM_NAMES = frozenset(
+    {
+        "sh",
+        "bash",
+        "cd",
+        "flock",
+        "timeout",
+        "run-one",
+        "nice",
+        "ionice",
+        "php",
+        "node",
+        "ruby",
+        "perl",
+        "curl",
+        "wget",
+        "celery",
+        "django-admin",
+        "rq",
+        "huey_consumer",
+        "env",
+    }
+)
 
 
 # -- Procfile ------------------------------------------------------------------------

@@ -116,6 +116,9 @@ class CrontabSemantics(Semantics):
             "lock": lock if lock else "no (no flock/run-one wrapper)",
         }
 
+    def time_zone(self, entry: ScheduleEntry) -> str | None:
+        return string(entry.option(SCHEDULE_ZONE_VARIABLE))
+
     def minute_zero_note(self, entry: ScheduleEntry) -> str:
         text = entry.timing.text.strip()
         if text.startswith("@") and text in MACROS:

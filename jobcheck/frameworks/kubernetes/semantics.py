@@ -119,6 +119,10 @@ class KubernetesSemantics(Semantics):
             else "no: concurrencyPolicy Allow (the default)",
         }
 
+    def time_zone(self, entry: ScheduleEntry) -> str | None:
+        # types.go ``timeZone``: without it, the kube-controller-manager's own zone.
+        return string(entry.option("timeZone"))
+
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         policy = entry.option("concurrencyPolicy")
         if enqueued_task(entry.command) is not None:

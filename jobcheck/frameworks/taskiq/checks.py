@@ -84,8 +84,9 @@ def retries_at_once(check: Check, job: Job) -> Iterator[Finding]:
         "retry-without-backoff",
         job.file.path,
         job.task.option_loc("retry_on_error") if label is not None else job.task.loc,
-        f"taskiq task '{job.task.name}' is retried {times} by SimpleRetryMiddleware, which "
-        "sends it again at once: every retry hits the failing dependency within moments of "
+        f"taskiq task '{job.task.name}' runs up to {times} under SimpleRetryMiddleware "
+        "(max_retries counts the first run), which sends each retry at once: every retry "
+        "hits the failing dependency within moments of "
         "the last; use SmartRetryMiddleware(use_delay_exponent=True, use_jitter=True) with "
         "a schedule_source so the delay is honoured on every broker",
     )

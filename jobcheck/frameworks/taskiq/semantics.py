@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import describe
+from jobcheck.facts.values import describe, number
 from jobcheck.frameworks.semantics_base import (
     Check,
     Semantics,
@@ -311,8 +311,16 @@ class TaskiqSemantics(Semantics):
         retries = "none (no retry middleware)"
         backoff = "-"
         if middlewares and job.task.option("retry_on_error") is not None:
-            count = job.task.option("max_retries")
-            retries = describe(count) if count is not None else "3 (the middleware's default)"
+            # ``retries < max_retries`` after counting this run: max_retries counts runs.
+            count = number(job.task.option("max_retries"))
+            if count is None and job.task.option("max_retries") is not None:
+                retries = describe(job.task.option("max_retries"))
+            else:
+                runs = count if count is not None else 3
+                default = "" if count is not None else ", the middleware's default"
+                retries = (
+                    f"{max(runs - 1, 0):g} (max_retries={runs:g} counts the first run{default})"
+                )
             simple = middlewares[0].name.endswith(checks.SIMPLE_RETRY)
             backoff = "none: sent again at once" if simple else "SmartRetryMiddleware delay"
         return {
