@@ -585,3 +585,25 @@ def test_crontab_user_column_outside_cron_d(line: str, user: str | None, runs: s
     assert option(entry, "user") == user
     if runs is not None:
         assert entry.target_text == runs
+
+
+@pytest.mark.parametrize(
+    ("line", "hint"),
+    [
+        ("*/15 * * * * /app/bin/poll", "7-59/15 * * * * <command>"),
+        ("0,30 3 * * * /app/bin/poll", "7-59/30 3 * * *"),
+        ("0,20 3 * * * /app/bin/poll", "37,57 3 * * *"),
+        ("0 3 * * * /app/bin/poll", "37 3 * * * <command>"),
+    ],
+)
+def test_a_crontab_minute_hint_keeps_the_runs_per_hour(line: str, hint: str) -> None:
+    from jobcheck.frameworks.crontab.reader import read_crontab
+    from jobcheck.registry import semantics
+    from jobcheck.timing import expanded
+
+    facts = FileFacts(path="deploy/crontab", module="")
+    read_crontab(facts, line + "\n")
+    (entry,) = facts.schedules
+    entry = dataclasses.replace(entry, timing=expanded(entry.timing))  # as extraction does
+    found = semantics("crontab").minute_hint(entry, 37)
+    assert found is not None and found.startswith(hint.removesuffix(" <command>"))

@@ -447,4 +447,18 @@ def with_minute(entry: ScheduleEntry, minute: int) -> str | None:
     fields = entry.timing.fields
     if not fields or any(f is None for f in fields):
         return None
-    return " ".join([str(minute), *fields[1:]])  # type: ignore[list-item]
+    return " ".join([spaced_minutes(entry, minute), *fields[1:]])  # type: ignore[list-item]
+
+
+def spaced_minutes(entry: ScheduleEntry, minute: int) -> str:
+    """The minute field that starts at ``minute`` and keeps the entry's runs per hour:
+    ``*/15`` moved to 7 is ``7-59/15``, ``0,30`` is ``7,37``; one minute stays one."""
+    expanded = entry.timing.expanded
+    minutes = sorted(expanded[0]) if expanded and expanded[0] else []
+    if len(minutes) <= 1:
+        return str(minute)
+    steps = {b - a for a, b in zip(minutes, minutes[1:])}
+    if len(steps) == 1 and 60 % (step := steps.pop()) == 0 and len(minutes) == 60 // step:
+        return f"{minute % step}-59/{step}"
+    shift = minute - minutes[0]
+    return ",".join(str(m) for m in sorted((m + shift) % 60 for m in minutes))
