@@ -262,8 +262,8 @@ def _inside(function: str | None, hook_function: str | None) -> bool:
 
 
 def _under_the_job_decorator(function: FunctionFacts, job: Job | None) -> list[Decorator]:
-    """The decorators that wrap the code the worker runs: for the job's own function, those
-    below its job decorator. One above it wraps the job object, i.e. the enqueue (Huey's
+    """The decorators that wrap the code the worker runs: for the job's own function, its
+    job decorator and those below it. One above it wraps the job object, i.e. the enqueue (Huey's
     ``@huey.lock_task`` over ``@huey.periodic_task``: api.py ``create_task`` keeps the
     plain function, which the consumer runs)."""
     decorators = list(function.decorators)
@@ -271,7 +271,7 @@ def _under_the_job_decorator(function: FunctionFacts, job: Job | None) -> list[D
         return decorators
     for index, decorator in enumerate(decorators):
         if decorator.loc == job.task.loc:
-            return decorators[index + 1 :]
+            return decorators[index:]  # the job decorator itself may wrap in a lock
     return decorators
 
 
@@ -291,6 +291,9 @@ def _enqueued_note(entry: ScheduleEntry) -> str:
     """The scheduled function only enqueues the job: the job runs in a worker, where the
     scheduler's own one-at-a-time rule (APScheduler's ``max_instances``) does not reach."""
     note = ", which only enqueues it"
+    if semantics(entry.framework).enqueued_job_name(entry):
+        guard = semantics(entry.framework).schedule_guard_noun
+        return f"{note}: the job runs in a worker, which {guard} does not guard"
     if semantics(entry.framework).runs_one_at_a_time(entry):
         note += f": {semantics(entry.framework).title}'s one-run-at-a-time covers the enqueue"
         note += ", not the job's run in a worker"

@@ -299,6 +299,15 @@ class Semantics:
         scheduler's terms; None when the framework's entries always run queued jobs."""
         return None
 
+    schedule_guard_noun = "the scheduler's own one-run-at-a-time"
+    """SCL-38: what keeps the scheduler's own runs apart, as messages name it."""
+
+    def enqueued_job_name(self, entry: ScheduleEntry) -> str | None:
+        """The registered name of the job an entry's command only enqueues (a CronJob or
+        crontab line running ``celery call shop.tasks.x``): that job runs on the
+        schedule, in a worker."""
+        return None
+
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         """Whether its scheduler never starts a run while the last one goes on."""
         return False

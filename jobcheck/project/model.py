@@ -708,6 +708,8 @@ class Project:
         found: list[tuple[FileFacts, ScheduleEntry, Job | None]] = []
         for f, entry in self.schedules():
             job = self.job_named(entry.task_name, entry.target)
+            if job is None and (called := semantics(entry.framework).enqueued_job_name(entry)):
+                job = self.job_named(called)
             delegated = [] if job is not None else self.delegated_jobs(entry)
             found.extend((f, entry, j) for j in delegated or [job])
         return found

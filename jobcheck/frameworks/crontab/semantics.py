@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from jobcheck.commandline import programs
 from jobcheck.facts.values import Const, number, string
 from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression, with_minute
 
@@ -64,10 +65,48 @@ def enqueued_task(command: str | None) -> str | None:
     """The task a command only enqueues (``celery -A shop call shop.tasks.refresh``, ``celery
     call`` sends the task and exits: celery/bin/call.py): the scheduled job is that
     task, whose own limits and locks the checks judge, not the command's."""
-    words = (command or "").split()
-    for index, word in enumerate(words[:-1]):
-        if word == "call" and any(w.rsplit("/", 1)[-1] == "celery" for w in words[:index]):
-            return words[index + 1]
+    for words in programs(command or ""):
+        for index, word in enumerate(words[:-1]):
+            if word == "call" and any(w.rsplit("/", 1)[-1] == "celery" for w in words[:index]):
+                return _call_name(words[index + 1 :])
+    return None
+
+
+# celery/bin/call.py: the options of ``celery call`` that take a value.
+CALL_VALUE_OPTIONS = frozenset(
+    {
+        "-a",
+        "--args",
+        "-k",
+        "--kwargs",
+        "--eta",
+        "--countdown",
+        "--expires",
+        "--serializer",
+        "--queue",
+        "--exchange",
+        "--routing-key",
+    }
+)
+
+
+def _call_name(words: list[str]) -> str | None:
+    """The task name after ``celery call``'s own options."""
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        has_value = words[index] in CALL_VALUE_OPTIONS and "=" not in words[index]
+        index += 2 if has_value else 1
+    return words[index] if index < len(words) else None
+
+
+def call_option(command: str | None, name: str) -> str | None:
+    """The value ``celery call`` is given for an option (``--expires 300``), if any."""
+    for words in programs(command or ""):
+        for index, word in enumerate(words):
+            if word == name and index + 1 < len(words):
+                return words[index + 1]
+            if word.startswith(name + "="):
+                return word.partition("=")[2]
     return None
 
 
@@ -84,6 +123,11 @@ class CrontabSemantics(Semantics):
 
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "crontab line"
+
+    schedule_guard_noun = "a flock wrapper on the line"
+
+    def enqueued_job_name(self, entry: ScheduleEntry) -> str | None:
+        return enqueued_task(entry.command)
 
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         # A lock wrapper serialises the runs: with -n the next run is skipped, without it

@@ -123,6 +123,11 @@ class KubernetesSemantics(Semantics):
         # types.go ``timeZone``: without it, the kube-controller-manager's own zone.
         return string(entry.option("timeZone"))
 
+    schedule_guard_noun = "the CronJob's concurrencyPolicy"
+
+    def enqueued_job_name(self, entry: ScheduleEntry) -> str | None:
+        return enqueued_task(entry.command)
+
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         policy = entry.option("concurrencyPolicy")
         if enqueued_task(entry.command) is not None:
