@@ -413,6 +413,21 @@ def fixed_hours(seconds: float) -> tuple[str, int | None]:
     return "hourly", None
 
 
+def started_scheduler_module(project: Project, words: list[str], kind: str) -> str | None:
+    """The module a process command runs (``python clock.py``, ``python -m app.clock``)
+    when it starts an in-process scheduler of ``kind`` (``SchedulerStart.kind``): the
+    process is a scheduler, and each of its copies runs every job."""
+    from shlex import join
+
+    from jobcheck.project.commands import command_modules
+
+    for module in command_modules(join(words), project.modules):
+        for f in project.files:
+            if f.module == module and any(s.kind == kind for s in f.scheduler_starts):
+                return f.path
+    return None
+
+
 def fixed_minute_expression(seconds: float) -> str:
     """A cron expression at a free minute for an interval of ``seconds``: daily at 03:17,
     every N hours at :17, else hourly at :17."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import DictV, number
 from jobcheck.frameworks.apscheduler.defaults import JOB_DEFAULTS
-from jobcheck.frameworks.semantics_base import Semantics, fixed_hours
+from jobcheck.frameworks.semantics_base import Semantics, fixed_hours, started_scheduler_module
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -74,6 +74,10 @@ class APSchedulerSemantics(Semantics):
                 else f"no: max_instances={allowed:g}"
             ),
         }
+
+    def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
+        path = started_scheduler_module(project, words, "apscheduler")
+        return (f"an APScheduler scheduler ({path})", False) if path else None
 
     def overlap_note(self, entry: ScheduleEntry) -> str:
         allowed = number(entry.option("max_instances"))

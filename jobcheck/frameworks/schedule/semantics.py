@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.frameworks.semantics_base import Semantics
+from jobcheck.frameworks.semantics_base import Semantics, started_scheduler_module
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -38,6 +38,10 @@ class ScheduleLibrarySemantics(Semantics):
             "dead_letter": "none: an exception ends run_pending unless the loop catches it",
             "lock": "one run at a time in its loop",
         }
+
+    def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
+        path = started_scheduler_module(project, words, "schedule")
+        return (f"a schedule run loop ({path})", False) if path else None
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         fields = entry.timing.fields
