@@ -324,7 +324,8 @@ class Gatherer:
         from jobcheck.project.commands import command_modules
 
         modules = {f.module for f in self.files}
-        return {m for command in commands for m in command_modules(command, modules)}
+        scripts = {f.path: f.script_commands for f in facts if f.script_commands}
+        return {m for command in commands for m in command_modules(command, modules, scripts)}
 
     def _errors(self, analysed: set[str]) -> list[FileError]:
         errors = []

@@ -69,3 +69,27 @@ MODULES = {
 )
 def test_command_targets(command: str, expected: list[str]) -> None:
     assert command_targets(command, MODULES) == expected
+
+
+SCRIPTS = {
+    "deploy/scripts/nightly.sh": ["cd /app && python manage.py sync_orders"],
+    "deploy/a/run.sh": ["python -m shop.reports.daily"],
+    "deploy/b/run.sh": ["python -m shop.reports"],
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("/app/scripts/nightly.sh", ["shop.management.commands.sync_orders.Command.handle"]),
+        (
+            "cd /app && bash scripts/nightly.sh >> /var/log/n 2>&1",
+            ["shop.management.commands.sync_orders.Command.handle"],
+        ),
+        ("/app/a/run.sh", ["shop.reports.daily.main"]),
+        ("/app/run.sh", []),  # two scripts of that name: cannot tell which
+        ("/app/scripts/other.sh", []),
+    ],
+)
+def test_command_targets_through_shell_scripts(command: str, expected: list[str]) -> None:
+    assert command_targets(command, MODULES, SCRIPTS) == expected

@@ -107,6 +107,17 @@ FILE_KINDS: tuple[FileKind, ...] = (
         "jobcheck.frameworks.crontab.reader:read_procfile",
     ),
     FileKind(
+        "shell",
+        ("*.sh",),
+        "jobcheck.frameworks.crontab.reader:read_script",
+        (
+            Trigger("runs Python", b"python"),
+            Trigger("runs manage.py", b"manage.py"),
+            Trigger("runs django-admin", b"django-admin"),
+            Trigger("runs celery", b"celery"),
+        ),
+    ),
+    FileKind(
         "supervisord",
         ("*supervisor*.conf", "*supervisor*.ini"),
         "jobcheck.frameworks.crontab.reader:read_supervisord",

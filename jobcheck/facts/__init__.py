@@ -406,6 +406,9 @@ class FileFacts:
     ``WorkerSettings``, taskiq brokers and schedulers, ``DRAMATIQ_BROKER``...)."""
     processes: list[ProcessDecl] = field(default_factory=list)
     """Processes a deployment file runs (a Procfile's ``clock:``, supervisord programs)."""
+    script_commands: list[str] = field(default_factory=list)
+    """For a shell script: the command lines it runs that start Python or a job system
+    (a crontab line or CronJob that runs the script runs them)."""
 
 
 @dataclass(frozen=True, slots=True)

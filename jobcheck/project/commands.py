@@ -16,34 +16,70 @@ project does not define (``celery call``, ``/app/bin/backup``) maps to nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
-from jobcheck.commandline import programs
+from jobcheck.commandline import SHELLS, programs
 
 _PYTHON = re.compile(r"(?:.*/)?python(?:\d+(?:\.\d+)*)?")
 MANAGE_COMMAND = "{module}.Command.handle"
 MODULE_ENTRY = "{module}.main"
 
 
-def command_targets(command: str, modules: Iterable[str]) -> list[str]:
+def command_targets(
+    command: str, modules: Iterable[str], scripts: Mapping[str, Sequence[str]] | None = None
+) -> list[str]:
     """The functions of the project (by qualname) that ``command`` runs, given every
-    module name of the project."""
+    module name of the project, and the command lines of its shell scripts by path (a
+    command that runs ``/app/scripts/nightly.sh`` runs what that script runs)."""
     known = frozenset(modules)
     targets: list[str] = []
-    for words in programs(command):
-        target = _target(words, known)
-        if target is not None and target not in targets:
-            targets.append(target)
+    for line in [command, *scripts_run(command, scripts or {})]:
+        for words in programs(line):
+            target = _target(words, known)
+            if target is not None and target not in targets:
+                targets.append(target)
     return targets
 
 
-def command_modules(command: str, modules: Iterable[str]) -> list[str]:
+def command_modules(
+    command: str, modules: Iterable[str], scripts: Mapping[str, Sequence[str]] | None = None
+) -> list[str]:
     """The modules whose code ``command`` runs (for the second pass: a management command
     module mentions no job system)."""
     return [
         target.removesuffix(".Command.handle").removesuffix(".main")
-        for target in command_targets(command, modules)
+        for target in command_targets(command, modules, scripts)
     ]
+
+
+def scripts_run(command: str, scripts: Mapping[str, Sequence[str]]) -> list[str]:
+    """The command lines of the project's shell scripts that ``command`` runs
+    (``/app/scripts/nightly.sh``, ``bash scripts/nightly.sh``), one level deep."""
+    found: list[str] = []
+    for words in programs(command):
+        path = words[0]
+        if path.rsplit("/", 1)[-1] in SHELLS and len(words) > 1:
+            path = words[1]
+        if not path.endswith(".sh"):
+            continue
+        script = _script_file(path, scripts)
+        if script is not None:
+            found.extend(scripts[script])
+    return found
+
+
+def _script_file(path: str, scripts: Mapping[str, Sequence[str]]) -> str | None:
+    """The project's script a path names: the one file whose path ends with the longest
+    tail of it (``/app/scripts/nightly.sh`` -> ``deploy/scripts/nightly.sh``)."""
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    for start in range(len(parts)):
+        tail = "/".join(parts[start:])
+        found = [s for s in scripts if s.replace("\\", "/").endswith("/" + tail) or s == tail]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return None  # several scripts of that name: cannot tell which
+    return None
 
 
 def _target(words: list[str], known: frozenset[str]) -> str | None:

@@ -738,9 +738,14 @@ class Project:
 
         return [
             qualname
-            for qualname in command_targets(entry.command, self.modules)
+            for qualname in command_targets(entry.command, self.modules, self.scripts)
             if self.function(qualname) is not None
         ]
+
+    @functools.cached_property
+    def scripts(self) -> dict[str, list[str]]:
+        """The command lines of the project's shell scripts, by path."""
+        return {f.path: f.script_commands for f in self.files if f.script_commands}
 
     def scheduled_function(self, entry: ScheduleEntry, job: Job | None) -> str | None:
         """The qualname of the function a schedule runs, when the project defines it: the

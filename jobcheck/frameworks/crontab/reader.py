@@ -274,3 +274,18 @@ def read_supervisord(facts: FileFacts, text: str) -> None:
 
 def _uncomment(text: str) -> str:
     return re.split(r"\s;", text, maxsplit=1)[0].strip()
+
+
+# -- shell scripts -------------------------------------------------------------------
+
+_SCRIPT_PROGRAMS = re.compile(r"\b(?:python[\d.]*|manage\.py|django-admin|celery)\b")
+
+
+def read_script(facts: FileFacts, text: str) -> None:
+    """The command lines of a shell script that start Python or a job system, with
+    backslash continuations joined: what a crontab line or CronJob running the script
+    runs (``jobcheck/project/commands.py``)."""
+    for line in text.replace("\\\n", " ").splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and _SCRIPT_PROGRAMS.search(stripped):
+            facts.script_commands.append(stripped)
