@@ -16,6 +16,7 @@ from jobcheck.facts import SideEffect
 from jobcheck.findings import Finding
 from jobcheck.project.bodies import GUARDS_LOOKED_FOR, job_bodies
 from jobcheck.project.schedule_words import describe, job_label
+from jobcheck.registry import semantics
 
 NON_IDEMPOTENT_KINDS = ("charge", "counter", "send")
 # What the playbook names for scheduled jobs: "Jobs that charge, send or delete must also
@@ -38,6 +39,8 @@ class IdempotentJobs(RuleChecks):
                     continue
                 if body.function.qualname in scheduled and effect.kind in SCHEDULED_KINDS:
                     continue  # reported by scheduled-job-not-idempotent
+                if body.job is None and not semantics(body.framework).reruns_failures:
+                    continue  # no retry or redelivery runs it again
                 yield self.finding(
                     "non-idempotent-side-effect",
                     body.file.path,

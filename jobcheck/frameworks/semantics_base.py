@@ -75,6 +75,11 @@ class Semantics:
         """SCL-34: where a job's error goes when the job lets it through."""
         return "let it fail into retries and the dead-letter queue"
 
+    reruns_failures = True
+    """Whether a run that fails is run again (a queue's retries, a Job's backoffLimit):
+    SCL-17 speaks of retried runs only where one is (an in-process scheduler's function
+    is not: its next run is the next scheduled one)."""
+
     def swallowed_note(self, catches: tuple[str, ...]) -> str:
         """SCL-34: what else an ``except`` catching ``catches`` swallows in its jobs, as a
         clause starting with "; " ("" when nothing)."""

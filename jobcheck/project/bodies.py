@@ -2,7 +2,9 @@
 
 A job body is the function a worker runs: a Celery task function (or a ``Task``
 subclass's ``run``), an RQ ``@job`` function, a Dramatiq actor (or ``GenericActor.perform``),
-and a plain function an RQ queue enqueues by reference (``queue.enqueue(func, ...)``).
+a plain function an RQ queue enqueues by reference (``queue.enqueue(func, ...)``), a
+function an in-process scheduler runs (APScheduler, ``schedule``) and the code a
+CronJob's or crontab line's command runs.
 """
 
 from __future__ import annotations
@@ -61,6 +63,14 @@ def job_bodies(project: Project) -> list[JobBody]:
         if entry is not None and entry[1].qualname not in found:
             found[entry[1].qualname] = JobBody(
                 entry[0], entry[1], entry[1].name, None, site.framework_hint
+            )
+    for _, entry, job in project.scheduled_jobs():
+        # A function an in-process scheduler runs itself (APScheduler, schedule).
+        function = project.scheduled_function(entry, None) if job is None else None
+        found_entry = project.functions.get(function or "")
+        if found_entry is not None and found_entry[1].qualname not in found:
+            found[found_entry[1].qualname] = JobBody(
+                found_entry[0], found_entry[1], entry.label, None, entry.framework
             )
     for _, schedule in project.schedules():
         for qualname in project.command_functions(schedule):

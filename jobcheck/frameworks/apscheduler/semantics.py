@@ -79,6 +79,14 @@ class APSchedulerSemantics(Semantics):
         path = started_scheduler_module(project, words, "apscheduler")
         return (f"an APScheduler scheduler ({path})", False) if path else None
 
+    reruns_failures = False
+
+    def let_it_fail(self) -> str:
+        return (
+            "let it raise: APScheduler logs the traceback and emits EVENT_JOB_ERROR, which "
+            "a listener (scheduler.add_listener) can record"
+        )
+
     def overlap_note(self, entry: ScheduleEntry) -> str:
         allowed = number(entry.option("max_instances"))
         if allowed is None or allowed <= 1:

@@ -43,6 +43,14 @@ class ScheduleLibrarySemantics(Semantics):
         path = started_scheduler_module(project, words, "schedule")
         return (f"a schedule run loop ({path})", False) if path else None
 
+    reruns_failures = False
+
+    def let_it_fail(self) -> str:
+        return (
+            "let it raise out of the job and catch it around run_pending() in the loop, "
+            "where it can be logged with its traceback and recorded"
+        )
+
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         fields = entry.timing.fields
         hour = fields[1] if fields and fields[1] not in (None, "*") else None
