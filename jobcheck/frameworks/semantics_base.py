@@ -292,9 +292,12 @@ class Semantics:
         registered task name."""
         return True
 
-    def with_scheduler_defaults(self, project: Project, entry: ScheduleEntry) -> ScheduleEntry:
+    def with_scheduler_defaults(
+        self, project: Project, entry: ScheduleEntry
+    ) -> ScheduleEntry | None:
         """The entry with the options its scheduler fills in where it leaves them out
-        (APScheduler's ``job_defaults``)."""
+        (APScheduler's ``job_defaults``); None when the project shows it is no schedule
+        (a call on an object that turns out not to be a scheduler)."""
         return entry
 
     def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:

@@ -698,7 +698,8 @@ class Project:
             for e in f.schedules
             if e.holder is not None and e.holder in named and (f.path, e.loc) not in written
         ]
-        return [(f, semantics(e.framework).with_scheduler_defaults(self, e)) for f, e in found]
+        resolved = [(f, semantics(e.framework).with_scheduler_defaults(self, e)) for f, e in found]
+        return [(f, e) for f, e in resolved if e is not None]
 
     def scheduled_jobs(self) -> list[tuple[FileFacts, ScheduleEntry, Job | None]]:
         """Every schedule entry (outside test code), with the job it runs when the

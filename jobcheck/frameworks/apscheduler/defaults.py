@@ -1,4 +1,4 @@
-"""APScheduler 3's verified job defaults, as documented constants (not wired to checks).
+"""APScheduler 3's verified job defaults and scheduler classes.
 
 Read in the apscheduler 3.11.3 wheel (never imported). Light module: no libcst.
 """
@@ -23,3 +23,17 @@ DATE_TRIGGER_RUNS_ONCE = True
 # ``DayOfWeekField.append_expression``), and its ``add_schedule`` is not read here yet.
 FROM_CRONTAB_MONDAY_IS_0 = True
 SCHEDULER_OPTIONS = ("job_defaults", "timezone", "executors", "jobstores")
+UNCONFIRMED = "scheduler-unconfirmed"
+"""An entry option: ``add_job`` on an object of another module, an APScheduler scheduler
+only if the project model finds it made from one (``with_scheduler_defaults``)."""
+
+SCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler"})
+
+
+def is_scheduler_class(qualname: str | None) -> bool:
+    """``BackgroundScheduler`` and its kin (apscheduler/schedulers/), Flask-APScheduler's
+    ``APScheduler``."""
+    if not qualname:
+        return False
+    root, last = qualname.partition(".")[0], qualname.rpartition(".")[2]
+    return root in SCHEDULER_ROOTS and (last.endswith("Scheduler") or last == "APScheduler")

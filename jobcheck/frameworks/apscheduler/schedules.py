@@ -11,8 +11,8 @@ from jobcheck.extract.schedules import (
 )
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FrameworkConfig, FunctionFacts
-from jobcheck.facts.values import CallV, Ref, string
-from jobcheck.frameworks.apscheduler.defaults import SCHEDULER_OPTIONS
+from jobcheck.facts.values import CallV, Const, Ref, string
+from jobcheck.frameworks.apscheduler.defaults import SCHEDULER_OPTIONS, UNCONFIRMED
 from jobcheck.frameworks.apscheduler.starts import is_scheduler_class
 from jobcheck.frameworks.apscheduler.timing import APSCHEDULER_JOB_KEYWORDS, apscheduler_timing
 from jobcheck.triggers import Trigger
@@ -48,6 +48,10 @@ class APSchedulerSchedules(ScheduleReader):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_job":
             if self.roots & APSCHEDULER_ROOTS:
                 self._add_job(node)
+            elif _named_like_a_scheduler(node.func.value):
+                # ``from app import scheduler``: kept when the project model finds that
+                # object is an APScheduler scheduler (``with_scheduler_defaults``).
+                self._add_job(node, confirm=True)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "configure":
             receiver = self.walker.qualify(node.func.value)
             if receiver is not None and receiver in self._schedulers:
@@ -115,7 +119,7 @@ class APSchedulerSchedules(ScheduleReader):
             scheduler=scheduler or None,
         )
 
-    def _add_job(self, node: cst.Call) -> None:
+    def _add_job(self, node: cst.Call, confirm: bool = False) -> None:
         walker = self.walker
         value = walker.evaluate(node)
         assert isinstance(value, CallV)
@@ -138,7 +142,8 @@ class APSchedulerSchedules(ScheduleReader):
             func_node=func_node,
             timing=when,
             timing_loc=walker.loc(node),
-            options=tuple((k, v) for k, v in value.kwargs if k in APSCHEDULER_JOB_KEYWORDS),
+            options=tuple((k, v) for k, v in value.kwargs if k in APSCHEDULER_JOB_KEYWORDS)
+            + ((UNCONFIRMED, Const(True)),) * confirm,
             scheduler=_receiver(walker, node),
         )
 
@@ -146,3 +151,10 @@ class APSchedulerSchedules(ScheduleReader):
 def _receiver(walker: Walker, node: cst.Call) -> str | None:
     """The scheduler ``scheduler.add_job(...)`` is called on, as a dotted path."""
     return walker.qualify(node.func.value) if isinstance(node.func, cst.Attribute) else None
+
+
+def _named_like_a_scheduler(receiver: cst.BaseExpression) -> bool:
+    name = receiver.attr.value if isinstance(receiver, cst.Attribute) else None
+    if isinstance(receiver, cst.Name):
+        name = receiver.value
+    return name is not None and "sched" in name.lower()

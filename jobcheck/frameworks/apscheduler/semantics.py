@@ -17,7 +17,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import DictV, number
-from jobcheck.frameworks.apscheduler.defaults import JOB_DEFAULTS
+from jobcheck.frameworks.apscheduler.defaults import (
+    JOB_DEFAULTS,
+    UNCONFIRMED,
+    is_scheduler_class,
+)
 from jobcheck.frameworks.semantics_base import Semantics, fixed_hours, started_scheduler_module
 
 if TYPE_CHECKING:
@@ -33,11 +37,18 @@ class APSchedulerSemantics(Semantics):
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "APScheduler job"
 
-    def with_scheduler_defaults(self, project: Project, entry: ScheduleEntry) -> ScheduleEntry:
+    def with_scheduler_defaults(
+        self, project: Project, entry: ScheduleEntry
+    ) -> ScheduleEntry | None:
         """schedulers/base.py ``_real_add_job``: an option the job leaves ``undefined`` takes
         its scheduler's ``job_defaults`` (``_configure``, from the constructor or a later
         ``configure()``, the last one winning). A job made on an object jobcheck cannot
         name (``self.scheduler``) takes the defaults of the project's only scheduler."""
+        if entry.option(UNCONFIRMED) is not None:
+            made_by = project.instances.get(entry.scheduler or "")
+            if not is_scheduler_class(made_by):
+                return None  # an object of another library that has an add_job method
+            entry = replace(entry, options=tuple(o for o in entry.options if o[0] != UNCONFIRMED))
         configs = [c for _, c in project.configs(self.name, "scheduler")]
         named = [c for c in configs if entry.scheduler and c.qualname == entry.scheduler]
         if not named and len({c.qualname for c in configs}) == 1:

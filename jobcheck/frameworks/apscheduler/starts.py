@@ -8,18 +8,11 @@ import libcst as cst
 
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import SchedulerStart
+from jobcheck.frameworks.apscheduler.defaults import is_scheduler_class
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
 
 NAME = "apscheduler"
-SCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler"})
-
-
-def is_scheduler_class(qualname: str | None) -> bool:
-    if not qualname:
-        return False
-    root, last = qualname.partition(".")[0], qualname.rpartition(".")[2]
-    return root in SCHEDULER_ROOTS and (last.endswith("Scheduler") or last == "APScheduler")
 
 
 class APSchedulerStarts(Recognizer):
