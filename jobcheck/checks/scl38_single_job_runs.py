@@ -210,7 +210,8 @@ class SingleJobRuns(RuleChecks):
             for f in self.project.files
             if not is_test_code(f)
             for start in f.scheduler_starts
-            if start.receiver is None or _lookup(start.receiver, objects) is not None
+            if not start.main_only  # a web server imports the module: that code never runs
+            and (start.receiver is None or _lookup(start.receiver, objects) is not None)
         ]
 
     def _starts_from(

@@ -52,6 +52,7 @@ class StartupRecognizer(Recognizer):
         ),
         Trigger("startup event", b".on_event("),
         Trigger("WSGI entry point", b"get_wsgi_application"),
+        Trigger("WSGI/ASGI entry module", module=r"(?:^|\.)\w*[wa]sgi$"),
         Trigger("ASGI entry point", b"get_asgi_application"),
         Trigger("app factory call", b"create_app("),
         *(
@@ -66,7 +67,8 @@ class StartupRecognizer(Recognizer):
         self._module_calls: list[tuple[str, Loc]] = []
         self._web_app = False
         last = walker.facts.module.rpartition(".")[2]
-        self._entry_module = last if last in ("wsgi", "asgi") else None
+        # wsgi.py, asgi.py and their kin (uwsgi.py, app_wsgi.py): what a server loads.
+        self._entry_module = last if last.endswith(("wsgi", "asgi")) else None
 
     # -- start-up hooks ---------------------------------------------------------------
 

@@ -752,6 +752,12 @@ class Walker:
                 if is_alias or (is_constant and target.value.isupper()):
                     self.facts.aliases[self.names.local(target.value)] = evaluated
 
+    @property
+    def in_main_guard(self) -> bool:
+        """Inside ``if __name__ == "__main__":``: code that runs only when the file is
+        run as a program, never when it is imported."""
+        return any(not negated and _is_main_test(test) for test, negated in self.conditions)
+
     def _if(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.If)
         # A branch point takes a place in the walk order, so facts can tell what comes
@@ -922,3 +928,18 @@ def _annotation_name(annotation: cst.BaseExpression, names: Names) -> str | None
             if not (isinstance(side, cst.Name) and side.value == "None"):
                 return _annotation_name(side, names)
     return names.qualify(annotation) if isinstance(annotation, (cst.Name, cst.Attribute)) else None
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    if not isinstance(target.operator, cst.Equal):
+        return False
+    sides = (test.left, target.comparator)
+    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
+    strings = [
+        s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"
+    ]
+    return len(names) == 1 and len(strings) == 1

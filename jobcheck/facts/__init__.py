@@ -518,6 +518,9 @@ class SchedulerStart:
     receiver: str | None = None
     """For a ``start()`` on an object imported from another module: its dotted path,
     confirmed against the project's scheduler objects."""
+    main_only: bool = False
+    """Under ``if __name__ == "__main__":``: runs when the file is run as a program (a
+    clock process), not when a web server imports it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,5 +85,6 @@ def record_start(walker: Walker, kind: str, node: cst.Call, receiver: str | None
             loc=walker.loc(node),
             text=walker.text(node),
             receiver=receiver,
+            main_only=walker.in_main_guard,
         )
     )
