@@ -135,6 +135,28 @@ def test_apscheduler_minute_given_keeps_hour_star() -> None:
     assert fire is not None and fire.minutes == {0, 20, 40} and len(fire.hours or ()) == 24
 
 
+def test_apscheduler_minute_note_reads_the_call_not_its_shortened_text(tmp_path: Path) -> None:
+    """The note that APScheduler sets minute=0 is for calls without minute=, however long
+    (the entry's text is cut at 60 characters)."""
+    (tmp_path / "clock.py").write_text(
+        "from apscheduler.schedulers.blocking import BlockingScheduler\n"
+        "from apscheduler.triggers.cron import CronTrigger\n"
+        "sched = BlockingScheduler()\n"
+        "def rebuild_every_search_index_of_the_shop(): pass\n"
+        "def rebuild_reports(): pass\n"
+        "sched.add_job(rebuild_every_search_index_of_the_shop, CronTrigger(day_of_week='mon',"
+        " hour=0, minute='00'), id='reindex')\n"
+        "sched.add_job(rebuild_reports, 'cron', day_of_week='tue', hour=0, id='reports')\n"
+    )
+    report = run_case(tmp_path)
+    notes = {
+        f.loc.line: "APScheduler sets minute=0" in f.message
+        for f in report.findings
+        if f.check == "schedule-on-the-hour"
+    }
+    assert notes == {6: False, 7: True}
+
+
 # -- intervals ----------------------------------------------------------------------------
 
 

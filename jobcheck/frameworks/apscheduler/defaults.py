@@ -37,3 +37,8 @@ def is_scheduler_class(qualname: str | None) -> bool:
         return False
     root, last = qualname.partition(".")[0], qualname.rpartition(".")[2]
     return root in SCHEDULER_ROOTS and (last.endswith("Scheduler") or last == "APScheduler")
+
+
+MINUTE_GIVEN = "minute-given"
+"""An entry option: its cron trigger names the minute (else APScheduler sets minute=0 when
+an hour or a day is given)."""

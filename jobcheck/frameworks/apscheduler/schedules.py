@@ -12,9 +12,13 @@ from jobcheck.extract.schedules import (
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FrameworkConfig, FunctionFacts
 from jobcheck.facts.values import CallV, Const, Ref, string
-from jobcheck.frameworks.apscheduler.defaults import SCHEDULER_OPTIONS, UNCONFIRMED
+from jobcheck.frameworks.apscheduler.defaults import MINUTE_GIVEN, SCHEDULER_OPTIONS, UNCONFIRMED
 from jobcheck.frameworks.apscheduler.starts import is_scheduler_class
-from jobcheck.frameworks.apscheduler.timing import APSCHEDULER_JOB_KEYWORDS, apscheduler_timing
+from jobcheck.frameworks.apscheduler.timing import (
+    APSCHEDULER_JOB_KEYWORDS,
+    apscheduler_timing,
+    gives_minute,
+)
 from jobcheck.triggers import Trigger
 
 APSCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler", "django_apscheduler"})
@@ -104,6 +108,7 @@ class APSchedulerSchedules(ScheduleReader):
         when = apscheduler_timing(call.arg(0, "trigger"), call, walker.text(expr))
         if when is None:
             return
+        given = gives_minute(call.arg(0, "trigger"), call)
         self.add(
             framework="apscheduler",
             source="scheduled_job",
@@ -115,7 +120,8 @@ class APSchedulerSchedules(ScheduleReader):
             loc=walker.loc(expr),
             task_loc=walker.loc(expr),
             timing_loc=walker.loc(expr),
-            options=tuple((k, v) for k, v in call.kwargs if k in APSCHEDULER_JOB_KEYWORDS),
+            options=tuple((k, v) for k, v in call.kwargs if k in APSCHEDULER_JOB_KEYWORDS)
+            + ((MINUTE_GIVEN, Const(True)),) * given,
             scheduler=scheduler or None,
         )
 
@@ -131,9 +137,11 @@ class APSchedulerSchedules(ScheduleReader):
         func_node = argument(node, func_index, "func")
         if func_node is None:
             return
-        when = apscheduler_timing(value.arg(trigger_index, "trigger"), value, walker.text(node))
+        trigger = value.arg(trigger_index, "trigger")
+        when = apscheduler_timing(trigger, value, walker.text(node))
         if when is None:
             return
+        given = gives_minute(trigger, value)
         self.add_for_function(
             framework="apscheduler",
             source="add_job",
@@ -143,7 +151,8 @@ class APSchedulerSchedules(ScheduleReader):
             timing=when,
             timing_loc=walker.loc(node),
             options=tuple((k, v) for k, v in value.kwargs if k in APSCHEDULER_JOB_KEYWORDS)
-            + ((UNCONFIRMED, Const(True)),) * confirm,
+            + ((UNCONFIRMED, Const(True)),) * confirm
+            + ((MINUTE_GIVEN, Const(True)),) * given,
             scheduler=_receiver(walker, node),
         )
 

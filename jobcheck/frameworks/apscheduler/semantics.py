@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import DictV, number
 from jobcheck.frameworks.apscheduler.defaults import (
     JOB_DEFAULTS,
+    MINUTE_GIVEN,
     UNCONFIRMED,
     is_scheduler_class,
 )
@@ -108,7 +109,7 @@ class APSchedulerSemantics(Semantics):
         return ", or leave max_instances at 1 (APScheduler's default) for in-process jobs"
 
     def minute_zero_note(self, entry: ScheduleEntry) -> str:
-        if "minute" in entry.timing.text:
+        if entry.option(MINUTE_GIVEN) is not None:
             return ""
         return "; APScheduler sets minute=0 when hour= or a day is given without minute="
 

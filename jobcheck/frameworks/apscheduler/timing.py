@@ -76,3 +76,17 @@ def apscheduler_from_crontab(expression: str | None, text: str) -> Timing:
         return parsed
     weekdays = timing.apscheduler_weekdays(parsed.fields[4])
     return Timing(kind="cron", text=text, fields=(*parsed.fields[:4], weekdays))
+
+
+def gives_minute(trigger: Value | None, call: CallV) -> bool:
+    """Whether the job's cron trigger names its minute (``minute=`` on ``add_job`` or
+    ``scheduled_job``, or on a ``CronTrigger``, or a ``from_crontab`` string)."""
+    if any(k == "minute" for k, _ in call.kwargs):
+        return True
+    if isinstance(trigger, CallV):
+        func = trigger.func or ""
+        if func.endswith("from_crontab"):
+            return True
+        positions = APSCHEDULER_CRON_POSITIONS.index("minute")
+        return any(k == "minute" for k, _ in trigger.kwargs) or len(trigger.args) > positions
+    return False
