@@ -27,6 +27,7 @@ else:  # pragma: no cover
 # where a word alone is ambiguous ("reset_counters" and "last_login" are not urgent).
 DEFAULT_URGENT_WORDS = (
     "password",
+    "passphrase",
     "magic_link",
     "login_link",
     "login_code",

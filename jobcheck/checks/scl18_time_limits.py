@@ -22,6 +22,9 @@ class JobTimeLimits(RuleChecks):
     def missing_time_limit(self) -> Iterator[Finding]:
         """Each framework says what "no limit" means for it (``semantics.py``)."""
         for job in self.project.jobs:
+            function = self.project.function(job.task.function)
+            if function is not None and function.not_implemented:
+                continue  # declared here, run elsewhere: its limit is the other side's
             yield from semantics(job.framework).missing_time_limit(self, job)
         for plugin in plugins():
             yield from semantics(plugin.name).time_limits_elsewhere(self)

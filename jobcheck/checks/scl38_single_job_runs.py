@@ -69,7 +69,7 @@ class SingleJobRuns(RuleChecks):
             if function in seen:
                 continue
             seen.add(function)
-            if self._guarded(function, job):
+            if self._guarded(function, job) or self._not_implemented(function):
                 continue
             yield self.finding(
                 "scheduled-job-without-lock",
@@ -87,6 +87,11 @@ class SingleJobRuns(RuleChecks):
                 "lock calls in its body and in the functions it calls, lock decorators and "
                 "single-instance base classes",
             )
+
+    def _not_implemented(self, function: str) -> bool:
+        """A job declared to be run elsewhere (its body raises NotImplementedError)."""
+        facts = self.project.function(function)
+        return facts is not None and facts.not_implemented
 
     def _unguarded_command(
         self, f: FileFacts, entry: ScheduleEntry, seen: set[str]

@@ -313,6 +313,7 @@ class Walker:
             class_qualname=class_scope.qualname if class_scope else None,
             class_bases=class_scope.bases if class_scope else (),
             is_async=node.asynchronous is not None,
+            not_implemented=_raises_not_implemented(node),
             returns=_annotation_name(node.returns.annotation, self.names) if node.returns else None,
         )
         if any(d.qualname in ATOMIC for d in facts.decorators):
@@ -943,3 +944,25 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
         s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"
     ]
     return len(names) == 1 and len(strings) == 1
+
+
+def _raises_not_implemented(node: cst.FunctionDef) -> bool:
+    """A body of a docstring at most and ``raise NotImplementedError(...)``."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else [node.body]
+    statements = [
+        small for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body
+    ]
+    if len(statements) != len(body):
+        return False  # a compound statement
+    if (
+        statements
+        and isinstance(statements[0], cst.Expr)
+        and isinstance(statements[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        statements = statements[1:]
+    if len(statements) != 1 or not isinstance(statements[0], cst.Raise):
+        return False
+    raised = statements[0].exc
+    if isinstance(raised, cst.Call):
+        raised = raised.func
+    return isinstance(raised, cst.Name) and raised.value == "NotImplementedError"

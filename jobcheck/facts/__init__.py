@@ -139,6 +139,9 @@ class FunctionFacts:
     class_bases: tuple[str, ...] = ()
     is_async: bool = False
     returns: str | None = None
+    not_implemented: bool = False
+    """Its body only raises NotImplementedError (after a docstring): a declaration whose
+    work runs elsewhere (another service consumes the queue), nothing to judge here."""
     retry_calls: list[RetryCall] = field(default_factory=list)
     handlers: list[ExceptHandler] = field(default_factory=list)
     retry_loops: list[Loc] = field(default_factory=list)
