@@ -55,7 +55,77 @@ def factory_value(
     inner, call, qualname = found
     params = outer | (_params(inner) if inner is not None else set())
     assigned = _assigned(node) - (_params(inner) if inner is not None else set())
-    return CallV(func=qualname, kwargs=tuple(_presets(call, params, assigned, evaluate)))
+    defaults = tuple(_kwargs_defaults(node, inner, params, evaluate))
+    presets = tuple(_presets(call, params, assigned, evaluate))
+    return CallV(func=qualname, kwargs=defaults + presets)
+
+
+def _kwargs_defaults(
+    node: cst.FunctionDef,
+    inner: cst.FunctionDef | None,
+    params: set[str],
+    evaluate: Callable[[cst.BaseExpression], Value],
+) -> Iterator[tuple[str, Value]]:
+    """Options the factory puts into its own ``**kwargs`` before handing them on:
+    ``kwargs.setdefault("max_age", X)``, ``kwargs["queue_name"] = X``,
+    ``kwargs.update(time_limit=X)`` (karmaspace's ``dramatiq_actor``). They come first,
+    so an option the decorator is given wins, as ``setdefault`` lets it."""
+    spread = {
+        p.name.value
+        for f in (node, inner)
+        if f is not None
+        for p in (f.params.star_kwarg,)
+        if isinstance(p, cst.Param)
+    }
+    if not spread:
+        return
+    for function in (node, inner):
+        for statement in _statements(function) if function is not None else ():
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                yield from _kwargs_default(small, spread, params, evaluate)
+
+
+def _kwargs_default(
+    small: cst.BaseSmallStatement,
+    spread: set[str],
+    params: set[str],
+    evaluate: Callable[[cst.BaseExpression], Value],
+) -> Iterator[tuple[str, Value]]:
+    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        call = small.value
+        func = call.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in spread
+        ):
+            return
+        if func.attr.value == "setdefault" and len(call.args) == 2:
+            pairs.append((call.args[0].value, call.args[1].value))
+        elif func.attr.value == "update":
+            for arg in call.args:
+                if arg.keyword is not None:
+                    pairs.append((cst.SimpleString(repr(arg.keyword.value)), arg.value))
+    elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target = small.targets[0].target
+        if (
+            isinstance(target, cst.Subscript)
+            and isinstance(target.value, cst.Name)
+            and target.value.value in spread
+            and len(target.slice) == 1
+            and isinstance(target.slice[0].slice, cst.Index)
+        ):
+            pairs.append((target.slice[0].slice.value, small.value))
+    for key_node, value_node in pairs:
+        key = evaluate(key_node)
+        if not (isinstance(key, Const) and isinstance(key.value, str)):
+            continue
+        if isinstance(value_node, cst.Name) and value_node.value in params:
+            continue  # passed on from the decorator's own arguments
+        yield key.value, evaluate(value_node)
 
 
 def _registrations(

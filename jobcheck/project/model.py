@@ -851,12 +851,15 @@ def _custom_task(
     framework: str,
     preset: tuple[tuple[str, Value], ...],
 ) -> TaskDef:
-    options: list[tuple[str, Value]] = list(preset)
+    # What the decorator is given comes first: it wins over what the factory presets
+    # (functools.partial's keywords, a factory's kwargs.setdefault), as it does at run time.
+    options: list[tuple[str, Value]] = []
     if isinstance(decorator.call, CallV):
         queue = semantics(framework).decorator_queue(decorator.call.args)
         if queue is not None:
             options.append(("queue", queue))
         options.extend(decorator.call.kwargs)
+    options.extend(preset)
     base = dict(options).get("base")
     bind = dict(options).get("bind")
     return TaskDef(
