@@ -31,6 +31,8 @@ class _Unit:
     other_name: str = ""
     """The name it is registered under, when that differs (``@app.task(name=...)``)."""
     routes: list[tuple[Route, Place]] = field(default_factory=list)
+    jumps_queue: bool = False
+    """Taken before the other jobs of its queue (Huey's priority= on a priority storage)."""
 
 
 class UrgentQueue(RuleChecks):
@@ -49,7 +51,7 @@ class UrgentQueue(RuleChecks):
         seen: set[tuple[str, int]] = set()
         for unit in units:
             word = self._urgent_word(unit)
-            if word is None:
+            if word is None or unit.jumps_queue:
                 continue
             for route, place in unit.routes:
                 key = (place.path, place.loc.line)
@@ -105,6 +107,7 @@ class UrgentQueue(RuleChecks):
             unit = units.setdefault(job.task.qualname, _Unit(job.framework, job.task.name))
             unit.name = job.task.name
             unit.other_name = registered if registered != job.task.name else ""
+            unit.jumps_queue = semantics(job.framework).jumps_its_queue(self.project, job)
             if not routing.uses_own_route(job):
                 continue
             route = routing.job_route(job)

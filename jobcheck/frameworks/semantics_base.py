@@ -273,6 +273,11 @@ class Semantics:
         """SCL-38: a framework-specific way to run one copy at a time, or ""."""
         return ""
 
+    def jumps_its_queue(self, project: Project, job: Job) -> bool:
+        """SCL-20: whether the job is taken before the other jobs of its queue (a priority
+        its queue honours), so bulk work on the same queue does not delay it."""
+        return False
+
     def hides_routes_from_view(self, routing: Routing, route: Route) -> bool:
         """SCL-20: whether a job's route came from configuration that was not analysed."""
         return False

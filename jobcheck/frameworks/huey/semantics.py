@@ -228,6 +228,25 @@ class HueySemantics(Semantics):
             "priority= on a PriorityRedisHuey"
         )
 
+    def jumps_its_queue(self, project: Project, job: Job) -> bool:
+        """huey/storage.py: the priority storages (``PriorityRedisStorage``, the SQL ones,
+        ``MemoryStorage``) dequeue the highest ``priority`` first; ``RedisStorage``
+        (``RedisHuey``) has ``priority = False`` and refuses one."""
+        priority = number(job.task.option("priority"))
+        if not priority or priority <= 0:
+            return False
+        pending = [project.instances.get(job.task.app_ref or "")]
+        seen: set[str] = set()
+        while pending and len(seen) < 20:
+            cls = pending.pop()
+            if not cls or cls in seen:
+                continue
+            seen.add(cls)
+            if cls.rpartition(".")[2] in PRIORITY_HUEY_CLASSES:
+                return True
+            pending.extend(project.classes.get(cls, ()))
+        return False
+
     def matches_by_tail(self) -> bool:
         return False  # a task is called by reference: its path is exact
 
@@ -354,5 +373,18 @@ def _instance_config(project: Project, app_ref: str | None) -> FrameworkConfig |
                 return config
     return None
 
+
+PRIORITY_HUEY_CLASSES = frozenset(
+    {
+        "PriorityRedisHuey",
+        "PriorityRedisExpireHuey",
+        "SqliteHuey",
+        "CySqliteHuey",
+        "PostgresHuey",
+        "MemoryHuey",
+    }
+)
+"""huey/api.py: the Huey classes whose storage honours ``priority=`` (storage.py
+``priority = True``)."""
 
 SEMANTICS = HueySemantics()
