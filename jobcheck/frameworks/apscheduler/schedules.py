@@ -11,7 +11,7 @@ from jobcheck.extract.schedules import (
 )
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FrameworkConfig, FunctionFacts
-from jobcheck.facts.values import CallV, Const, Ref, string
+from jobcheck.facts.values import CallV, Const, DictV, Ref, string
 from jobcheck.frameworks.apscheduler.defaults import MINUTE_GIVEN, SCHEDULER_OPTIONS, UNCONFIRMED
 from jobcheck.frameworks.apscheduler.starts import is_scheduler_class
 from jobcheck.frameworks.apscheduler.timing import (
@@ -19,9 +19,16 @@ from jobcheck.frameworks.apscheduler.timing import (
     apscheduler_timing,
     gives_minute,
 )
+from jobcheck.timing import APSCHEDULER_FIELDS
 from jobcheck.triggers import Trigger
 
 APSCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler", "django_apscheduler"})
+# Flask-APScheduler reads its jobs and job defaults from the app's config
+# (flask_apscheduler/scheduler.py ``_load_jobs``, ``_load_config``).
+FLASK_JOBS_SETTINGS = frozenset({"JOBS", "SCHEDULER_JOBS"})
+FLASK_JOB_DEFAULTS = "SCHEDULER_JOB_DEFAULTS"
+FLASK_CONFIG_SCHEDULER = "flask-config:APScheduler"
+"""The scheduler Flask-APScheduler makes from the app's config."""
 
 
 class APSchedulerSchedules(ScheduleReader):
@@ -29,6 +36,8 @@ class APSchedulerSchedules(ScheduleReader):
         Trigger("APScheduler", b"apscheduler"),
         Trigger("APScheduler job", b".scheduled_job("),
         Trigger("APScheduler job", b".add_job("),
+        Trigger("Flask-APScheduler jobs", b"JOBS", rb"\bJOBS\s*=\s*[\[(]"),
+        Trigger("Flask-APScheduler job defaults", b"SCHEDULER_JOB_DEFAULTS"),
     )
 
     def __init__(self, walker: Walker) -> None:
@@ -65,6 +74,13 @@ class APSchedulerSchedules(ScheduleReader):
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
     ) -> None:
         walker = self.walker
+        names = {t.value for t in targets if isinstance(t, cst.Name)}
+        if walker.at_settings_level and names & FLASK_JOBS_SETTINGS:
+            self._flask_jobs(value)
+            return
+        if walker.at_settings_level and FLASK_JOB_DEFAULTS in names:
+            self._flask_job_defaults(value)
+            return
         if not walker.at_module_level or not isinstance(value, cst.Call):
             return
         cls = walker.qualify(value.func)
@@ -73,6 +89,76 @@ class APSchedulerSchedules(ScheduleReader):
         for target in targets:
             if isinstance(target, cst.Name):
                 self._scheduler(walker.names.local(target.value), cls, value)
+
+    def _flask_jobs(self, node: cst.BaseExpression) -> None:
+        """Flask-APScheduler's ``JOBS``/``SCHEDULER_JOBS`` setting: a list of ``add_job``
+        keyword dicts (flask_apscheduler/scheduler.py ``_load_jobs``), ``func`` as
+        ``"module:function"`` and ``trigger`` a name or a dict with its ``type``
+        (utils.py ``fix_job_def``)."""
+        if not isinstance(node, (cst.List, cst.Tuple)):
+            return
+        for element in node.elements:
+            if isinstance(element.value, cst.Dict):
+                self._flask_job(element.value)
+
+    def _flask_job(self, node: cst.Dict) -> None:
+        walker = self.walker
+        job = walker.evaluate(node)
+        func_node = next(
+            (
+                e.value
+                for e in node.elements
+                if isinstance(e, cst.DictElement) and string(walker.evaluate(e.key)) == "func"
+            ),
+            None,
+        )
+        if not isinstance(job, DictV) or func_node is None:
+            return
+        kwargs = [(k, v) for k in job.str_keys() if (v := job.get(k)) is not None]
+        trigger = job.get("trigger")
+        if isinstance(trigger, DictV):
+            kwargs = [(k, v) for k, v in kwargs if k != "trigger"]
+            kwargs += [(k, v) for k in trigger.str_keys() if k != "type" and (v := trigger.get(k))]
+            trigger = trigger.get("type") or Const("date")
+        call = CallV(func="flask_apscheduler.APScheduler.add_job", kwargs=tuple(kwargs))
+        shown = ", ".join(
+            [repr(string(trigger) or "?")]
+            + [
+                f"{k}={v.value!r}"
+                for k, v in kwargs
+                if k in APSCHEDULER_FIELDS and isinstance(v, Const)
+            ]
+        )
+        when = apscheduler_timing(trigger, call, f"JOBS entry ({shown})")
+        if when is None:
+            return
+        self.add_for_function(
+            framework="apscheduler",
+            source="add_job",
+            name=string(job.get("id")) or string(job.get("name")),
+            node=node,
+            func_node=func_node,
+            timing=when,
+            timing_loc=walker.loc(node),
+            options=tuple((k, v) for k, v in kwargs if k in APSCHEDULER_JOB_KEYWORDS)
+            + ((MINUTE_GIVEN, Const(True)),) * any(k == "minute" for k, _ in kwargs),
+            scheduler=FLASK_CONFIG_SCHEDULER,
+        )
+
+    def _flask_job_defaults(self, node: cst.BaseExpression) -> None:
+        """``SCHEDULER_JOB_DEFAULTS`` (scheduler.py ``_load_config``: the scheduler's
+        ``job_defaults``)."""
+        walker = self.walker
+        walker.facts.configs.append(
+            FrameworkConfig(
+                framework="apscheduler",
+                kind="scheduler",
+                qualname=FLASK_CONFIG_SCHEDULER,
+                cls="flask_apscheduler.APScheduler",
+                options=(("job_defaults", walker.evaluate(node)),),
+                loc=walker.loc(node),
+            )
+        )
 
     def _scheduler(self, qualname: str, cls: str | None, node: cst.Call) -> None:
         """A scheduler's ``job_defaults`` and the like, from its constructor or
