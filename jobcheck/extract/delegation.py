@@ -18,7 +18,7 @@ from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import FunctionFacts
 from jobcheck.syntax.names import dotted
 
-# Calls a delegating body may make beside its enqueues: logging.
+# Calls a delegating body may make beside its enqueues: logging (and print).
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "log"})
 
 
@@ -68,6 +68,8 @@ def _frame(node: cst.FunctionDef) -> _Frame:
             if index == 0 and isinstance(small, cst.Expr) and _is_string(small.value):
                 continue
             value = small.value if isinstance(small, (cst.Expr, cst.Return)) else None
+            if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+                value = small.value  # ``job = queue.enqueue(...)``: the job object kept
             if isinstance(value, cst.Await):
                 value = value.expression
             if not isinstance(value, cst.Call):
@@ -83,5 +85,8 @@ def _is_string(expr: cst.BaseExpression) -> bool:
 
 
 def _is_log_call(call: cst.Call) -> bool:
+    """``logger.info(...)``, and ``print(...)`` (a clock process's log)."""
     name = dotted(call.func) or ""
+    if name == "print":
+        return True
     return "." in name and name.rpartition(".")[2] in _LOG_METHODS and "log" in name.lower()
