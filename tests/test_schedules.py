@@ -11,6 +11,7 @@ from jobcheck.config import Options
 from jobcheck.extract import extract_file
 from jobcheck.facts import Timing
 from jobcheck.facts.values import CallV, Const, SeqV
+from jobcheck.frameworks.apscheduler.defaults import UNCONFIRMED
 from jobcheck.timing import (
     apscheduler_cron,
     celery_crontab,
@@ -269,7 +270,11 @@ def test_add_periodic_task_options_from_signature_and_keywords() -> None:
 
 
 def test_apscheduler_and_schedule_need_their_imports() -> None:
-    assert schedules_of("scheduler.add_job(f, 'cron', hour=3)\n") == []
+    # Without an apscheduler import, an add_job on an object named like a scheduler is
+    # kept unconfirmed: the project model keeps it only when the object is a scheduler.
+    (entry,) = schedules_of("scheduler.add_job(f, 'cron', hour=3)\n")
+    assert entry.option(UNCONFIRMED) is not None
+    assert schedules_of("registry.add_job(f, 'cron', hour=3)\n") == []
     assert schedules_of("every().hour.do(f)\n") == []
     assert schedules_of("import schedule\nschedule.every().hour.do(f)\n")[0].timing.seconds == 3600
 
