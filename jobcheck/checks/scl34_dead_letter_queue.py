@@ -13,7 +13,7 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import ExceptHandler
 from jobcheck.facts.values import is_none
 from jobcheck.findings import Finding
-from jobcheck.project.bodies import job_bodies
+from jobcheck.project.bodies import JobBody, job_bodies
 from jobcheck.project.summaries import Hop
 from jobcheck.registry import plugins, semantics
 from jobcheck.vocabulary.words import BEST_EFFORT_WORDS, matching_word
@@ -108,6 +108,30 @@ class DeadLetterQueue(RuleChecks):
                     f"{framework.swallowed_note(handler.catches)}",
                     related=reach.related(_except_text(handler)),
                 )
+            yield from self._swallowed_cancellation(body, seen)
+
+    def _swallowed_cancellation(
+        self, body: JobBody, seen: set[tuple[str, int, int]]
+    ) -> Iterator[Finding]:
+        """An ``except`` in a coroutine job that catches the runner's cancellation and
+        does not raise it again: logging it does not help, the runner sees the coroutine
+        return and records the run as a success (arq, taskiq)."""
+        noun = semantics(body.framework).cancellation_noun()
+        if noun is None:
+            return
+        for loc in body.function.cancel_handlers:
+            if (body.file.path, loc.line, loc.column) in seen:
+                continue
+            seen.add((body.file.path, loc.line, loc.column))
+            yield self.finding(
+                "swallowed-exception",
+                body.file.path,
+                loc,
+                f"this except in job '{body.name}' catches {noun} and does not raise it "
+                "again (logging it does not help): the runner sees the job return, so a run "
+                "that timed out ends as a success and one stopped by a deploy is not run "
+                "again; re-raise it with a bare raise after any cleanup",
+            )
 
     # -- no-dead-letter -----------------------------------------------------------------
 

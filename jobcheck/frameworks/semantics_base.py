@@ -85,6 +85,11 @@ class Semantics:
         clause starting with "; " ("" when nothing)."""
         return ""
 
+    def cancellation_noun(self) -> str | None:
+        """SCL-34: the cancellation its runner sends a coroutine job on a time limit or at
+        shutdown, as messages name it; None when it sends none."""
+        return None
+
     def blocking_call(self, job: Job, label: str) -> str | None:
         """SCL-18: why a blocking call in the job's coroutine defeats its time limit (the
         message), or None when its jobs do not run on an event loop."""

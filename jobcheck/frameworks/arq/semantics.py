@@ -225,6 +225,11 @@ class ArqSemantics(Semantics):
             "deploy is not run again"
         )
 
+    def cancellation_noun(self) -> str | None:
+        # worker.py ``run_job``: ``asyncio.wait_for(..., timeout_s)``, and shutdown
+        # cancels the running tasks.
+        return "the CancelledError arq sends on job_timeout and at shutdown"
+
     def blocking_call(self, job: Job, label: str) -> str | None:
         # arq runs every job of a worker on one event loop (``max_jobs`` at once) under
         # ``asyncio.wait_for``, which cannot cancel a coroutine that never yields.

@@ -266,6 +266,9 @@ class TaskiqSemantics(Semantics):
             "(anyio.fail_after), so a task that timed out is saved as a success"
         )
 
+    def cancellation_noun(self) -> str | None:
+        return "the cancellation taskiq's timeout label sends (anyio.fail_after)"
+
     def blocking_call(self, job: Job, label: str) -> str | None:
         return blocking_call_message(
             f"taskiq task '{job.task.name}'",
