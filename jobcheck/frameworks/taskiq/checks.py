@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from jobcheck.facts import FrameworkConfig, MiddlewareDecl
 from jobcheck.facts.values import number, truthy
 from jobcheck.frameworks.semantics_base import Check
 
 if TYPE_CHECKING:
-    from jobcheck.facts import MiddlewareDecl
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
 
@@ -53,20 +53,39 @@ def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
     )
 
 
-def retry_middlewares(project: Project) -> list[MiddlewareDecl]:
-    return [
+def retry_middlewares(project: Project, job: Job | None = None) -> list[MiddlewareDecl]:
+    """The retry middlewares the project makes; for ``job``, those of its own broker when
+    the broker's ``with_middlewares(...)`` names them (a project with two brokers)."""
+    found = [
         m
         for f in project.files
         for m in f.middleware
         if m.framework == NAME and m.name.rsplit(".", 1)[-1] in (SIMPLE_RETRY, SMART_RETRY)
     ]
+    broker = broker_of(project, job) if job is not None else None
+    if broker is None or not broker.parts:
+        return found
+    kinds = {part.rsplit(".", 1)[-1] for part in broker.parts} & {SIMPLE_RETRY, SMART_RETRY}
+    mine = [m for m in found if m.name.rsplit(".", 1)[-1] in kinds]
+    if mine or not kinds:
+        return mine
+    # Named by the broker, made where jobcheck did not see its options: the defaults.
+    return [MiddlewareDecl(NAME, kind, (), broker.loc) for kind in sorted(kinds)]
+
+
+def broker_of(project: Project, job: Job) -> FrameworkConfig | None:
+    """The broker a task's decorator is a method of (``@broker.task``)."""
+    for _, config in project.configs(NAME, "broker"):
+        if config.qualname == job.task.app_ref:
+            return config
+    return None
 
 
 def retries_at_once(check: Check, job: Job) -> Iterator[Finding]:
     """simple_retry_middleware.py ``on_error``: a task whose ``retry_on_error`` label (or
     the middleware's ``default_retry_label``) is true is sent again at once, with no
     delay; SmartRetryMiddleware waits ``default_delay`` (5 s) or more."""
-    found = retry_middlewares(check.project)
+    found = retry_middlewares(check.project, job)
     if len(found) != 1 or not found[0].name.endswith(SIMPLE_RETRY):
         return  # none (no retries), a smart one, or several: not judged here
     middleware = found[0]

@@ -310,7 +310,7 @@ class TaskiqSemantics(Semantics):
         from jobcheck.frameworks.taskiq import checks
 
         timeout = job.task.option("timeout")
-        middlewares = checks.retry_middlewares(project)
+        middlewares = checks.retry_middlewares(project, job)
         retries = "none (no retry middleware)"
         backoff = "-"
         if middlewares and job.task.option("retry_on_error") is not None:
