@@ -12,11 +12,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_none, string, truthy
+from jobcheck.frameworks.arq.semantics import WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project.schedule_words import short
 
 if TYPE_CHECKING:
-    from jobcheck.facts import FrameworkConfig
+    from jobcheck.facts import EnqueueSite, FrameworkConfig
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
 
@@ -28,12 +29,7 @@ UNREAD_JOBS = "jobcheck_unread_jobs"
 
 def workers(project: Project) -> list[tuple[str, FrameworkConfig]]:
     """Every ``WorkerSettings`` class of the project, with its file's path."""
-    return [
-        (f.path, config)
-        for f in project.files
-        for config in f.configs
-        if config.framework == NAME and config.kind == "worker"
-    ]
+    return [(f.path, config) for f, config in project.configs(NAME, "worker")]
 
 
 def worker_of(project: Project, job: Job) -> FrameworkConfig | None:
@@ -102,6 +98,9 @@ def unknown_enqueue_names(check: Check) -> Iterator[Finding]:
         job.task.registered_name or "" for job in check.project.all_jobs if job.framework == NAME
     }
     for f, site, job in check.project.enqueues():
+        if job is not None and site.framework_hint == NAME and site.method == "enqueue_job":
+            yield from _enqueued_where_no_worker_runs_it(check, f.path, site)
+            continue
         if job is not None or site.framework_hint != NAME or site.method != "enqueue_job":
             continue
         name = string(site.option("function"))
@@ -116,6 +115,68 @@ def unknown_enqueue_names(check: Check) -> Iterator[Finding]:
             'job waits in the queue until a worker fails it with "function not found"'
             + _hint(check.project, name, registered),
         )
+
+
+def _enqueued_where_no_worker_runs_it(
+    check: Check, path: str, site: EnqueueSite
+) -> Iterator[Finding]:
+    """``enqueue_job("x")`` lands on ``_queue_name`` (or the pool's default queue,
+    "arq:queue" unless ``default_queue_name`` says otherwise); a worker reads one queue
+    (its ``queue_name``) and runs only the functions it registers, failing the others
+    with "function 'x' not found" (worker.py ``run_job``)."""
+    name = string(site.option("function"))
+    given = site.option("_queue_name")
+    if name is None or (given is not None and string(given) is None):
+        return  # a queue computed at run time
+    if given is None and check.project.configs(NAME, "pool"):
+        return  # a pool sets its own default queue: which one this call uses is unknown
+    queue = string(given) or str(WORKER_DEFAULTS["queue_name"])
+    runners = _queues_registering(check.project, name)
+    if runners is None or not runners or queue in runners:
+        return
+    others = ", ".join(f"'{q}'" for q in sorted(runners))
+    read = {_queue_of(config) for _, config in workers(check.project)}
+    outcome = (
+        "whose workers do not register it: the worker that takes it fails it with "
+        '"function not found"'
+        if queue in read
+        else "which no worker of the project reads: it waits there for ever"
+    )
+    yield check.finding(
+        "enqueue-names-unknown-task",
+        path,
+        site.loc,
+        f"enqueue_job('{short(name)}') puts the job on queue '{queue}', {outcome} (the "
+        f"workers that register it read {others}); pass _queue_name={sorted(runners)[0]!r}",
+    )
+
+
+def _queue_of(config: FrameworkConfig) -> str | None:
+    value = config.option("queue_name")
+    return str(WORKER_DEFAULTS["queue_name"]) if value is None else string(value)
+
+
+def _queues_registering(project: Project, name: str) -> set[str] | None:
+    """The queues whose workers register ``name``; None when a worker's queue cannot be
+    read."""
+    queues: set[str] = set()
+    for _, config in workers(project):
+        if config.option(UNREAD_JOBS) is not None:
+            return None
+        jobs = [
+            job
+            for job in project.all_jobs
+            if job.framework == NAME
+            and job.task.app_ref == config.qualname
+            and job.task.registered_name == name
+        ]
+        if not jobs:
+            continue
+        queue = _queue_of(config)
+        if queue is None:
+            return None
+        queues.add(queue)
+    return queues
 
 
 def _hint(project: Project, name: str, registered: set[str]) -> str:

@@ -130,6 +130,12 @@ def entries(walker: Walker, value: cst.BaseExpression, wrappers: frozenset[str])
         yield Entry(item, target_node, call, target, path is not None)
 
 
+# connections.py: ``create_pool(..., default_queue_name=...)`` and ``ArqRedis(...)``.
+POOL_MAKERS = frozenset(
+    {"arq.create_pool", "arq.connections.create_pool", "arq.ArqRedis", "arq.connections.ArqRedis"}
+)
+
+
 class ArqRecognizer(Recognizer):
     PREFILTER = (
         Trigger("names arq", b"arq", rb"\b(?:from|import)\s+arq\b"),
@@ -215,6 +221,9 @@ class ArqRecognizer(Recognizer):
     # -- enqueue_job --------------------------------------------------------------------
 
     def call(self, node: cst.Call, func: str | None) -> None:
+        if func in POOL_MAKERS:
+            self._pool(node)
+            return
         if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "enqueue_job":
             return
         if not node.args or node.args[0].keyword is not None:
@@ -246,6 +255,25 @@ class ArqRecognizer(Recognizer):
                 options,
                 receiver=walker.qualify(node.func.value),
                 framework="arq",
+            )
+        )
+
+    def _pool(self, node: cst.Call) -> None:
+        """``create_pool(settings, default_queue_name=...)`` / ``ArqRedis(...)``: the queue
+        its ``enqueue_job`` calls use when they name none (connections.py ``enqueue_job``:
+        ``_queue_name = self.default_queue_name``)."""
+        walker = self.walker
+        value = walker.evaluate(node)
+        if not isinstance(value, CallV) or value.kwarg("default_queue_name") is None:
+            return
+        walker.facts.configs.append(
+            FrameworkConfig(
+                framework="arq",
+                kind="pool",
+                qualname=walker.text(node),
+                cls=value.func,
+                options=(("default_queue_name", value.kwarg("default_queue_name")),),
+                loc=walker.loc(node),
             )
         )
 
