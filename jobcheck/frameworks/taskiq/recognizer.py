@@ -283,14 +283,18 @@ class TaskiqRecognizer(Recognizer):
         """``broker.register_task(func, task_name=None, **labels)`` (abc/broker.py:363-383)."""
         walker = self.walker
         broker = walker.qualify(node.func.value)  # type: ignore[attr-defined]
-        if broker is None or not self._is_broker(broker) or not node.args:
+        if broker is None or not node.args:
             return
+        value = walker.evaluate(node)
+        assert isinstance(value, CallV)
+        if not self._is_broker(broker) and not (
+            _taskiq_signature(value) or "broker" in broker.rpartition(".")[2].lower()
+        ):
+            return  # another library's register_task
         first = node.args[0]
         target = walker.qualify(first.value) if first.keyword is None else None
         if target is None:
             return
-        value = walker.evaluate(node)
-        assert isinstance(value, CallV)
         task_name = string(value.arg(1, "task_name"))
         labels = tuple((k, v) for k, v in value.kwargs if k != "task_name")
         self._add_task(

@@ -15,12 +15,17 @@ from jobcheck.triggers import Trigger
 
 
 class TaskiqSchedules(ScheduleReader):
-    PREFILTER = (Trigger("taskiq dynamic schedule", b".schedule_by_"),)
+    PREFILTER = (
+        Trigger("taskiq dynamic schedule", b".schedule_by_"),
+        Trigger("taskiq registered task", b".register_task("),
+    )
 
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         task = self._labelled_task(facts.qualname)
-        if task is None:
-            return
+        if task is not None:
+            self._label_entries(task, facts.qualname, facts.name)
+
+    def _label_entries(self, task: TaskDef, target: str, name: str) -> None:
         schedule = task.option("schedule")
         assert isinstance(schedule, SeqV)
         for item in schedule.items:
@@ -34,8 +39,8 @@ class TaskiqSchedules(ScheduleReader):
                 source="schedule-label",
                 name=string(item.get("schedule_id")),
                 task_name=None,
-                target=facts.qualname,
-                target_text=facts.name,
+                target=target,
+                target_text=name,
                 timing=when,
                 loc=task.option_loc("schedule"),
                 task_loc=task.loc,
@@ -58,6 +63,15 @@ class TaskiqSchedules(ScheduleReader):
         if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
+        if method == "register_task":
+            # ``broker.register_task(func, schedule=[...])``: the task the recognizer just
+            # claimed for this call carries the labels.
+            tasks = self.walker.facts.tasks
+            task = tasks[-1] if tasks else None
+            if task is not None and task.loc == self.walker.loc(node) and task.function:
+                if task.framework == "taskiq" and isinstance(task.option("schedule"), SeqV):
+                    self._label_entries(task, task.function, task.name)
+            return
         if method not in ("schedule_by_cron", "schedule_by_interval"):
             return
         walker = self.walker
