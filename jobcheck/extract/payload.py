@@ -80,6 +80,10 @@ def classify(
     request_names: frozenset[str] = frozenset(),
 ) -> Kind:
     """The kind of payload ``expr`` is, as far as this file can tell."""
+    if isinstance(expr, cst.Await):
+        # ``await session.get(User, pk)``, ``await file.read()``: what the awaited call
+        # gives (async ORMs and frameworks return the same records and bytes).
+        return classify(expr.expression, names, variables, request_names)
     if isinstance(
         expr,
         (
@@ -215,8 +219,10 @@ def _call(
         return Kind("copies", "rows copied by values()")
     if method in ("to_dict", "dict", "model_dump", "json", "to_json") and not expr.args:
         return UNKNOWN
-    if _is_sqlalchemy_session(receiver) and method == "get":
-        return Kind("record", "a row from session.get()")
+    if method == "get" and (
+        _is_sqlalchemy_session(receiver) or (_is_db_name(receiver) and _first_is_class(expr))
+    ):
+        return Kind("record", f"a row from {dotted(receiver) or 'session'}.get()")
     if _is_orm_chain(receiver) or _is_query_chain(receiver):
         if method in _RECORD_ENDINGS:
             return Kind("record", f"a row from .{method}()")
@@ -326,6 +332,21 @@ def _is_query_chain(expr: cst.BaseExpression) -> bool:
             expr = func
         else:
             return False
+
+
+def _is_db_name(expr: cst.BaseExpression) -> bool:
+    """FastAPI's usual name for the request's session: ``db``, ``async_db``."""
+    name = (dotted(expr) or "").split(".")[-1]
+    return name == "db" or name.endswith("_db")
+
+
+def _first_is_class(call: cst.Call) -> bool:
+    """``db.get(User, pk)``: a class (a capitalized name) first, not a dict key."""
+    first = call.args[0].value if call.args and call.args[0].keyword is None else None
+    name = first.value if isinstance(first, cst.Name) else None
+    if isinstance(first, cst.Attribute):
+        name = first.attr.value
+    return bool(name) and name[0].isupper()  # type: ignore[index]
 
 
 def _is_sqlalchemy_session(expr: cst.BaseExpression) -> bool:
