@@ -188,3 +188,17 @@ def test_schedules_that_run_their_own_code_are_listed_in_their_schedulers_terms(
     assert clock["poll_banks", 15]["lock"].startswith("one run at a time")
     assert clock["push_orders", 9]["lock"] == "no: max_instances=2"  # configure()
     assert clock["push_orders", 12]["time_limit"] == "none (APScheduler stops no run)"
+
+
+def test_dramatiq_contracts_follow_the_brokers_middleware() -> None:
+    """dramatiq/broker.py: a middleware list replaces the defaults; TimeLimit's and
+    Retries' own options are every actor's defaults."""
+    dropped = {c["job"]: c for c in _contracts("dramatiq/broker_middleware")}["send_email"]
+    assert dropped["time_limit"] == "1800 s (TimeLimit middleware)"
+    assert dropped["retries"].startswith("none: a failure is dropped")
+    assert (dropped["backoff"], dropped["dead_letter"]) == ("none", "none")
+    added = {c["job"]: c for c in _contracts("dramatiq/broker_middleware_added")}["send_email"]
+    assert added["retries"] == "max 3 (Retries middleware)"
+    assert added["dead_letter"] == "dead-letter queue (Dramatiq, kept 7 days)"
+    django = {c["job"]: c for c in _contracts("dramatiq/django_middleware")}
+    assert django["reindex_product"]["time_limit"].startswith("none (no TimeLimit")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import Loc
-from jobcheck.facts.values import SeqV, is_none
+from jobcheck.facts.values import CallV, SeqV, Value, is_none
 from jobcheck.project.test_code import is_test_code
 
 if TYPE_CHECKING:
@@ -60,6 +60,8 @@ class BrokerMiddleware:
 
     names: frozenset[str]
     """Class names (``TimeLimit``, ``Retries``...), without their modules."""
+    options: dict[str, tuple[tuple[str, Value], ...]]
+    """The keywords each is made with (``TimeLimit(time_limit=60_000)``), by name."""
     where: str
     """How messages name the setting: ``DRAMATIQ_BROKER["MIDDLEWARE"]``..."""
     path: str
@@ -69,27 +71,33 @@ class BrokerMiddleware:
 def broker_middleware(project: Project) -> BrokerMiddleware | None:
     """The middleware of the project's one configured broker, when it is an explicit
     list: django_dramatiq's ``DRAMATIQ_BROKER`` (its ``MIDDLEWARE`` exactly, none without
-    the key: apps.py:62-78) or flask_dramatiq's ``Dramatiq(middleware=[...])`` (the list
-    replaces ``default_middleware``: flask_dramatiq.py:112-161). None when there is no
-    such setting, several, or a list with items jobcheck cannot name (``*defaults``)."""
+    the key: apps.py:62-78), flask_dramatiq's ``Dramatiq(middleware=[...])`` (the list
+    replaces ``default_middleware``: flask_dramatiq.py:112-161) or a broker made with
+    ``middleware=[...]`` (broker.py ``Broker.__init__``), with what
+    ``broker.add_middleware(...)`` adds. None when there is no such setting, several, or a
+    list with items jobcheck cannot name (``*defaults``)."""
     found = [
         (f, config)
         for f, config in project.configs("dramatiq")
-        if config.kind in ("settings", "instance") and not is_test_code(f)
+        if config.kind in ("settings", "instance", "broker") and not is_test_code(f)
     ]
     if len(found) != 1:
         return None
     f, config = found[0]
+    # broker.add_middleware(...) anywhere: counted for the project's one broker.
+    extras = [extra for _, extra in project.configs("dramatiq", "added-middleware")]
+    added = [part.rsplit(".", 1)[-1] for extra in extras for part in extra.parts]
+    options = {part.rsplit(".", 1)[-1]: extra.options for extra in extras for part in extra.parts}
     if config.kind == "settings":
         listed = config.option("MIDDLEWARE")
         where = f'{DJANGO_BROKER_SETTING}["MIDDLEWARE"]'
         if listed is None:
-            return BrokerMiddleware(
-                frozenset(), f"{DJANGO_BROKER_SETTING} (no MIDDLEWARE key)", f.path, config.loc
-            )
+            where = f"{DJANGO_BROKER_SETTING} (no MIDDLEWARE key)"
+            return BrokerMiddleware(frozenset(added), options, where, f.path, config.loc)
     else:
         listed = config.option("middleware")
-        where = "Dramatiq(middleware=[...])"
+        made = (config.cls or "").rpartition(".")[2] if config.kind == "broker" else "Dramatiq"
+        where = f"{made}(middleware=[...])"
         if listed is None or is_none(listed):
             return None  # Dramatiq's default_middleware
     if not isinstance(listed, SeqV) or len(config.parts) != len(listed.items):
@@ -97,7 +105,10 @@ def broker_middleware(project: Project) -> BrokerMiddleware | None:
     names = [part.rsplit(".", 1)[-1] for part in config.parts]
     if not all(_MIDDLEWARE_NAME.fullmatch(name) for name in names):
         return None
-    return BrokerMiddleware(frozenset(names), where, f.path, config.loc)
+    for item in listed.items:
+        if isinstance(item, CallV) and item.func:
+            options.setdefault(item.func.rsplit(".", 1)[-1], item.kwargs)
+    return BrokerMiddleware(frozenset(names + added), options, where, f.path, config.loc)
 
 
 _MIDDLEWARE_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*")

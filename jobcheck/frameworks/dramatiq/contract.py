@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, is_none, number
-from jobcheck.frameworks.dramatiq.companions import broker_middleware
+from jobcheck.frameworks.dramatiq.companions import BrokerMiddleware, broker_middleware
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -23,6 +23,10 @@ def time_limit(project: Project, job: Job) -> str:
         value = job.task.option("time_limit")
         milliseconds = number(value)
         return f"{milliseconds / 1000:g} s" if milliseconds is not None else describe(value)
+    # time_limit.py: ``TimeLimit(time_limit=N)`` is the default of every actor.
+    given = _middleware_option(middleware, "TimeLimit", "time_limit")
+    if given is not None:
+        return f"{given / 1000:g} s (TimeLimit middleware)"
     return DRAMATIQ_DEFAULT_LIMIT
 
 
@@ -39,4 +43,14 @@ def retries(project: Project, job: Job) -> str:
     if job.task.has_option("max_retries"):
         value = job.task.option("max_retries")
         return "unbounded" if is_none(value) else f"max {describe(value)}"
+    # retries.py: ``Retries(max_retries=N)`` is the default of every actor.
+    given = _middleware_option(middleware, "Retries", "max_retries")
+    if given is not None:
+        return f"max {given:g} (Retries middleware)"
     return "max 20 (Dramatiq default)"
+
+
+def _middleware_option(middleware: BrokerMiddleware | None, name: str, key: str) -> float | None:
+    if middleware is None:
+        return None
+    return number(dict(middleware.options.get(name, ())).get(key))

@@ -19,6 +19,8 @@ from jobcheck.triggers import Trigger
 
 class DramatiqSettingsRecognizer(Recognizer):
     PREFILTER = (
+        Trigger("Dramatiq broker", b"Broker(", rb"(?:Redis|Rabbitmq)Broker\("),
+        Trigger("Dramatiq middleware added", b".add_middleware("),
         Trigger("DRAMATIQ_BROKER setting", b"DRAMATIQ_BROKER"),
         Trigger("DRAMATIQ_CRONTAB setting", b"DRAMATIQ_CRONTAB"),
     )
@@ -43,6 +45,10 @@ class DramatiqSettingsRecognizer(Recognizer):
                 and walker.qualify(value.func) in FLASK_DRAMATIQ
             ):
                 self._flask_instance(qualname, value)
+            elif walker.at_module_level and isinstance(value, cst.Call):
+                cls = walker.qualify(value.func) or ""
+                if cls.startswith("dramatiq.brokers.") or cls in BROKER_CLASSES:
+                    self._broker(qualname, cls, value)
 
     def _django(self, qualname: str, node: cst.BaseExpression) -> None:
         """django_dramatiq/apps.py: BROKER, OPTIONS, MIDDLEWARE (the broker gets exactly
@@ -82,6 +88,47 @@ class DramatiqSettingsRecognizer(Recognizer):
             )
         )
 
+    def call(self, node: cst.Call, func: str | None) -> None:
+        """``broker.add_middleware(Retries(...))`` (dramatiq/broker.py ``add_middleware``):
+        a middleware added after the broker was made."""
+        if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "add_middleware":
+            return
+        if not node.args or node.args[0].keyword is not None:
+            return
+        walker = self.walker
+        made = walker.evaluate(node.args[0].value)
+        added = _names(SeqV((made,)))
+        walker.facts.configs.append(
+            FrameworkConfig(
+                framework="dramatiq",
+                kind="added-middleware",
+                qualname=walker.qualify(node.func.value) or walker.text(node.func.value),
+                cls=None,
+                options=made.kwargs if isinstance(made, CallV) else (),
+                loc=walker.loc(node),
+                parts=added,
+            )
+        )
+
+    def _broker(self, qualname: str, cls: str, node: cst.Call) -> None:
+        """``broker = RedisBroker(url=..., middleware=[...])``: a ``middleware`` list
+        replaces Dramatiq's defaults (dramatiq/broker.py ``Broker.__init__``:
+        ``middleware = [m() for m in default_middleware] if middleware is None``)."""
+        walker = self.walker
+        value = walker.evaluate(node)
+        assert isinstance(value, CallV)
+        walker.facts.configs.append(
+            FrameworkConfig(
+                framework="dramatiq",
+                kind="broker",
+                qualname=qualname,
+                cls=cls,
+                options=value.kwargs,
+                loc=walker.loc(node),
+                parts=_names(value.kwarg("middleware")),
+            )
+        )
+
     def _flask_instance(self, qualname: str, node: cst.Call) -> None:
         """flask_dramatiq.py ``Dramatiq(app=None, broker_cls=..., name="dramatiq",
         config_prefix=None, middleware=None)``."""
@@ -99,6 +146,11 @@ class DramatiqSettingsRecognizer(Recognizer):
                 parts=_names(value.kwarg("middleware")),
             )
         )
+
+
+BROKER_CLASSES = frozenset(
+    {"dramatiq.brokers.redis.RedisBroker", "dramatiq.brokers.rabbitmq.RabbitmqBroker"}
+)
 
 
 def _names(value: Value | None) -> tuple[str, ...]:
