@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_none, string, truthy
-from jobcheck.frameworks.arq.semantics import WORKER_DEFAULTS
+from jobcheck.frameworks.arq.defaults import WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project.schedule_words import short
 
