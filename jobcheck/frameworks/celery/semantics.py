@@ -356,6 +356,11 @@ def _persistent_beat(project: Project) -> bool:
     return False
 
 
+# Packages whose classes make Celery apps: Celery itself and Flask's Celery extensions
+# (Flask-Celery-Helper's ``flask_celery.Celery``, Flask-CeleryExt).
+CELERY_APP_ROOTS = frozenset({"celery", "flask_celery", "flask_celeryext"})
+
+
 def _library_class(project: Project, obj: str) -> str | None:
     """The class of another job library that made the module-level object ``obj``: its
     own class, or the nearest such base of a project class."""
@@ -366,10 +371,20 @@ def _library_class(project: Project, obj: str) -> str | None:
         if cls is None or cls in seen:
             continue
         seen.add(cls)
-        if is_foreign(cls):
+        if is_foreign(cls) or _outside_celery(project, cls):
             return cls
         pending.extend(project.classes.get(cls, ()))
     return None
+
+
+def _outside_celery(project: Project, cls: str) -> bool:
+    """A class of a library that is not Celery's (``procrastinate.App``, ``saq.Queue``):
+    not defined in the project and not from a package that makes Celery apps. Its
+    ``.task`` decorator makes that library's jobs, which jobcheck may not model."""
+    if cls in project.classes or cls in project.defined_functions:
+        return False
+    root = cls.split(".")[0]
+    return root not in CELERY_APP_ROOTS and root not in project.root_packages
 
 
 def _annotation_option(project: Project, task: TaskDef, key: str) -> Resolved | None:
