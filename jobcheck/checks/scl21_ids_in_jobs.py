@@ -79,15 +79,18 @@ class IdsInJobs(RuleChecks):
     @check("model-typed-job-parameter")
     def model_typed_job_parameter(self) -> Iterator[Finding]:
         for job in self.project.jobs:
-            function = self.project.function(job.task.function)
-            if function is None:
+            found = self.project.functions.get(job.task.function or "")
+            if found is None:
                 continue
+            # The function's own file: an arq job is registered in one module (its
+            # WorkerSettings) and defined in another.
+            defined_in, function = found
             for param in function.params:
                 if param.annotation and self.project.is_model(param.annotation):
                     short = param.annotation.rsplit(".", 1)[-1]
                     yield self.finding(
                         "model-typed-job-parameter",
-                        job.file.path,
+                        defined_in.path,
                         param.loc,
                         f"job '{job.task.name}' takes '{param.name}: {short}', a model "
                         f"instance: callers must enqueue a copy of the row; take "

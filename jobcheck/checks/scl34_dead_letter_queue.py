@@ -32,14 +32,15 @@ class DeadLetterQueue(RuleChecks):
     def unbounded_retries(self) -> Iterator[Finding]:
         for job in self.project.jobs:
             yield from semantics(job.framework).unbounded_retry_options(self, job)
-            function = self.project.function(job.task.function)
-            if function is None:
+            found = self.project.functions.get(job.task.function or "")
+            if found is None:
                 continue
+            defined_in, function = found  # the function's own file (see SCL-21)
             for call in function.retry_calls:
                 if call.max_retries is not None and is_none(call.max_retries):
                     yield self.finding(
                         "unbounded-retries",
-                        job.file.path,
+                        defined_in.path,
                         call.loc,
                         f"'{job.task.name}' retries with max_retries=None: a message that "
                         "always fails is retried forever; cap the retries and dead-letter "
@@ -48,7 +49,7 @@ class DeadLetterQueue(RuleChecks):
             for loc in function.retry_loops:
                 yield self.finding(
                     "unbounded-retries",
-                    job.file.path,
+                    defined_in.path,
                     loc,
                     f"'{job.task.name}' retries in a 'while True' loop whose exception "
                     "handler never gives up: a permanent failure spins forever; count the "
