@@ -60,9 +60,9 @@ class JobTimeLimits(RuleChecks):
                     body.file.path,
                     reach.loc,
                     f"{call.func}(...){reach.through()} in job '{body.name}' has no timeout "
-                    f"({_no_timeout_reason(call.func)}): a silent server holds the worker, "
-                    "and a time limit enforced by a signal or a thread cannot always "
-                    "interrupt a blocked socket; pass timeout=(connect, read) seconds",
+                    f"({_no_timeout_reason(call.func)}): "
+                    f"{semantics(body.framework).hung_call_consequence()}; "
+                    f"pass {_timeout_hint(call.func)}",
                     related=reach.related(f"{call.func}(...) without a timeout"),
                 )
 
@@ -101,3 +101,10 @@ _NO_TIMEOUT_REASON = {
 
 def _no_timeout_reason(func: str) -> str:
     return _NO_TIMEOUT_REASON.get(func.split(".")[0], "the call has no timeout")
+
+
+def _timeout_hint(func: str) -> str:
+    """``urlopen`` and urllib3 take one number of seconds; requests and httpx a pair."""
+    if func.split(".")[0] in ("urllib", "urllib3"):
+        return "timeout=30 (seconds)"
+    return "timeout=(connect, read) seconds"

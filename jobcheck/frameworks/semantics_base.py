@@ -80,6 +80,13 @@ class Semantics:
     SCL-17 speaks of retried runs only where one is (an in-process scheduler's function
     is not: its next run is the next scheduled one)."""
 
+    def hung_call_consequence(self) -> str:
+        """SCL-18: what a network call that never returns does to this framework's job."""
+        return (
+            "a silent server holds the worker, and a time limit enforced by a signal or a "
+            "thread cannot always interrupt a blocked socket"
+        )
+
     def swallowed_note(self, catches: tuple[str, ...]) -> str:
         """SCL-34: what else an ``except`` catching ``catches`` swallows in its jobs, as a
         clause starting with "; " ("" when nothing)."""

@@ -99,6 +99,12 @@ class APSchedulerSemantics(Semantics):
             "a listener (scheduler.add_listener) can record"
         )
 
+    def hung_call_consequence(self) -> str:
+        return (
+            "a silent server holds the run for ever (APScheduler stops no run), and at "
+            "max_instances=1 every later run of the job is skipped"
+        )
+
     def overlap_note(self, entry: ScheduleEntry) -> str:
         allowed = number(entry.option("max_instances"))
         if allowed is None or allowed <= 1:

@@ -163,6 +163,12 @@ class CrontabSemantics(Semantics):
     def time_zone(self, entry: ScheduleEntry) -> str | None:
         return string(entry.option(SCHEDULE_ZONE_VARIABLE))
 
+    def hung_call_consequence(self) -> str:
+        return (
+            "a silent server holds the run for ever (cron stops nothing), and the next "
+            "runs start beside it"
+        )
+
     def minute_zero_note(self, entry: ScheduleEntry) -> str:
         text = entry.timing.text.strip()
         if text.startswith("@") and text in MACROS:

@@ -128,6 +128,9 @@ class KubernetesSemantics(Semantics):
     def enqueued_job_name(self, entry: ScheduleEntry) -> str | None:
         return enqueued_task(entry.command)
 
+    def hung_call_consequence(self) -> str:
+        return "a silent server holds the pod until activeDeadlineSeconds, if the CronJob sets one"
+
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         policy = entry.option("concurrencyPolicy")
         if enqueued_task(entry.command) is not None:

@@ -51,6 +51,12 @@ class ScheduleLibrarySemantics(Semantics):
             "where it can be logged with its traceback and recorded"
         )
 
+    def hung_call_consequence(self) -> str:
+        return (
+            "a silent server holds the run_pending loop for ever, and every other job of "
+            "the loop waits behind it"
+        )
+
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         fields = entry.timing.fields
         hour = fields[1] if fields and fields[1] not in (None, "*") else None
