@@ -81,3 +81,12 @@ def test_a_sqlalchemy_session_is_told_to_enqueue_after_its_commit() -> None:
     for message in messages:
         assert "after session.commit() returns" in message
         assert "transaction.on_commit" not in message
+
+
+def test_a_huey_task_without_retries_is_not_said_to_be_redelivered() -> None:
+    """Huey runs a task again only through retries= (0 by default), and redelivers
+    nothing: the repeat comes from an enqueue made twice."""
+    report = run_case(FIXTURES / "huey" / "checked_project")
+    messages = [f.message for f in report.findings if f.rule == "SCL-17"]
+    assert messages and all("redelivered" not in m for m in messages)
+    assert any("a task enqueued twice" in m for m in messages)

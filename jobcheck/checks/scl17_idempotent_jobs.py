@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import SideEffect
 from jobcheck.findings import Finding
-from jobcheck.project.bodies import GUARDS_LOOKED_FOR, job_bodies
+from jobcheck.project.bodies import GUARDS_LOOKED_FOR, JobBody, job_bodies
 from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.registry import semantics
 
@@ -45,7 +45,7 @@ class IdempotentJobs(RuleChecks):
                     "non-idempotent-side-effect",
                     body.file.path,
                     reach.loc,
-                    _message(body.name, effect, reach.through()),
+                    _message(body.name, effect, reach.through(), _rerun(body)),
                     related=reach.related(effect.func),
                 )
 
@@ -94,7 +94,15 @@ def _verb(effect: SideEffect) -> str:
     return f"sends a message ({effect.func})"
 
 
-def _message(job: str, effect: SideEffect, through: str = "") -> str:
+def _rerun(body: JobBody) -> str:
+    """What runs the job's body a second time, in its framework's terms."""
+    framework = semantics(body.job.framework if body.job else body.framework)
+    return framework.rerun_cause(body.job)
+
+
+def _message(
+    job: str, effect: SideEffect, through: str = "", rerun: str = "a retried or redelivered job"
+) -> str:
     if effect.kind == "charge":
         if "braintree" in effect.func:
             remedy = "Braintree has no idempotency keys: record the charge and check it first"
@@ -102,17 +110,17 @@ def _message(job: str, effect: SideEffect, through: str = "") -> str:
             remedy = 'pass idempotency_key= derived from the business ID (f"charge-{order.id}")'
         return (
             f"job '{job}' charges with {effect.func}{through} without an idempotency key or a "
-            f"guard before it: a retried or redelivered job charges again; {remedy} "
+            f"guard before it: {rerun} charges again; {remedy} "
             f"(looked for: {GUARDS_LOOKED_FOR})"
         )
     if effect.kind == "counter":
         return (
             f"job '{job}' adds to or subtracts from a counter ({effect.func}){through} with no "
-            "guard before it: a retried or redelivered job applies the change twice; recompute the "
+            f"guard before it: {rerun} applies the change twice; recompute the "
             f"value, or record the change and check it first (looked for: {GUARDS_LOOKED_FOR})"
         )
     return (
-        f"job '{job}' sends a message ({effect.func}){through} with no guard before it: a "
-        "retried or redelivered job sends it again; record the send (a sent_at field) and check it "
+        f"job '{job}' sends a message ({effect.func}){through} with no guard before it: "
+        f"{rerun} sends it again; record the send (a sent_at field) and check it "
         f"first (looked for: {GUARDS_LOOKED_FOR})"
     )

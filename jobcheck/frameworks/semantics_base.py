@@ -80,6 +80,10 @@ class Semantics:
     SCL-17 speaks of retried runs only where one is (an in-process scheduler's function
     is not: its next run is the next scheduled one)."""
 
+    def rerun_cause(self, job: Job | None) -> str:
+        """SCL-17: what runs a job's body a second time, as the subject of a clause."""
+        return "a retried or redelivered job"
+
     def hung_call_consequence(self) -> str:
         """SCL-18: what a network call that never returns does to this framework's job."""
         return (

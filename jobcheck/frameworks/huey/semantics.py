@@ -247,6 +247,14 @@ class HueySemantics(Semantics):
             pending.extend(project.classes.get(cls, ()))
         return False
 
+    def rerun_cause(self, job: Job | None) -> str:
+        # api.py: a task runs again only through ``retries`` (0 by default); the consumer
+        # acknowledges nothing, so a crash loses a task rather than redelivering it.
+        retries = number(job.task.option("retries")) if job is not None else None
+        if retries:
+            return f"a retried task (retries={retries:g})"
+        return "a task enqueued twice (a double submit, a caller that retries)"
+
     def matches_by_tail(self) -> bool:
         return False  # a task is called by reference: its path is exact
 

@@ -131,6 +131,9 @@ class KubernetesSemantics(Semantics):
     def hung_call_consequence(self) -> str:
         return "a silent server holds the pod until activeDeadlineSeconds, if the CronJob sets one"
 
+    def rerun_cause(self, job: Job | None) -> str:
+        return "a pod that backoffLimit runs again after a failure"
+
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         policy = entry.option("concurrencyPolicy")
         if enqueued_task(entry.command) is not None:
