@@ -246,9 +246,17 @@ def _computes_values_only(body: cst.BaseSuite) -> bool:
 
 
 def _assigns_a_name(small: cst.BaseSmallStatement) -> bool:
+    """``x = ...``, or an item of a local mapping (``context["owner"] = task.owner.name``:
+    an optional value of a message being built, tunga's notifications)."""
     if isinstance(small, cst.Assign):
-        return all(isinstance(target.target, cst.Name) for target in small.targets)
+        return all(_is_local_target(target.target) for target in small.targets)
     return isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+
+
+def _is_local_target(target: cst.BaseAssignTargetExpression) -> bool:
+    if isinstance(target, cst.Subscript):
+        return isinstance(target.value, cst.Name) and target.value.value != "self"
+    return isinstance(target, cst.Name)
 
 
 def _is_inert(body: cst.BaseSuite) -> bool:

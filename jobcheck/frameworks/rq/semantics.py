@@ -178,6 +178,11 @@ class RQSemantics(Semantics):
             "dead_letter": "failed job registry (RQ)",
         }
 
+    def let_it_fail(self) -> str:
+        # rq/worker.py ``handle_job_failure``: a job that raises goes to the
+        # FailedJobRegistry (kept failure_ttl, a year by default), retried only with Retry().
+        return "let it fail into RQ's failed job registry (and Retry() if it should be retried)"
+
     def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
         return contract.plain_functions(project)
 
