@@ -56,12 +56,20 @@ class APSchedulerSemantics(Semantics):
             named = configs
         filled: dict[str, object] = {}
         for config in named:
-            defaults = config.option("job_defaults")
+            defaults = project.value(config.option("job_defaults"))
             if isinstance(defaults, DictV):
-                filled.update((k, v) for k in JOB_DEFAULTS if (v := defaults.get(k)) is not None)
-        given = {k for k, _ in entry.options}
+                # ``int(os.getenv("JOBS", 10))``: the environment read's default.
+                filled.update(
+                    (k, project.value(v) or v)
+                    for k in JOB_DEFAULTS
+                    if (v := defaults.get(k)) is not None
+                )
+        # Names and environment reads with literal defaults, resolved (Gerapy's
+        # ``max_instances=int(getenv("MAX_INSTANCES", 10))``).
+        options = tuple((k, project.value(v) or v) for k, v in entry.options)
+        given = {k for k, _ in options}
         extra = tuple((k, v) for k, v in filled.items() if k not in given)
-        return replace(entry, options=entry.options + extra) if extra else entry
+        return replace(entry, options=options + extra)
 
     def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
         """``max_instances`` (1 unless the job or the scheduler's ``job_defaults`` say
@@ -81,7 +89,9 @@ class APSchedulerSemantics(Semantics):
             "backoff": "-",
             "dead_letter": "none: the error is logged (EVENT_JOB_ERROR)",
             "lock": (
-                "one run at a time in its scheduler (max_instances=1)"
+                "unknown: max_instances is computed at run time"
+                if allowed is None and entry.option("max_instances") is not None
+                else "one run at a time in its scheduler (max_instances=1)"
                 if allowed is None or allowed <= 1
                 else f"no: max_instances={allowed:g}"
             ),
