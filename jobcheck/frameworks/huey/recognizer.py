@@ -45,7 +45,12 @@ TASK_DECORATORS = frozenset(
 )
 PERIODIC_DECORATORS = frozenset({"periodic_task", "db_periodic_task"})
 # A module or package named like a tasks module: ``tasks``, ``huey_tasks``, ``tasks_v2``.
-_TASKS_MODULE = re.compile(r"tasks?|\w+_tasks?|tasks_\w+")
+# Also the other names projects give the module of their jobs (``jobs.py``, ``q.py``,
+# ``queue.py``, ``workers.py``...): the project model keeps only the calls of Huey tasks.
+_TASKS_MODULE = re.compile(
+    r"tasks?|jobs?|\w+_(?:tasks?|jobs?)|(?:tasks|jobs)_\w+|q|queues?|workers?|background"
+    r"|periodic|cron"
+)
 # Methods of job objects (Celery, RQ, Dramatiq, taskiq, Huey's own): calling one is not
 # calling a Huey task.
 _JOB_METHODS = frozenset(
