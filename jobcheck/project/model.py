@@ -725,10 +725,46 @@ class Project:
             targets = function.enqueues_only if function is not None else ()
         jobs = []
         for target in targets:
-            job = self._by_qualname.get(target) or self._by_registered.get(target)
+            job = (
+                self._by_qualname.get(target)
+                or self._by_registered.get(target)
+                or self._enqueued_function(target)
+            )
             if job is not None and job.task.function != entry.target:
                 jobs.append(job)
         return jobs
+
+    def _enqueued_function(self, target: str) -> Job | None:
+        """A plain function a framework enqueues by reference (RQ's
+        ``queue.enqueue(count_customers)``) as a job: its options are the first such
+        call's (``ttl=``, ``job_timeout=``)."""
+        found = self.functions.get(target)
+        if found is None:
+            # A function with nothing for the checks in its body has no facts: its file.
+            defined_in = next((f for f in self.files if target in f.defined_functions), None)
+            if defined_in is None:
+                return None
+            found = (defined_in, FunctionFacts(target, target.rpartition(".")[2], NOWHERE))
+        for _, site in self.enqueue_sites():
+            framework = site.framework_hint
+            if site.target != target or framework is None:
+                continue
+            if not semantics(framework).enqueues_by_reference():
+                continue
+            defined_in, function = found
+            return Job(
+                TaskDef(
+                    framework=framework,
+                    qualname=target,
+                    name=function.name,
+                    registered_name=target,
+                    loc=function.loc,
+                    options=site.options,
+                    function=target,
+                ),
+                defined_in,
+            )
+        return None
 
     def command_functions(self, entry: ScheduleEntry) -> list[str]:
         """The project functions a scheduled command runs (``python manage.py x``: the
