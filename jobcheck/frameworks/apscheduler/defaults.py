@@ -42,3 +42,6 @@ def is_scheduler_class(qualname: str | None) -> bool:
 MINUTE_GIVEN = "minute-given"
 """An entry option: its cron trigger names the minute (else APScheduler sets minute=0 when
 an hour or a day is given)."""
+FLASK_CONFIG_SCHEDULER = "flask-config:APScheduler"
+"""The scheduler Flask-APScheduler makes from the app's config (its ``JOBS`` and
+``SCHEDULER_JOB_DEFAULTS``: flask_apscheduler/scheduler.py ``_load_jobs``, ``_load_config``)."""

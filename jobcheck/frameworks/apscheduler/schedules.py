@@ -12,7 +12,12 @@ from jobcheck.extract.schedules import (
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FrameworkConfig, FunctionFacts
 from jobcheck.facts.values import CallV, Const, DictV, Ref, string
-from jobcheck.frameworks.apscheduler.defaults import MINUTE_GIVEN, SCHEDULER_OPTIONS, UNCONFIRMED
+from jobcheck.frameworks.apscheduler.defaults import (
+    FLASK_CONFIG_SCHEDULER,
+    MINUTE_GIVEN,
+    SCHEDULER_OPTIONS,
+    UNCONFIRMED,
+)
 from jobcheck.frameworks.apscheduler.starts import is_scheduler_class
 from jobcheck.frameworks.apscheduler.timing import (
     APSCHEDULER_JOB_KEYWORDS,
@@ -27,8 +32,6 @@ APSCHEDULER_ROOTS = frozenset({"apscheduler", "flask_apscheduler", "django_apsch
 # (flask_apscheduler/scheduler.py ``_load_jobs``, ``_load_config``).
 FLASK_JOBS_SETTINGS = frozenset({"JOBS", "SCHEDULER_JOBS"})
 FLASK_JOB_DEFAULTS = "SCHEDULER_JOB_DEFAULTS"
-FLASK_CONFIG_SCHEDULER = "flask-config:APScheduler"
-"""The scheduler Flask-APScheduler makes from the app's config."""
 
 
 class APSchedulerSchedules(ScheduleReader):
@@ -184,7 +187,10 @@ class APSchedulerSchedules(ScheduleReader):
         trigger = string(call.arg(0, "trigger"))
         if qualname.endswith(".scheduled_job"):
             return bool(self.roots & APSCHEDULER_ROOTS) or trigger in ("cron", "interval")
-        head = qualname.rpartition(".")[0].rpartition(".")[2].lower()
+        owner = qualname.rpartition(".")[0]
+        if owner in self._schedulers:
+            return True  # ``aps = APScheduler()`` of this file
+        head = owner.rpartition(".")[2].lower()
         return trigger in ("cron", "interval") and "sched" in head
 
     def _scheduled_job(

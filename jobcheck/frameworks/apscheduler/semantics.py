@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import DictV, number
 from jobcheck.frameworks.apscheduler.defaults import (
+    FLASK_CONFIG_SCHEDULER,
     JOB_DEFAULTS,
     MINUTE_GIVEN,
     UNCONFIRMED,
@@ -54,6 +55,9 @@ class APSchedulerSemantics(Semantics):
         named = [c for c in configs if entry.scheduler and c.qualname == entry.scheduler]
         if not named and len({c.qualname for c in configs}) == 1:
             named = configs
+        if any((c.cls or "").startswith("flask_apscheduler") for c in named):
+            # Flask-APScheduler's object takes SCHEDULER_JOB_DEFAULTS from the app's config.
+            named += [c for c in configs if c.qualname == FLASK_CONFIG_SCHEDULER]
         filled: dict[str, object] = {}
         for config in named:
             defaults = project.value(config.option("job_defaults"))
