@@ -18,6 +18,7 @@ import libcst as cst
 from jobcheck.extract import bodies, payload
 from jobcheck.extract.decorator_factories import factory_value, wrapping_callees
 from jobcheck.facts import (
+    MANAGEMENT_COMMAND,
     NOWHERE,
     Argument,
     CallSite,
@@ -584,11 +585,16 @@ class Walker:
         job, a view or a transaction into its helpers."""
         self._note_transaction_decorator(node)
         written = dotted(node.func)
-        if written is None and self._method_of_new_instance(node) == func:
+        command = _management_command(node, func)
+        if command is not None:
+            # ``call_command("sync_orders")`` runs that command's ``handle``: the project
+            # model finds its module (``<app>/management/commands/sync_orders.py``).
+            written = func = command
+        elif written is None and self._method_of_new_instance(node) == func:
             written = func.rpartition(".")[2]  # checked already: a project class's method
         elif is_library(func) or written is None or not self._may_be_project_function(written):
             return
-        callee = self.resolve_method(func)
+        callee = func if command is not None else self.resolve_method(func)
         facts = self.functions[-1].facts
         if callee == facts.qualname:
             return  # plain recursion adds nothing
@@ -966,3 +972,15 @@ def _raises_not_implemented(node: cst.FunctionDef) -> bool:
     if isinstance(raised, cst.Call):
         raised = raised.func
     return isinstance(raised, cst.Name) and raised.value == "NotImplementedError"
+
+
+CALL_COMMAND = frozenset({"django.core.management.call_command"})
+
+
+def _management_command(node: cst.Call, func: str) -> str | None:
+    if func not in CALL_COMMAND or not node.args or node.args[0].keyword is not None:
+        return None
+    first = node.args[0].value
+    if isinstance(first, cst.SimpleString) and isinstance(first.evaluated_value, str):
+        return MANAGEMENT_COMMAND + first.evaluated_value
+    return None

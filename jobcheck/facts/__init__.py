@@ -97,6 +97,11 @@ class SlowCall:
     func: str
 
 
+MANAGEMENT_COMMAND = "django-command:"
+"""The callee of a call site for ``call_command("name")``: the management command
+``name``, whose ``Command.handle`` the project model finds."""
+
+
 @dataclass(frozen=True, slots=True)
 class CallSite:
     """A call of a function the project may define, for call summaries: what a job,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import (
+    MANAGEMENT_COMMAND,
     NOWHERE,
     SPLAT,
     CeleryApp,
@@ -807,11 +808,24 @@ class Project:
             return None
         if qualname in self.defined_functions:
             return qualname
+        if qualname.startswith(MANAGEMENT_COMMAND):
+            return self._command_handle(qualname.removeprefix(MANAGEMENT_COMMAND))
         package, _, name = qualname.rpartition(".")
         candidates = [
             q for q in self._functions_by_name.get(name, ()) if q.startswith(package + ".")
         ]
         return candidates[0] if len(candidates) == 1 else None
+
+    def _command_handle(self, name: str) -> str | None:
+        """``call_command(name)``: the ``Command.handle`` of the project's one
+        ``management/commands/<name>.py`` (django/core/management/__init__.py)."""
+        from jobcheck.project.commands import MANAGE_COMMAND
+
+        suffix = f"management.commands.{name}"
+        found = [m for m in self.modules if m == suffix or m.endswith("." + suffix)]
+        # Its module may not have been analysed (it names no job system): it is loaded
+        # when the summaries ask for the function.
+        return MANAGE_COMMAND.format(module=found[0]) if len(found) == 1 else None
 
     @functools.cached_property
     def _functions_by_name(self) -> dict[str, list[str]]:

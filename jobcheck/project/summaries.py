@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from jobcheck.facts import (
+    MANAGEMENT_COMMAND,
     CallSite,
     EnqueueSite,
     ExceptHandler,
@@ -57,6 +58,8 @@ class Hop:
 
     @property
     def label(self) -> str:
+        if self.callee.startswith(MANAGEMENT_COMMAND):
+            return f"call_command('{self.callee.removeprefix(MANAGEMENT_COMMAND)}')"
         return f"{self.callee.rsplit('.', 1)[-1]}()"
 
 
