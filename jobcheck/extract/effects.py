@@ -523,9 +523,13 @@ class EffectsRecognizer(Recognizer):
         if library.name != "httpx" or not label.startswith("httpx.AsyncClient"):
             frame.facts.blocking_calls.append(SlowCall("http", self.walker.loc(node), label))
         has_timeout = _has_timeout(node, library, default)
-        if not has_timeout or discarded:
+        # A discarded call in a ``try`` whose ``except`` answers or counts the failure is
+        # a probe whose outcome is used (Gerapy's ``requests.get(url, timeout=1)`` then
+        # ``except ConnectionError: data['error'] += 1``), not a webhook.
+        used = not discarded or any(_handler_uses_outcome(t) for t in self.walker.tries)
+        if not has_timeout or not used:
             frame.facts.http_calls.append(
-                HttpCall(self.walker.loc(node), label, has_timeout, result_used=not discarded)
+                HttpCall(self.walker.loc(node), label, has_timeout, result_used=used)
             )
         return True
 
@@ -956,4 +960,20 @@ def _handler_returns(node: cst.Try | cst.TryStar) -> bool:
             isinstance(small, cst.Return) and small.value is not None for small in last.body
         ):
             return True
+    return False
+
+
+def _handler_uses_outcome(node: cst.Try | cst.TryStar) -> bool:
+    """An ``except`` clause of ``node`` answers (``return <value>``) or records the failure
+    in a value (``errors += 1``, ``data["error"] = ...``): the call's outcome is used."""
+    if _handler_returns(node):
+        return True
+    for handler in node.handlers:
+        body = handler.body
+        statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        for line in statements:
+            if isinstance(line, cst.SimpleStatementLine) and any(
+                isinstance(small, (cst.Assign, cst.AugAssign)) for small in line.body
+            ):
+                return True
     return False
