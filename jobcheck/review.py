@@ -98,7 +98,7 @@ def _when(entry: ScheduleEntry) -> str:
     """The entry and when it runs: ``CronJob 'reports' (0 3 * * *)``."""
     timing = entry.timing
     if timing.fields is not None:
-        return f"{describe_schedule(entry)} ({' '.join(f or '*' for f in timing.fields)})"
+        return f"{describe_schedule(entry)} ({' '.join(f or '?' for f in timing.fields)})"
     if timing.seconds:
         return f"{describe_schedule(entry)} (every {describe_seconds(timing.seconds)})"
     return describe_schedule(entry)
