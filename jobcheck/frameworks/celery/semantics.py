@@ -82,7 +82,9 @@ class CelerySemantics(Semantics):
             return task
         library = _library_class(project, task.app_ref)
         if library is None:
-            return None if task.app_ref in project.foreign_objects else task
+            if task.app_ref in project.foreign_objects or _outside_any_celery(project, task):
+                return None
+            return task
         from jobcheck.registry import adopt
 
         return adopt(task, library)
@@ -375,6 +377,16 @@ def _library_class(project: Project, obj: str) -> str | None:
             return cls
         pending.extend(project.classes.get(cls, ()))
     return None
+
+
+def _outside_any_celery(project: Project, task: TaskDef) -> bool:
+    """``@worker.task`` on an object imported from a package outside the project, in a
+    project that makes no Celery app and imports Celery nowhere: another library's job
+    (``from myplatform import worker``), not a Celery task."""
+    root = (task.app_ref or "").split(".")[0]
+    if not root or root in project.root_packages or root in CELERY_APP_ROOTS:
+        return False
+    return not project.every_app and not any("celery" in f.imports for f in project.files)
 
 
 def _outside_celery(project: Project, cls: str) -> bool:
