@@ -69,18 +69,12 @@ def middleware_without_time_limit(check: Check) -> Iterator[Finding]:
     """dramatiq/middleware/time_limit.py: only the TimeLimit middleware reads an actor's
     ``time_limit``; a broker given a middleware list without it runs every actor with no
     limit at all. One finding, at the setting."""
-    middleware = broker_middleware(check.project)
-    actors = _actors(check)
-    if middleware is None or "TimeLimit" in middleware.names or not actors:
-        return
-    yield check.finding(
+    yield from _missing_middleware(
+        check,
+        "TimeLimit",
         "missing-time-limit",
-        middleware.path,
-        middleware.loc,
-        f"{middleware.where} has no dramatiq.middleware.TimeLimit, so the project's "
-        f"{_count(actors)} run with no time limit (time_limit= is read by that middleware "
-        "only) and a hung actor holds its worker thread for ever; add "
-        '"dramatiq.middleware.TimeLimit" to the list',
+        "so the project's {actors} run with no time limit (time_limit= is read by that "
+        "middleware only) and a hung actor holds its worker thread for ever",
     )
 
 
@@ -89,18 +83,28 @@ def middleware_without_retries(check: Check) -> Iterator[Finding]:
     dead-lettered by the broker) only when ``message.failed``, which the Retries
     middleware sets when retries run out (retries.py ``message.fail()``); without it a
     message whose actor raised is acknowledged: dropped, neither retried nor kept."""
+    yield from _missing_middleware(
+        check,
+        "Retries",
+        "no-dead-letter",
+        "so when one of the project's {actors} raises, the worker acknowledges its "
+        "message: it is neither retried nor moved to the dead-letter queue, and the "
+        "failure is only logged",
+    )
+
+
+def _missing_middleware(check: Check, name: str, slug: str, consequence: str) -> Iterator[Finding]:
     middleware = broker_middleware(check.project)
     actors = _actors(check)
-    if middleware is None or "Retries" in middleware.names or not actors:
+    if middleware is None or name in middleware.names or not actors:
         return
     yield check.finding(
-        "no-dead-letter",
+        slug,
         middleware.path,
         middleware.loc,
-        f"{middleware.where} has no dramatiq.middleware.Retries: when one of the project's "
-        f"{_count(actors)} raises, the worker acknowledges its message, so it is neither "
-        "retried nor moved to the dead-letter queue, and the failure is only logged; add "
-        '"dramatiq.middleware.Retries" to the list',
+        f"{middleware.where} has no dramatiq.middleware.{name}, "
+        + consequence.format(actors=_count(actors))
+        + f'; add "dramatiq.middleware.{name}" to the list',
     )
 
 

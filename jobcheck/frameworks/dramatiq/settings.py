@@ -114,33 +114,25 @@ class DramatiqSettingsRecognizer(Recognizer):
         """``broker = RedisBroker(url=..., middleware=[...])``: a ``middleware`` list
         replaces Dramatiq's defaults (dramatiq/broker.py ``Broker.__init__``:
         ``middleware = [m() for m in default_middleware] if middleware is None``)."""
-        walker = self.walker
-        value = walker.evaluate(node)
-        assert isinstance(value, CallV)
-        walker.facts.configs.append(
-            FrameworkConfig(
-                framework="dramatiq",
-                kind="broker",
-                qualname=qualname,
-                cls=cls,
-                options=value.kwargs,
-                loc=walker.loc(node),
-                parts=_names(value.kwarg("middleware")),
-            )
-        )
+        self._made_with_middleware("broker", qualname, node, cls)
 
     def _flask_instance(self, qualname: str, node: cst.Call) -> None:
         """flask_dramatiq.py ``Dramatiq(app=None, broker_cls=..., name="dramatiq",
         config_prefix=None, middleware=None)``."""
+        self._made_with_middleware("instance", qualname, node, None)
+
+    def _made_with_middleware(
+        self, kind: str, qualname: str, node: cst.Call, cls: str | None
+    ) -> None:
         walker = self.walker
         value = walker.evaluate(node)
         assert isinstance(value, CallV)
         walker.facts.configs.append(
             FrameworkConfig(
                 framework="dramatiq",
-                kind="instance",
+                kind=kind,
                 qualname=qualname,
-                cls=value.func,
+                cls=cls or value.func,
                 options=value.kwargs,
                 loc=walker.loc(node),
                 parts=_names(value.kwarg("middleware")),
