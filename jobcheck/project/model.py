@@ -672,10 +672,17 @@ class Project:
         broker, an APScheduler scheduler...), of one kind when ``kind`` is given."""
         return [
             (f, config)
-            for f in self.files
-            for config in f.configs
-            if config.framework == framework and (kind is None or config.kind == kind)
+            for f, config in self._configs_by_framework.get(framework, ())
+            if kind is None or config.kind == kind
         ]
+
+    @functools.cached_property
+    def _configs_by_framework(self) -> dict[str, list[tuple[FileFacts, FrameworkConfig]]]:
+        found: dict[str, list[tuple[FileFacts, FrameworkConfig]]] = {}
+        for f in self.files:
+            for config in f.configs:
+                found.setdefault(config.framework, []).append((f, config))
+        return found
 
     def schedules(self) -> list[tuple[FileFacts, ScheduleEntry]]:
         """Every schedule entry of the project outside test code (a test project's
