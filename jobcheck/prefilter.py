@@ -63,7 +63,7 @@ def decide(path: str, data: bytes, module: str) -> Decision:
     is not a CronJob is skipped after one ``bytes.find``)."""
     from jobcheck.extract import files
 
-    kind = files.kind_of(path)
+    kind = files.kind_for(path, data)
     if kind is None or kind.python_triggers:
         return compiled().decide(data, module)
     triggers = files.kind_triggers(kind)

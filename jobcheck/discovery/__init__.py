@@ -15,7 +15,9 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
+from jobcheck.discovery.git_index import Tracked, tracked
 from jobcheck.extract.files import NOT_SOURCES, is_other_source
 from jobcheck.extract.files import PATTERNS as OTHER_SOURCES
 
@@ -291,6 +293,8 @@ class _Walker:
         """Folders that could not be listed, with why (reported, never skipped)."""
         self._now = time.time_ns()
         self._real_root = os.path.realpath(root)
+        self._index: Tracked | Literal[False] | None = None
+        """The tracked paths, read on the first ``.gitignore`` match (False: none)."""
 
     def walk(self, previous: _Walk | None) -> Iterator[tuple[str, str, bool]]:
         """(file path as displayed, identity for de-duplication, whether it is a
@@ -371,7 +375,8 @@ class _Walker:
                 if is_link or self.excludes.excluded(name, path_text, is_dir=True):
                     continue
                 if _ignored(f"{relative}{name}", ignores, is_dir=True):
-                    continue
+                    if not self._tracked(f"{relative}{name}", is_dir=True):
+                        continue
                 subfolders.append(name)
             elif name.endswith(self.suffixes) or (
                 self._others is not None
@@ -381,7 +386,8 @@ class _Walker:
                 if self.excludes.excluded(name, path_text):
                     continue
                 if _ignored(f"{relative}{name}", ignores, is_dir=False):
-                    continue
+                    if not self._tracked(f"{relative}{name}", is_dir=False):
+                        continue
                 files.append(name)
                 if is_link:
                     symlinks.add(name)
@@ -397,6 +403,24 @@ class _Walker:
         return listing, ignores
 
     # -- .gitignore ----------------------------------------------------------------------
+
+    def _tracked(self, relative: str, is_dir: bool) -> bool:
+        """Whether git tracks the file (or a file in the folder) a ``.gitignore`` pattern
+        matches: git ignores untracked files only, so it is part of the project."""
+        if self._index is None:
+            self._index = tracked(self._real_root) or False
+            if self._index:
+                index = self._index.index
+                try:
+                    stat = os.stat(index)
+                    self.state.gitignores[index] = (stat.st_mtime_ns, stat.st_size)
+                except OSError:
+                    pass
+        if not self._index:
+            return False
+        under_top = os.path.relpath(self._real_root, self._index.top).replace(os.sep, "/")
+        path = relative if under_top == "." else f"{under_top}/{relative}"
+        return path in (self._index.folders if is_dir else self._index.files)
 
     def _gitignore(self, folder: str) -> _LazySpec:
         file = Path(folder, ".gitignore")

@@ -167,9 +167,20 @@ def kind_triggers(kind: FileKind) -> Prefilter | None:
     return _prefilter(kind.name) if kind.triggers is not None else None
 
 
+def kind_for(path: str, data: bytes) -> FileKind | None:
+    """The kind of a file by its name, and for YAML named like a Sidekiq file
+    (``cron.yaml``, ``schedule.yaml``) by what it holds: a CronJob manifest is one."""
+    kind = kind_of(path)
+    if kind is not None and kind.name == "ruby" and path.endswith((".yml", ".yaml")):
+        manifests = next(k for k in FILE_KINDS if k.name == "kubernetes")
+        if kind_triggers(manifests).reason(data) is not None:  # type: ignore[union-attr]
+            return manifests
+    return kind
+
+
 def extract(path: str, data: bytes, module: str, is_package: bool) -> FileFacts:
     """Every fact about one file, by its kind. Never raises."""
-    kind = kind_of(path)
+    kind = kind_for(path, data)
     if kind is None:
         from jobcheck.extract import extract_file
 

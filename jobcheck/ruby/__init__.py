@@ -45,12 +45,19 @@ def checked_facts(facts: Sequence[FileFacts]) -> list[FileFacts]:
     their Sidekiq semantics are wired (``JOBCHECK_RUBY_CHECKS=1`` lets them through)."""
     if os.environ.get(CHECKS_ENV) == "1":
         return list(facts)
-    return [f for f in facts if not handles(f.path)]
+    return [f for f in facts if not handles(f.path) or _kubernetes(f)]
 
 
 def handles(path: str) -> bool:
-    """Whether ``path`` is a file this front end reads (not Python)."""
-    return path.endswith(SUFFIXES)
+    """Whether ``path`` is a file this front end reads (not Python): a Ruby source, or a
+    YAML file of one of Sidekiq's names (``config/sidekiq.yml``, not ``nightly-cron.yaml``,
+    a Kubernetes manifest)."""
+    return path.endswith(RUBY_SUFFIXES) or os.path.basename(path) in CONFIG_SUFFIXES
+
+
+def _kubernetes(facts: FileFacts) -> bool:
+    """A manifest named like a Sidekiq file (``cron.yaml``), read as the CronJobs it holds."""
+    return any(entry.framework == "kubernetes" for entry in facts.schedules)
 
 
 def extract_file(path: str, data: bytes, module: str) -> FileFacts:
