@@ -41,9 +41,14 @@ LOCK_WRAPPERS = frozenset(
         "setlock",  # daemontools setlock [-nNxX] file command
         "lckdo",  # moreutils lckdo [-w] lockfile program
         "chronic-lock",
+        # mySociety's run-with-lockfile [-n] LOCKFILE "COMMAND": the command runs through
+        # ``sh -c``; -n fails at once when the lock is held.
+        "run-with-lockfile",
     }
 )
-LOCK_FILE_ARGUMENT = frozenset({"flock", "lockf", "setlock", "lckdo"})
+LOCK_FILE_ARGUMENT = frozenset({"flock", "lockf", "setlock", "lckdo", "run-with-lockfile"})
+# Lock wrappers that hand one quoted command string to a shell.
+LOCK_RUNS_A_STRING = frozenset({"run-with-lockfile"})
 
 # coreutils timeout.c: ``timeout [OPTION] DURATION COMMAND``; options -s/--signal SIG,
 # -k/--kill-after DURATION, --foreground, --preserve-status, -v/--verbose; DURATION is a
@@ -145,6 +150,8 @@ def _unwrap(words: list[str], options: list[tuple[str, Value]]) -> tuple[list[st
             if program == "flock":
                 options.append(("lock_waits", Const(_flock_waits(words, index + 1))))
             index, inner = _after_lock(program, words, index + 1)
+            if inner is None and program in LOCK_RUNS_A_STRING and len(words) == index + 1:
+                inner = words[index]  # run-with-lockfile -n LOCK "cd /app && ./manage.py x"
             if inner is not None:
                 return [], inner
         elif program == "timeout":

@@ -28,6 +28,8 @@ else:  # pragma: no cover
 DEFAULT_URGENT_WORDS = (
     "password",
     "passphrase",
+    "reset_email",
+    "reset_link",
     "magic_link",
     "login_link",
     "login_code",

@@ -43,6 +43,12 @@ def _options(command: str) -> dict[str, object]:
         ("sudo -u app nohup python run.py >> /var/log/x 2>&1", "python run.py", {}),
         ("su - app -c 'python run.py'", "python run.py", {}),
         ("sh scripts/nightly.sh", "sh scripts/nightly.sh", {}),
+        # mySociety's lock wrapper runs one quoted command through sh -c.
+        (
+            'run-with-lockfile -n /tmp/send.lock "cd /app && ./manage.py send_reviews"',
+            "./manage.py send_reviews",
+            {"lock": "run-with-lockfile"},
+        ),
     ],
 )
 def test_wrappers_read_through_to_the_program(

@@ -781,11 +781,21 @@ class Project:
             return []
         from jobcheck.project.commands import command_targets
 
-        return [
-            qualname
-            for qualname in command_targets(entry.command, self.modules, self.scripts)
-            if self.function(qualname) is not None
-        ]
+        found = []
+        for target in command_targets(entry.command, self.modules, self.scripts):
+            qualname = self._command_body(target)
+            if qualname is not None:
+                found.append(qualname)
+        return found
+
+    def _command_body(self, target: str) -> str | None:
+        """The defined function a command target stands for: ``Command.handle``, or the
+        method an old-style command defines instead (Django < 1.10's ``NoArgsCommand``
+        runs ``handle_noargs``, ``LabelCommand`` ``handle_label``)."""
+        candidates = [target]
+        if target.endswith(".Command.handle"):
+            candidates += [f"{target}_noargs", f"{target}_label", f"{target}_app_config"]
+        return next((q for q in candidates if self.function(q) is not None), None)
 
     @functools.cached_property
     def scripts(self) -> dict[str, list[str]]:

@@ -7,7 +7,23 @@ import re
 # Words in a callee's name that mean "take a lock" (split on "_" and camelCase).
 LOCK_WORDS = frozenset({"lock", "locks", "mutex", "semaphore", "redlock", "filelock", "singleton"})
 # Words that mean the call releases or inspects a lock instead of taking one.
-NOT_TAKING_WORDS = frozenset({"release", "unlock", "is", "has", "locked", "delete", "clear"})
+NOT_TAKING_WORDS = frozenset(
+    {
+        "release",
+        "unlock",
+        "is",
+        "has",
+        "locked",
+        "delete",
+        "clear",
+        # Housekeeping of locks, not taking one (Huey's ``expire_locks``, ``flush_locks``).
+        "expire",
+        "flush",
+        "purge",
+        "remove",
+        "reset",
+    }
+)
 # Database advisory locks written in SQL text.
 SQL_LOCKS = re.compile(r"pg_(?:try_)?advisory(?:_xact)?_lock|\bget_lock\s*\(|sp_getapplock", re.I)
 _LOCK_HINT = re.compile(r"lock|mutex|semaphore|singleton", re.IGNORECASE)
