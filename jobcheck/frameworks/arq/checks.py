@@ -64,7 +64,9 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
     cancellation) fails at once, and its result, error included, is kept for
     ``keep_result`` seconds (3600 by default) and then expires: nothing keeps it."""
     found = workers(check.project)
-    jobs = [job for job in check.project.jobs if job.framework == NAME]
+    # A cron job takes no arguments: its next run is its replay (and cron.py keeps its
+    # result 0 s by default, ``keep_result=0``, whatever the worker's keep_result).
+    jobs = [job for job in check.project.jobs if job.framework == NAME and job.task.kind != "cron"]
     if not found or not jobs:
         return
     if any(
