@@ -27,6 +27,21 @@ class LockRecognizer(Recognizer):
         if kind is not None:
             scope.facts.guards.append(Guard(kind, self.walker.order, self.walker.loc(node)))
 
+    def with_item(self, item: cst.WithItem) -> None:
+        """``with update_stations._lock:`` / ``with self.lock:``: a lock object held for
+        the block (a ``threading.Lock()`` made once: brightsky serialises its update in
+        one consumer's threads this way). Calls (``with cache.lock(...)``) are read by
+        :meth:`call`."""
+        scope = self.walker.function
+        target = item.item
+        if scope is None or isinstance(target, cst.Call):
+            return
+        name = target.attr.value if isinstance(target, cst.Attribute) else None
+        if isinstance(target, cst.Name):
+            name = target.value
+        if name is not None and takes_lock_by_name(name):
+            scope.facts.guards.append(Guard("lock", self.walker.order, self.walker.loc(item)))
+
     def _lock_kind(self, node: cst.Call) -> str | None:
         callee = node.func
         name = (
