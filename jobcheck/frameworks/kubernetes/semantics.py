@@ -112,7 +112,14 @@ class KubernetesSemantics(Semantics):
             "retries": f"max {_shown_value(retries)} pods (backoffLimit)"
             if _known(retries)
             else "max 6 pods (backoffLimit, Kubernetes default)",
-            "backoff": "exponential from 10 s, capped at 6 min (Job controller)",
+            "backoff": (
+                # restartPolicy OnFailure: the kubelet reruns the container in the same pod
+                # (its crash back-off: 10 s doubling, capped at five minutes); Never: the
+                # Job controller makes a new pod (10 s doubling, capped at six minutes).
+                "the container restarted in its pod, from 10 s, capped at 5 min (kubelet)"
+                if string(entry.option("restartPolicy")) == "OnFailure"
+                else "a new pod, from 10 s, capped at 6 min (Job controller)"
+            ),
             "dead_letter": "the failed Job, kept by failedJobsHistoryLimit (1 by default)",
             "lock": f"concurrencyPolicy: {_shown_value(policy)}"
             if _known(policy)
