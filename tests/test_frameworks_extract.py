@@ -518,6 +518,7 @@ def test_discovery_finds_the_other_kinds_and_keeps_the_default_excludes(tmp_path
     for name in (
         "deploy/cron.yaml",
         "crontab",
+        "config/cron",
         "etc/cron.d/backup",
         "Procfile",
         "conf/supervisord.conf",
@@ -532,6 +533,7 @@ def test_discovery_finds_the_other_kinds_and_keeps_the_default_excludes(tmp_path
     assert found == {
         "app.py",
         "crontab",
+        "config/cron",
         "deploy/cron.yaml",
         "etc/cron.d/backup",
         "Procfile",

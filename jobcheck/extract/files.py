@@ -84,6 +84,9 @@ FILE_KINDS: tuple[FileKind, ...] = (
         (
             "*/crontab",
             "*/crontab.*",
+            # A file named plain "cron" that a Dockerfile copies to /etc/cron.d (clist's
+            # config/cron): read only when a line has a crontab line's shape.
+            "*/cron",
             "*.cron",
             "*.crontab",
             "*/cron.d/*",
