@@ -413,6 +413,8 @@ class EffectsRecognizer(Recognizer):
         if func in libraries.BLOCKING_SLEEPS:
             frame.facts.blocking_calls.append(SlowCall("sleep", self.walker.loc(node), func))
             return
+        if func in libraries.BLOCKING_MAIL:  # and read on as a send below
+            frame.facts.blocking_calls.append(SlowCall("smtp", self.walker.loc(node), func))
         if self._http(frame, node, func, receiver, method, discarded):
             return
         send = self._send(node, func, receiver, method)

@@ -117,6 +117,13 @@ MAIL_CLIENTS = frozenset(
     }
 )
 SMTP_CLASSES = frozenset({"smtplib.SMTP", "smtplib.SMTP_SSL", "smtplib.LMTP", "aiosmtplib.SMTP"})
+# Calls that talk to a mail server on the calling thread: smtplib's constructors connect
+# when given a host (smtplib.py ``SMTP.__init__`` calls ``self.connect``), Django's mail
+# functions send through a blocking SMTP backend. In a coroutine they stop its event loop.
+BLOCKING_MAIL = frozenset(
+    {"smtplib.SMTP", "smtplib.SMTP_SSL", "smtplib.LMTP"}
+    | {f for f in EMAIL_FUNCTIONS if not f.startswith("aiosmtplib.")}
+)
 MAIL_CLIENT_METHODS = frozenset({"send", "send_message", "sendmail", "send_messages"})
 # ``user.email_user(...)``: django/contrib/auth/models.py AbstractUser.email_user calls
 # send_mail. The method name is Django's own, so any receiver counts.
