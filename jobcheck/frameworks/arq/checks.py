@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import is_none, string, truthy
+from jobcheck.facts.values import is_none, number, string, truthy
 from jobcheck.frameworks.arq.defaults import WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project.schedule_words import short
@@ -191,3 +191,26 @@ def _hint(project: Project, name: str, registered: set[str]) -> str:
         return f"; the function {name} is registered as '{renamed[0]}'"
     close = difflib.get_close_matches(name, sorted(registered), n=1, cutoff=0.75)
     return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def constant_retry_delay(check: Check, job: Job) -> Iterator[Finding]:
+    """``raise Retry(defer=5)`` with a constant: every retry of a failing job comes the
+    same few seconds after the last; arq passes the attempt number in ``ctx["job_try"]``
+    (worker.py ``run_job``) to grow it with."""
+    found = check.project.functions.get(job.task.function or "")
+    if found is None:
+        return
+    defined_in, function = found
+    for call in function.retry_calls:
+        delay = number(check.project.value(call.countdown))
+        if delay is None:
+            continue
+        yield check.finding(
+            "retry-without-backoff",
+            defined_in.path,
+            call.loc,
+            f"arq job '{job.task.name}' raises Retry(defer={delay:g}): every retry comes "
+            f"{delay:g} s after the last, so a failing dependency is hit again at a fixed "
+            "pace until max_tries runs out; grow the delay with the attempt "
+            '(Retry(defer=ctx["job_try"] * 10), plus some random jitter)',
+        )

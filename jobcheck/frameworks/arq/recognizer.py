@@ -16,7 +16,7 @@ import libcst as cst
 
 from jobcheck.extract import enqueue, handlers
 from jobcheck.extract.walker import Recognizer, Walker
-from jobcheck.facts import FrameworkConfig, Loc, TaskDef
+from jobcheck.facts import FrameworkConfig, Loc, RetryCall, TaskDef
 from jobcheck.facts.values import CallV, Const, string
 from jobcheck.frameworks.arq.checks import UNREAD_JOBS
 from jobcheck.frameworks.arq.semantics import (
@@ -130,6 +130,7 @@ def entries(walker: Walker, value: cst.BaseExpression, wrappers: frozenset[str])
         yield Entry(item, target_node, call, target, path is not None)
 
 
+RETRY_CLASSES = frozenset({"arq.Retry", "arq.worker.Retry"})
 # connections.py: ``create_pool(..., default_queue_name=...)`` and ``ArqRedis(...)``.
 POOL_MAKERS = frozenset(
     {"arq.create_pool", "arq.connections.create_pool", "arq.ArqRedis", "arq.connections.ArqRedis"}
@@ -224,6 +225,9 @@ class ArqRecognizer(Recognizer):
         if func in POOL_MAKERS:
             self._pool(node)
             return
+        if func in RETRY_CLASSES:
+            self._retry(node)
+            return
         if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "enqueue_job":
             return
         if not node.args or node.args[0].keyword is not None:
@@ -256,6 +260,18 @@ class ArqRecognizer(Recognizer):
                 receiver=walker.qualify(node.func.value),
                 framework="arq",
             )
+        )
+
+    def _retry(self, node: cst.Call) -> None:
+        """``raise Retry(defer=5)`` (worker.py ``Retry(defer=None)``: run again after
+        ``defer`` seconds, a number or a timedelta)."""
+        scope = self.walker.function
+        if scope is None:
+            return
+        value = self.walker.evaluate(node)
+        assert isinstance(value, CallV)
+        scope.facts.retry_calls.append(
+            RetryCall(self.walker.loc(node), value.arg(0, "defer"), None)
         )
 
     def _pool(self, node: cst.Call) -> None:

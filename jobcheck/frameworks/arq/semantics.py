@@ -197,6 +197,11 @@ class ArqSemantics(Semantics):
         # cancels the running tasks.
         return "the CancelledError arq sends on job_timeout and at shutdown"
 
+    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
+        from jobcheck.frameworks.arq import checks
+
+        return checks.constant_retry_delay(check, job)
+
     def blocking_call(self, job: Job, label: str) -> str | None:
         # arq runs every job of a worker on one event loop (``max_jobs`` at once) under
         # ``asyncio.wait_for``, which cannot cancel a coroutine that never yields.
