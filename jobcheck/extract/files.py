@@ -45,6 +45,9 @@ class FileKind:
     end of its own: Ruby)."""
     python_triggers: bool = False
     """Kept by the main prefilter's triggers (the plugins' own included), not ``triggers``."""
+    claims_by_content: bool = False
+    """A file of another kind by its name is of this one when its triggers match its bytes
+    (a CronJob manifest named ``cron.yaml``)."""
 
 
 # A crontab line: five fields (or an @keyword) and a command.
@@ -103,6 +106,7 @@ FILE_KINDS: tuple[FileKind, ...] = (
         ("*.yaml", "*.yml"),
         "jobcheck.frameworks.kubernetes.manifests:read",
         (Trigger("Kubernetes CronJob", b"CronJob", rb"kind:[ \t]*[\"']?CronJob\b"),),
+        claims_by_content=True,
     ),
     FileKind(
         "procfile",
@@ -171,14 +175,24 @@ def kind_triggers(kind: FileKind) -> Prefilter | None:
 
 
 def kind_for(path: str, data: bytes) -> FileKind | None:
-    """The kind of a file by its name, and for YAML named like a Sidekiq file
-    (``cron.yaml``, ``schedule.yaml``) by what it holds: a CronJob manifest is one."""
+    """The kind of a file by its name, and by what it holds for a kind that claims files
+    by their content (a YAML file named like a Sidekiq file, ``cron.yaml``, that holds a
+    CronJob is a manifest)."""
     kind = kind_of(path)
-    if kind is not None and kind.name == "ruby" and path.endswith((".yml", ".yaml")):
-        manifests = next(k for k in FILE_KINDS if k.name == "kubernetes")
-        if kind_triggers(manifests).reason(data) is not None:  # type: ignore[union-attr]
-            return manifests
+    if kind is None or kind.claims_by_content:
+        return kind
+    text = "/" + path.replace("\\", "/").lstrip("/")
+    for other in FILE_KINDS:
+        if not other.claims_by_content or not _matches_kind(other, text):
+            continue
+        triggers = kind_triggers(other)
+        if triggers is not None and triggers.reason(data) is not None:
+            return other
     return kind
+
+
+def _matches_kind(kind: FileKind, text: str) -> bool:
+    return any(fnmatch.fnmatchcase(text, pattern) for pattern in kind.patterns)
 
 
 def extract(path: str, data: bytes, module: str, is_package: bool) -> FileFacts:

@@ -45,7 +45,7 @@ def checked_facts(facts: Sequence[FileFacts]) -> list[FileFacts]:
     their Sidekiq semantics are wired (``JOBCHECK_RUBY_CHECKS=1`` lets them through)."""
     if os.environ.get(CHECKS_ENV) == "1":
         return list(facts)
-    return [f for f in facts if not handles(f.path) or _kubernetes(f)]
+    return [f for f in facts if not handles(f.path) or _read_by_another_kind(f)]
 
 
 def handles(path: str) -> bool:
@@ -55,9 +55,18 @@ def handles(path: str) -> bool:
     return path.endswith(RUBY_SUFFIXES) or os.path.basename(path) in CONFIG_SUFFIXES
 
 
-def _kubernetes(facts: FileFacts) -> bool:
-    """A manifest named like a Sidekiq file (``cron.yaml``), read as the CronJobs it holds."""
-    return any(entry.framework == "kubernetes" for entry in facts.schedules)
+def _read_by_another_kind(facts: FileFacts) -> bool:
+    """A file named like a Sidekiq file that another kind read (a CronJob manifest named
+    ``cron.yaml``): its schedules are of no framework this front end reads."""
+    from jobcheck.registry import plugins
+
+    ruby = {
+        name
+        for plugin in plugins()
+        if plugin.ruby_recognizers or plugin.config_reader
+        for name in (plugin.name, *plugin.aliases)
+    }
+    return any(entry.framework not in ruby for entry in facts.schedules)
 
 
 def extract_file(path: str, data: bytes, module: str) -> FileFacts:

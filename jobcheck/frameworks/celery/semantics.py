@@ -386,6 +386,8 @@ def _outside_any_celery(project: Project, task: TaskDef) -> bool:
     root = (task.app_ref or "").split(".")[0]
     if not root or root in project.root_packages or root in CELERY_APP_ROOTS:
         return False
+    if "celery" in (task.app_ref or "").lower():
+        return False  # ``from proj.celery import app``: a Celery app module not analysed
     return not project.every_app and not any("celery" in f.imports for f in project.files)
 
 
