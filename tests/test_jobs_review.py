@@ -202,3 +202,29 @@ def test_dramatiq_contracts_follow_the_brokers_middleware() -> None:
     assert added["dead_letter"] == "dead-letter queue (Dramatiq, kept 7 days)"
     django = {c["job"]: c for c in _contracts("dramatiq/django_middleware")}
     assert django["reindex_product"]["time_limit"].startswith("none (no TimeLimit")
+
+
+def test_django_rq_queue_default_timeouts_are_the_jobs_limits(tmp_path: Path) -> None:
+    """django_rq/queues.py ``get_queue``: a queue's DEFAULT_TIMEOUT is its jobs' limit."""
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "settings.py").write_text(
+        "RQ_QUEUES = {\n"
+        "    'default': {'HOST': 'localhost', 'DEFAULT_TIMEOUT': 1800},\n"
+        "    'system': {'HOST': 'localhost', 'DEFAULT_TIMEOUT': 120},\n"
+        "    'low': {'HOST': 'localhost'},\n"
+        "}\n"
+    )
+    (tmp_path / "shop" / "jobs.py").write_text(
+        "from django_rq import job\n"
+        "@job('system')\ndef send():\n    pass\n"
+        "@job\ndef rebuild():\n    pass\n"
+        "@job('low')\ndef prune():\n    pass\n"
+    )
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
+    limits = {c["job"].rsplit(".", 1)[-1]: c["time_limit"] for c in json.loads(result.output)}
+    assert limits == {
+        "send": "120 s (RQ_QUEUES['system']['DEFAULT_TIMEOUT'])",
+        "rebuild": "1800 s (RQ_QUEUES['default']['DEFAULT_TIMEOUT'])",
+        "prune": "180 s (RQ default)",
+    }

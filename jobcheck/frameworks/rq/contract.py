@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import CallV, SeqV, Value, describe, number
+from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, describe, number
+from jobcheck.project.model import DJANGO_SETTINGS
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -19,6 +20,20 @@ def time_limit(project: Project, job: Job) -> str:
         if job.task.has_option(key):
             value = job.task.option(key)
             return "none (-1)" if number(value) == -1 else f"{describe(value)} s"
+    route = project.routing.job_route(job)
+    return queue_default_timeout(project, route.queue if route.known else None)
+
+
+def queue_default_timeout(project: Project, queue: object) -> str:
+    """django-rq's ``RQ_QUEUES[name]["DEFAULT_TIMEOUT"]`` (django_rq/queues.py
+    ``get_queue``: the queue's ``default_timeout``), else RQ's 180 s."""
+    queues = project.value(Ref(f"{DJANGO_SETTINGS}RQ_QUEUES"))
+    entry = queues.get(str(queue)) if isinstance(queues, DictV) and queue else None
+    seconds = (
+        number(project.value(entry.get("DEFAULT_TIMEOUT"))) if isinstance(entry, DictV) else None
+    )
+    if seconds is not None:
+        return f"{seconds:g} s (RQ_QUEUES['{queue}']['DEFAULT_TIMEOUT'])"
     return RQ_DEFAULT_TIMEOUT
 
 
@@ -59,7 +74,7 @@ def plain_functions(project: Project) -> Iterator[dict[str, object]]:
                 if number(timeout) == -1
                 else f"{describe(timeout)} s"
                 if timeout is not None
-                else RQ_DEFAULT_TIMEOUT
+                else queue_default_timeout(project, route.queue if route.known else None)
             ),
             "retries": f"max {describe(retry.arg(0, 'max'))}"
             if isinstance(retry, CallV)
