@@ -120,19 +120,29 @@ class DeadLetterQueue(RuleChecks):
         noun = semantics(body.framework).cancellation_noun()
         if noun is None:
             return
-        for loc in body.function.cancel_handlers:
-            if (body.file.path, loc.line, loc.column) in seen:
-                continue
-            seen.add((body.file.path, loc.line, loc.column))
-            yield self.finding(
-                "swallowed-exception",
-                body.file.path,
-                loc,
-                f"this except in job '{body.name}' catches {noun} and does not raise it "
-                "again (logging it does not help): the runner sees the job return, so a run "
-                "that timed out ends as a success and one stopped by a deploy is not run "
-                "again; re-raise it with a bare raise after any cleanup",
-            )
+        # The job's own coroutine and those it awaits (a helper that catches the
+        # cancellation swallows the job's: poeboto's client.start()).
+        for reach in body.summary(self.project).functions:
+            for handler_loc in reach.item.cancel_handlers:
+                loc = handler_loc if reach.direct else reach.loc
+                key = (body.file.path, loc.line, loc.column)
+                if key in seen:
+                    continue
+                seen.add(key)
+                where = (
+                    "this except"
+                    if reach.direct
+                    else f"an except in {reach.item.name}() ({reach.path}:{handler_loc.line})"
+                )
+                yield self.finding(
+                    "swallowed-exception",
+                    body.file.path,
+                    loc,
+                    f"{where} in job '{body.name}' catches {noun} and does not raise it "
+                    "again (logging it does not help): the runner sees the job return, so a "
+                    "run that timed out ends as a success and one stopped by a deploy is "
+                    "not run again; re-raise it with a bare raise after any cleanup",
+                )
 
     # -- no-dead-letter -----------------------------------------------------------------
 
