@@ -210,7 +210,13 @@ def test_arq_worker_settings_read_from_the_class_body_only() -> None:
 
 def test_arq_functions_and_cron_jobs_are_jobs() -> None:
     found = {j.task.registered_name: j.task for j in project("arq/worker_project").all_jobs}
-    assert set(found) == {"download", "daily-report", "cron:cleanup"}
+    assert set(found) == {
+        "download",
+        "mail_report",
+        "refresh_clients",
+        "daily-report",
+        "cron:cleanup",
+    }
     assert found["daily-report"].qualname == "jobs.report"
     assert dict(found["daily-report"].options) == {
         "name": Const("daily-report"),
