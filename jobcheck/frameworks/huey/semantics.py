@@ -121,9 +121,9 @@ LOCK_KEY = "%s.lock.%s"
 """``'%s.lock.%s' % (huey.name, name)``."""
 LOCK_HAS_TTL = False
 """Huey 2: a worker killed while holding the lock leaves it set until ``flush_locks`` or
-the consumer's ``-f/--flush-locks``. Huey 3 (3.5.4 api.py:757 ``lock_task(self,
-lock_name, ttl=None)``, ``TaskLock.acquire`` passes it to ``put_if_empty``) takes a
-``ttl=``; without one its lock has no expiry either."""
+the consumer's ``-f/--flush-locks``. Huey 3.4+ (3.4.0 api.py:801 ``lock_task(self,
+lock_name, ttl=None)``, ``TaskLock.acquire`` passes it to ``put_if_empty``; 3.3.0 has no
+``ttl``) takes a ``ttl=``; without one its lock has no expiry either."""
 LOCKED_TASK_IS_RETRIED = True
 """TaskLockedException counts as an exception: retried while ``retries`` remain
 (2.5.0 api.py:386-389, 446-448)."""
@@ -308,7 +308,7 @@ class HueySemantics(Semantics):
         # LOCK_HAS_TTL, PERIODIC_IN_EVERY_CONSUMER above.
         return (
             ", e.g. Huey's @huey.lock_task('name') under the periodic decorator (give it "
-            "ttl= longer than a run on Huey 3, or start the consumer with --flush-locks, so "
+            "ttl= longer than a run on Huey 3.4+, or start the consumer with --flush-locks, so "
             "a killed run does not hold it for ever); every consumer started without "
             "--no-periodic enqueues the task, so run one such consumer"
         )
