@@ -113,12 +113,22 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
     )
 
 
+# djhuey's and django-huey's modules: their tasks run on the HUEY setting's instance.
+_DJHUEY = frozenset({"huey.contrib.djhuey", "django_huey"})
+
+
 def _instance_place(check: Check) -> tuple[str, object] | None:
-    for f in check.project.files:
-        for config in f.configs:
-            if config.framework == NAME:
-                return f.path, config.loc
-    return None
+    """Where the project's Huey is configured: the instance its tasks are made on (djhuey's
+    ``HUEY`` setting for djhuey tasks), else the first one (trilli's unused second
+    instance was reported instead of its ``settings.HUEY``)."""
+    configs = check.project.configs(NAME)
+    used = {job.task.app_ref for job in check.project.jobs if job.framework == NAME}
+    for f, config in configs:
+        if config.qualname in used or (
+            config.qualname.endswith(".HUEY") and any(ref in _DJHUEY for ref in used)
+        ):
+            return f.path, config.loc
+    return (configs[0][0].path, configs[0][1].loc) if configs else None
 
 
 def periodic_without_expiry(
