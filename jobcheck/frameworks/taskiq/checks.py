@@ -131,7 +131,10 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
         for bases in f.classes.values()
     ):
         return  # a middleware of the project's own may keep them
-    path, broker = brokers[0]
+    # The production broker, not the in-memory one kept for tests and local runs
+    # (shopery's ``broker = InMemoryBroker() if ENV == "test" else AioPikaBroker(...)``).
+    real = [(p, b) for p, b in brokers if not (b.cls or "").endswith("InMemoryBroker")]
+    path, broker = (real or brokers)[0]
     count = f"{len(jobs)} taskiq task" + ("s" if len(jobs) != 1 else "")
     yield check.finding(
         "no-dead-letter",
