@@ -21,6 +21,8 @@ from jobcheck.timing import Firing, describe_seconds, firing, first_shared_momen
 # Schedules that start more often than this per hour (every 15 minutes) are left out of
 # the minute checks: they overlap with everything, and no choice of minute avoids them.
 MAX_STARTS_PER_HOUR = 4
+# A random delay of at least this many seconds on each start spreads it over minutes.
+JITTER_SPREADS = 60.0
 # Interval schedules at least this long are reported by interval-schedule-resets-on-deploy.
 LONG_INTERVAL = 3600.0
 # Minutes to suggest: away from 0, 15, 30, 45 and other round numbers people pick.
@@ -37,6 +39,8 @@ class SpreadScheduledJobs(RuleChecks):
             fire = firing(entry.timing)
             if fire is None or fire.minutes is None:
                 continue
+            if (semantics(entry.framework).start_spread(entry) or 0) >= JITTER_SPREADS:
+                continue  # each start lands at random over minutes: no shared minute
             if len(fire.minutes) <= MAX_STARTS_PER_HOUR:
                 found.append((f, entry, fire))
         return found

@@ -364,6 +364,11 @@ class Semantics:
     ) -> Iterator[Finding]:
         return iter(())
 
+    def start_spread(self, entry: ScheduleEntry) -> float | None:
+        """SCL-22: seconds over which each start is spread at random (APScheduler's
+        ``jitter=``), when the schedule sets some."""
+        return None
+
     def time_zone(self, entry: ScheduleEntry) -> str | None:
         """SCL-22: the time zone the entry's fields are read in, when it names one; None
         for the scheduler's default (taken as UTC)."""

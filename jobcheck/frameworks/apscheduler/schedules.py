@@ -11,7 +11,7 @@ from jobcheck.extract.schedules import (
 )
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FrameworkConfig, FunctionFacts
-from jobcheck.facts.values import CallV, Const, DictV, Ref, string
+from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, string
 from jobcheck.frameworks.apscheduler.defaults import (
     FLASK_CONFIG_SCHEDULER,
     MINUTE_GIVEN,
@@ -23,6 +23,7 @@ from jobcheck.frameworks.apscheduler.timing import (
     APSCHEDULER_JOB_KEYWORDS,
     apscheduler_timing,
     gives_minute,
+    jitter_of,
 )
 from jobcheck.timing import APSCHEDULER_FIELDS
 from jobcheck.triggers import Trigger
@@ -213,7 +214,8 @@ class APSchedulerSchedules(ScheduleReader):
             task_loc=walker.loc(expr),
             timing_loc=walker.loc(expr),
             options=tuple((k, v) for k, v in call.kwargs if k in APSCHEDULER_JOB_KEYWORDS)
-            + ((MINUTE_GIVEN, Const(True)),) * given,
+            + ((MINUTE_GIVEN, Const(True)),) * given
+            + _jitter(call.arg(0, "trigger"), call),
             scheduler=scheduler or None,
         )
 
@@ -244,7 +246,8 @@ class APSchedulerSchedules(ScheduleReader):
             timing_loc=walker.loc(node),
             options=tuple((k, v) for k, v in value.kwargs if k in APSCHEDULER_JOB_KEYWORDS)
             + ((UNCONFIRMED, Const(True)),) * confirm
-            + ((MINUTE_GIVEN, Const(True)),) * given,
+            + ((MINUTE_GIVEN, Const(True)),) * given
+            + _jitter(trigger, value),
             scheduler=_receiver(walker, node),
         )
 
@@ -259,3 +262,8 @@ def _named_like_a_scheduler(receiver: cst.BaseExpression) -> bool:
     if isinstance(receiver, cst.Name):
         name = receiver.value
     return name is not None and "sched" in name.lower()
+
+
+def _jitter(trigger: Value | None, call: CallV) -> tuple[tuple[str, Value], ...]:
+    found = jitter_of(trigger, call)
+    return (("jitter", found),) if found is not None else ()

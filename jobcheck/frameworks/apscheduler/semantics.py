@@ -119,6 +119,9 @@ class APSchedulerSemantics(Semantics):
             "max_instances=1 every later run of the job is skipped"
         )
 
+    def start_spread(self, entry: ScheduleEntry) -> float | None:
+        return number(entry.option("jitter"))
+
     def overlap_note(self, entry: ScheduleEntry) -> str:
         allowed = number(entry.option("max_instances"))
         if allowed is None or allowed <= 1:

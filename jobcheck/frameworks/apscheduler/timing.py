@@ -90,3 +90,12 @@ def gives_minute(trigger: Value | None, call: CallV) -> bool:
         positions = APSCHEDULER_CRON_POSITIONS.index("minute")
         return any(k == "minute" for k, _ in trigger.kwargs) or len(trigger.args) > positions
     return False
+
+
+def jitter_of(trigger: Value | None, call: CallV) -> Value | None:
+    """``jitter=`` seconds on the job or its ``CronTrigger``/``IntervalTrigger``
+    (triggers/base.py ``_apply_jitter``: each run starts up to that much later)."""
+    found = call.kwarg("jitter")
+    if found is None and isinstance(trigger, CallV):
+        found = trigger.kwarg("jitter")
+    return found
