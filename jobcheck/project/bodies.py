@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from jobcheck.facts import FileFacts, FunctionFacts, SideEffect
+from jobcheck.facts import MANAGEMENT_COMMAND, FileFacts, FunctionFacts, SideEffect
 from jobcheck.project.model import Job, Project
 from jobcheck.project.summaries import Summary
 from jobcheck.registry import semantics
@@ -59,10 +59,12 @@ def job_bodies(project: Project) -> list[JobBody]:
         framework = semantics(job.framework if job is not None else site.framework_hint)
         if job is not None or not framework.enqueues_by_reference() or not site.target:
             continue
-        entry = project.functions.get(site.target)
+        # ``enqueue(call_command, "x")``: the command's body (``resolve_function``).
+        entry = project.functions.get(project.resolve_function(site.target) or site.target)
         if entry is not None and entry[1].qualname not in found:
+            name = site.target.removeprefix(MANAGEMENT_COMMAND)
             found[entry[1].qualname] = JobBody(
-                entry[0], entry[1], entry[1].name, None, site.framework_hint
+                entry[0], entry[1], name.rpartition(".")[2], None, site.framework_hint
             )
     for _, entry, job in project.scheduled_jobs():
         # A function an in-process scheduler runs itself (APScheduler, schedule).

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from jobcheck.facts import MANAGEMENT_COMMAND
 from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, describe, number
 from jobcheck.project.model import DJANGO_SETTINGS
 
@@ -64,7 +65,7 @@ def plain_functions(project: Project) -> Iterator[dict[str, object]]:
         retry = site.option("retry")
         route = project.routing.site_route(f, site, None)
         yield {
-            "job": site.target,
+            "job": _shown(site.target),
             "framework": "rq",
             "path": f.path,
             "line": site.loc.line,
@@ -91,3 +92,10 @@ def intervals(retry: Value | None) -> str:
     if isinstance(interval, SeqV):
         return "intervals " + ", ".join(f"{describe(v)} s" for v in interval.items)
     return f"fixed {describe(interval)} s" if interval is not None else "none (0 s)"
+
+
+def _shown(target: str) -> str:
+    """``call_command('x')`` for the management command a queue runs by name."""
+    if target.startswith(MANAGEMENT_COMMAND):
+        return f"call_command('{target.removeprefix(MANAGEMENT_COMMAND)}')"
+    return target

@@ -8,8 +8,8 @@ from dataclasses import replace
 import libcst as cst
 
 from jobcheck.extract import enqueue
-from jobcheck.extract.walker import Recognizer
-from jobcheck.facts import FunctionFacts, QueueDecl, TaskDef
+from jobcheck.extract.walker import Recognizer, Walker
+from jobcheck.facts import MANAGEMENT_COMMAND, FunctionFacts, QueueDecl, TaskDef
 from jobcheck.facts.values import CallV, Const, Value, string
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
@@ -231,6 +231,10 @@ class RQRecognizer(Recognizer):
             target = target_value.value
         else:
             target = walker.qualify(func_arg)
+        command = _management_command(target, positional, skip, walker)
+        if command is not None:
+            # ``queue.enqueue(call_command, "parse_statistics")``: the job is the command.
+            target = command
         if method == "enqueue_call":
             # enqueue_call(func, args=None, kwargs=None, ...): the payload is in args/kwargs.
             first = 0 if keyword_func is not None else 1
@@ -273,3 +277,14 @@ class RQRecognizer(Recognizer):
                 framework="rq",
             )
         )
+
+
+def _management_command(
+    target: str | None, positional: list[cst.Arg], skip: int, walker: Walker
+) -> str | None:
+    if target != "django.core.management.call_command" or len(positional) <= skip + 1:
+        return None
+    name = walker.evaluate(positional[skip + 1].value)
+    if isinstance(name, Const) and isinstance(name.value, str):
+        return MANAGEMENT_COMMAND + name.value
+    return None
