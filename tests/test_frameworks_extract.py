@@ -132,7 +132,7 @@ def test_djhuey_tasks_options_locks_and_settings() -> None:
     assert found["shop.tasks.charge"].task.registered_name == "shop.tasks.shop.charge"
     nightly = project("huey/django_project").function("shop.tasks.nightly_report")
     assert nightly is not None and [g.kind for g in nightly.guards] == ["lock"]
-    (settings,) = every("huey/django_project", "configs")
+    (settings,) = [c for c in every("huey/django_project", "configs") if c.kind == "settings"]
     assert (settings.framework, settings.kind, settings.cls) == (
         "huey",
         "settings",
