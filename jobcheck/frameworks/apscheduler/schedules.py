@@ -133,20 +133,14 @@ class APSchedulerSchedules(ScheduleReader):
                 if k in APSCHEDULER_FIELDS and isinstance(v, Const)
             ]
         )
-        when = apscheduler_timing(trigger, call, f"JOBS entry ({shown})")
-        if when is None:
-            return
-        self.add_for_function(
-            framework="apscheduler",
-            source="add_job",
+        self._add_entry(
+            node,
+            func_node,
+            call,
+            trigger,
+            f"JOBS entry ({shown})",
+            FLASK_CONFIG_SCHEDULER,
             name=string(job.get("id")) or string(job.get("name")),
-            node=node,
-            func_node=func_node,
-            timing=when,
-            timing_loc=walker.loc(node),
-            options=tuple((k, v) for k, v in kwargs if k in APSCHEDULER_JOB_KEYWORDS)
-            + ((MINUTE_GIVEN, Const(True)),) * any(k == "minute" for k, _ in kwargs),
-            scheduler=FLASK_CONFIG_SCHEDULER,
         )
 
     def _flask_job_defaults(self, node: cst.BaseExpression) -> None:
@@ -231,24 +225,45 @@ class APSchedulerSchedules(ScheduleReader):
         func_node = argument(node, func_index, "func")
         if func_node is None:
             return
-        trigger = value.arg(trigger_index, "trigger")
-        when = apscheduler_timing(trigger, value, walker.text(node))
+        self._add_entry(
+            node,
+            func_node,
+            value,
+            value.arg(trigger_index, "trigger"),
+            walker.text(node),
+            _receiver(walker, node),
+            name=string(value.kwarg("id")) or string(value.kwarg("name")),
+            unconfirmed=confirm,
+        )
+
+    def _add_entry(
+        self,
+        node: cst.CSTNode,
+        func_node: cst.BaseExpression,
+        call: CallV,
+        trigger: Value | None,
+        text: str,
+        scheduler: str | None,
+        name: str | None,
+        unconfirmed: bool = False,
+    ) -> None:
+        """An ``add_job(...)``-shaped job (a call, or a ``JOBS`` entry of its keywords)."""
+        when = apscheduler_timing(trigger, call, text)
         if when is None:
-            return
-        given = gives_minute(trigger, value)
+            return  # a one-off ("date") job
         self.add_for_function(
             framework="apscheduler",
             source="add_job",
-            name=string(value.kwarg("id")) or string(value.kwarg("name")),
+            name=name,
             node=node,
             func_node=func_node,
             timing=when,
-            timing_loc=walker.loc(node),
-            options=tuple((k, v) for k, v in value.kwargs if k in APSCHEDULER_JOB_KEYWORDS)
-            + ((UNCONFIRMED, Const(True)),) * confirm
-            + ((MINUTE_GIVEN, Const(True)),) * given
-            + _jitter(trigger, value),
-            scheduler=_receiver(walker, node),
+            timing_loc=self.walker.loc(node),
+            options=tuple((k, v) for k, v in call.kwargs if k in APSCHEDULER_JOB_KEYWORDS)
+            + ((UNCONFIRMED, Const(True)),) * unconfirmed
+            + ((MINUTE_GIVEN, Const(True)),) * gives_minute(trigger, call)
+            + _jitter(trigger, call),
+            scheduler=scheduler,
         )
 
 
