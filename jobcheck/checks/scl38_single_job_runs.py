@@ -8,6 +8,7 @@ Docs: docs/rules/SCL-38.md.
 
 from __future__ import annotations
 
+import functools
 import shlex
 from collections.abc import Iterable, Iterator
 
@@ -80,13 +81,19 @@ class SingleJobRuns(RuleChecks):
                 f"{'' if enqueued else semantics(entry.framework).overlap_note(entry)}) but "
                 "takes no lock: when a run outlasts the interval, or a second scheduler starts "
                 "it, two "
-                "copies run at once; take a lock at the top (cache.add, a Redis lock, "
-                "pg_try_advisory_lock) and skip the run when it is held"
+                f"copies run at once; take a lock at the top ({self._lock_examples}) and "
+                "skip the run when it is held"
                 f"{semantics(job.framework if job else entry.framework).single_run_advice()}. "
                 "Looked for "
                 "lock calls in its body and in the functions it calls, lock decorators and "
                 "single-instance base classes",
             )
+
+    @functools.cached_property
+    def _lock_examples(self) -> str:
+        """Locks to suggest: Django's cache.add only in a Django project."""
+        django = any("django" in f.imports for f in self.project.files)
+        return ("cache.add, " if django else "") + "a Redis lock, pg_try_advisory_lock"
 
     def _not_implemented(self, function: str) -> bool:
         """A job declared to be run elsewhere (its body raises NotImplementedError)."""
