@@ -227,6 +227,11 @@ class Semantics:
             "jobs (a start delay that grows with the index)"
         )
 
+    def site_count_bound(self, site: EnqueueSite) -> str | None:
+        """SCL-19: what bounds the number of the site's jobs waiting (a deduplicating
+        ``job_id``), in words, or None."""
+        return None
+
     def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
         """Queues and bounds its configuration declares (routes, global middleware)."""
 

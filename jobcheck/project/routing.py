@@ -339,6 +339,8 @@ class Routing:
                 use.namings.append(route.where)
             if bound:
                 use.bounds.append(f"{key} on the call at line {site.loc.line}")
+            elif (count := rules.site_count_bound(site)) is not None:
+                use.bounds.append(count)
 
 
 NOT_A_QUEUE = object()

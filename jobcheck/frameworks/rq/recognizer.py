@@ -11,6 +11,7 @@ from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import MANAGEMENT_COMMAND, FunctionFacts, QueueDecl, TaskDef
 from jobcheck.facts.values import CallV, Const, Value, string
+from jobcheck.frameworks.rq.semantics import DEDUPLICATED
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
 from jobcheck.vocabulary.libraries import is_library
@@ -64,6 +65,9 @@ class RQRecognizer(Recognizer):
     def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
         super().__init__(walker)
         self._queue_variables: set[str] = set()
+        self._fetching: set[str | None] = set()
+        """Functions that look a job up by id (``queue.fetch_job(job_id)``) before they
+        enqueue: with ``job_id=`` they enqueue only when none is waiting."""
 
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
         # A project's own wrappers of @job (``job = partial(MyJob, ...)``) are resolved
@@ -129,6 +133,10 @@ class RQRecognizer(Recognizer):
         if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
+        if method == "fetch_job":
+            scope = self.walker.function
+            self._fetching.add(scope.facts.qualname if scope is not None else None)
+            return
         if method not in ENQUEUE_METHODS:
             return
         if self._is_queue(node.func.value):
@@ -264,6 +272,11 @@ class RQRecognizer(Recognizer):
         )
         if skip:
             options = (("delay", walker.evaluate(positional[0].value)), *options)
+        scope = walker.function
+        if dict(options).get("job_id") is not None and (
+            (scope.facts.qualname if scope is not None else None) in self._fetching
+        ):
+            options = (*options, (DEDUPLICATED, Const(True)))
         walker.facts.enqueues.append(
             enqueue.site(
                 walker,

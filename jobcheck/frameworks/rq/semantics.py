@@ -178,6 +178,11 @@ class RQSemantics(Semantics):
             "dead_letter": "failed job registry (RQ)",
         }
 
+    def site_count_bound(self, site: EnqueueSite) -> str | None:
+        if site.option(DEDUPLICATED) is None:
+            return None
+        return f"one job per job_id (fetch_job before the enqueue at line {site.loc.line})"
+
     def let_it_fail(self) -> str:
         # rq/worker.py ``handle_job_failure``: a job that raises goes to the
         # FailedJobRegistry (kept failure_ttl, a year by default), retried only with Retry().
@@ -186,5 +191,9 @@ class RQSemantics(Semantics):
     def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
         return contract.plain_functions(project)
 
+
+DEDUPLICATED = "jobcheck_deduplicated"
+"""An enqueue site's option: ``enqueue(..., job_id=X)`` after ``fetch_job(X)`` in the same
+function, the idiom that keeps one job per id waiting (clist's parse_statistic)."""
 
 SEMANTICS = RQSemantics()
