@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from jobcheck.cache import Entry, FactsCache, new_entry
 from jobcheck.discovery import SourceFile, module_name
 from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
-from jobcheck.facts import EnqueueSite, FileFacts
+from jobcheck.facts import MANAGEMENT_COMMAND, EnqueueSite, FileFacts
 from jobcheck.facts.values import Ref, string
 from jobcheck.findings import FileError
 from jobcheck.project.lazy import ModuleLoader
@@ -319,6 +319,15 @@ class Gatherer:
     def _run_by_commands(self, facts: list[FileFacts]) -> set[str]:
         """Modules the scheduled commands run (``python manage.py x`` in a CronJob)."""
         commands = [e.command for f in facts for e in f.schedules if e.command]
+        # ``call_command("x")`` and ``queue.enqueue(call_command, "x")``: the command x.
+        named = {s.target for f in facts for s in f.enqueues if s.target} | {
+            c.callee for f in facts for fn in f.functions.values() for c in fn.call_sites
+        }
+        commands += [
+            f"python manage.py {name.removeprefix(MANAGEMENT_COMMAND)}"
+            for name in named
+            if name.startswith(MANAGEMENT_COMMAND)
+        ]
         if not commands:
             return set()
         from jobcheck.project.commands import command_modules
