@@ -211,6 +211,11 @@ def _call(
     receiver = expr.func.value
     if method == "read" or method == "getvalue":
         return Kind("file", f"file contents from .{method}()")
+    if method == "get_data" and (
+        _is_request(receiver, request_names) or names.qualify(receiver) in FLASK_REQUESTS
+    ):
+        # werkzeug's ``Request.get_data()``: the raw body, as Django's request.body.
+        return Kind("file", "request.get_data(), the raw request body")
     if method in ("values_list",):
         if _flat_single_field(expr):
             return Kind("ids", "")  # plain values of one field (IDs mostly), not rows
@@ -294,6 +299,9 @@ def _comprehension(
     if kind.kind in HEAVY:
         return Kind("queryset", f"a list of rows ({kind.reason})")
     return Kind("ids", "") if kind.kind in SAFE else UNKNOWN
+
+
+FLASK_REQUESTS = frozenset({"flask.request", "quart.request"})
 
 
 def _is_request(expr: cst.BaseExpression, request_names: frozenset[str]) -> bool:
