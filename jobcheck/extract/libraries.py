@@ -63,6 +63,10 @@ HTTP_CLIENTS: dict[str, HttpLibrary] = {
     "urllib3.HTTPConnectionPool": URLLIB3_POOL,
     "urllib3.HTTPSConnectionPool": URLLIB3_POOL,
     "urllib3.connection_from_url": URLLIB3_POOL,
+    # urllib/request.py ``build_opener(...)`` -> OpenerDirector, whose
+    # ``open(fullurl, data=None, timeout=socket._GLOBAL_DEFAULT_TIMEOUT)`` is urlopen's.
+    "urllib.request.build_opener": URLLIB,
+    "urllib.request.OpenerDirector": URLLIB,
 }
 # Methods of those clients that send a request (requests/sessions.py, httpx/_client.py,
 # urllib3/_request_methods.py and poolmanager.py).
@@ -70,6 +74,7 @@ HTTP_CLIENT_METHODS = {
     "requests": HTTP_VERBS | {"send"},
     "httpx": HTTP_VERBS | {"send", "stream"},
     "urllib3": frozenset({"request", "urlopen", "request_encode_url", "request_encode_body"}),
+    "urllib": frozenset({"open"}),
 }
 
 # Calls that sleep the thread: in a coroutine they stop its event loop (asyncio.sleep
