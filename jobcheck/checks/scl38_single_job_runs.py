@@ -91,9 +91,10 @@ class SingleJobRuns(RuleChecks):
 
     @functools.cached_property
     def _lock_examples(self) -> str:
-        """Locks to suggest: Django's cache.add only in a Django project."""
-        django = any("django" in f.imports for f in self.project.files)
-        return ("cache.add, " if django else "") + "a Redis lock, pg_try_advisory_lock"
+        """Locks to suggest: the libraries' own the project uses (Django's cache.add),
+        then a Redis lock and a PostgreSQL advisory lock."""
+        own = [ex for p in plugins() for ex in semantics(p.name).lock_examples(self.project)]
+        return ", ".join([*own, "a Redis lock", "pg_try_advisory_lock"])
 
     def _not_implemented(self, function: str) -> bool:
         """A job declared to be run elsewhere (its body raises NotImplementedError)."""

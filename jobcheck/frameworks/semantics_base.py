@@ -346,6 +346,10 @@ class Semantics:
         """Whether its scheduler never starts a run while the last one goes on."""
         return False
 
+    def lock_examples(self, project: Project) -> tuple[str, ...]:
+        """SCL-38: locks of this library to suggest, when the project uses it."""
+        return ()
+
     def overlap_note(self, entry: ScheduleEntry) -> str:
         """SCL-38: what lets runs of an entry its scheduler runs itself overlap, as a
         clause ("; max_instances=3 lets ..."), or ""."""

@@ -6,4 +6,5 @@ PLUGIN = Plugin(
     name="django",
     title="Django",
     recognizers=("jobcheck.frameworks.django.recognizer:DjangoRecognizer",),
+    semantics="jobcheck.frameworks.django.semantics:SEMANTICS",
 )
