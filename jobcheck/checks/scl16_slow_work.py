@@ -44,7 +44,7 @@ class SlowWorkOffRequests(RuleChecks):
                         f"fails; {_instead(function)}",
                     )
                 for http in function.http_calls:
-                    if http.result_used:
+                    if http.result_used or _reads(http.func):
                         continue
                     yield self.finding(
                         "slow-work-in-request",
@@ -55,6 +55,15 @@ class SlowWorkOffRequests(RuleChecks):
                         "for a third party the response does not need, and the request "
                         f"fails when it is down; {_instead(function)}",
                     )
+
+
+# A discarded call of these methods asks a server something (a reachability probe,
+# Gerapy's ``requests.get(scrapyd_url, timeout=3)``); a webhook or notification sends.
+READ_METHODS = frozenset({"get", "head", "options"})
+
+
+def _reads(func: str) -> bool:
+    return func.rsplit(".", 1)[-1] in READ_METHODS
 
 
 def _instead(function: FunctionFacts) -> str:
