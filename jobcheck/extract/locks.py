@@ -12,13 +12,53 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jobcheck.extract.walker import Recognizer
+from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import Guard
+from jobcheck.syntax.names import dotted
 from jobcheck.vocabulary.lock_names import _LOCK_HINT, SQL_LOCKS, takes_lock_by_name
 from jobcheck.vocabulary.words import identifier_words
 
+# Locks that hold within one process only: a second consumer or scheduler process
+# does not see them, so they are no single-runner guard (SCL-38).
+IN_PROCESS_LOCKS = frozenset(
+    {
+        "threading.Lock",
+        "threading.RLock",
+        "threading.Semaphore",
+        "threading.BoundedSemaphore",
+        "multiprocessing.Lock",
+        "multiprocessing.RLock",
+        "asyncio.Lock",
+        "asyncio.Semaphore",
+    }
+)
+
 
 class LockRecognizer(Recognizer):
+    def __init__(self, walker: Walker) -> None:
+        super().__init__(walker)
+        self._in_process: set[str] | None = None
+
+    def _in_process_locks(self) -> set[str]:
+        """Names the module binds to an in-process lock anywhere at module level
+        (``_lock = threading.Lock()``, brightsky's ``update_stations._lock = ...`` after
+        the function that uses it)."""
+        if self._in_process is None:
+            self._in_process = set()
+            for statement in self.walker.module.body:
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if not isinstance(small, cst.Assign) or not isinstance(small.value, cst.Call):
+                        continue
+                    if self.walker.qualify(small.value.func) not in IN_PROCESS_LOCKS:
+                        continue
+                    for target in small.targets:
+                        name = dotted(target.target)
+                        if name is not None:
+                            self._in_process.add(name)
+        return self._in_process
+
     def call(self, node: cst.Call, func: str | None) -> None:
         scope = self.walker.function
         if scope is None:
@@ -28,13 +68,15 @@ class LockRecognizer(Recognizer):
             scope.facts.guards.append(Guard(kind, self.walker.order, self.walker.loc(node)))
 
     def with_item(self, item: cst.WithItem) -> None:
-        """``with update_stations._lock:`` / ``with self.lock:``: a lock object held for
-        the block (a ``threading.Lock()`` made once: brightsky serialises its update in
-        one consumer's threads this way). Calls (``with cache.lock(...)``) are read by
-        :meth:`call`."""
+        """``with self.lock:`` / ``with report_lock:``: a lock object held for the block (a
+        Redis or database lock made earlier). One the module makes with ``threading`` or
+        ``multiprocessing`` holds within one process only and is no guard. Calls (``with
+        cache.lock(...)``) are read by :meth:`call`."""
         scope = self.walker.function
         target = item.item
         if scope is None or isinstance(target, cst.Call):
+            return
+        if dotted(target) in self._in_process_locks():
             return
         name = target.attr.value if isinstance(target, cst.Attribute) else None
         if isinstance(target, cst.Name):
