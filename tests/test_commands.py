@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobcheck.project.commands import command_targets
+from jobcheck.project.commands import command_targets, script_wrappers
 
 MODULES = {
     "shop.management.commands.sync_orders",
@@ -93,3 +93,26 @@ SCRIPTS = {
 )
 def test_command_targets_through_shell_scripts(command: str, expected: list[str]) -> None:
     assert command_targets(command, MODULES, SCRIPTS) == expected
+
+
+WRAPPED_SCRIPTS = {
+    "src/run-manage.bash": ["flock -n 200 || exit 0", 'timeout 10m ./manage.py "$@"'],
+    "bin/locked.sh": ["run-one python -m shop.reports.daily"],
+    "bin/unlimited.sh": ["timeout 0 python -m shop.reports.daily"],
+    "bin/plain.sh": ["python -m shop.reports.daily"],
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("/usr/src/app/run-manage.bash parse_statistic", {"lock", "lock_waits", "timeout"}),
+        ("bash /app/bin/locked.sh", {"lock"}),
+        ("/app/bin/unlimited.sh", set()),  # timeout 0 disables the limit
+        ("/app/bin/plain.sh", set()),
+        ("flock -n /tmp/x /app/bin/plain.sh", set()),  # the entry's own flock is not the script's
+        ("python manage.py sync", set()),
+    ],
+)
+def test_script_wrappers(command: str, expected: set[str]) -> None:
+    assert script_wrappers(command, WRAPPED_SCRIPTS) == expected

@@ -112,6 +112,8 @@ class SingleJobRuns(RuleChecks):
             return
         if any(self._guarded(code, None) for code in self.project.command_functions(entry)):
             return  # the code it runs takes a lock (``handle`` under a cache lock)
+        if "lock" in self.project.script_wrappers(entry):
+            return  # the script it runs takes one (``flock -n 200`` in run-manage.bash)
         seen.add(key)
         yield self.finding("scheduled-job-without-lock", f.path, entry.loc, message)
 

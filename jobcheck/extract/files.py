@@ -115,13 +115,16 @@ FILE_KINDS: tuple[FileKind, ...] = (
     ),
     FileKind(
         "shell",
-        ("*.sh",),
+        ("*.sh", "*.bash"),
         "jobcheck.frameworks.crontab.reader:read_script",
         (
             Trigger("runs Python", b"python"),
             Trigger("runs manage.py", b"manage.py"),
             Trigger("runs django-admin", b"django-admin"),
             Trigger("runs celery", b"celery"),
+            Trigger("takes a lock", b"flock"),
+            Trigger("takes a lock", b"run-one"),
+            Trigger("limits its time", b"timeout"),
         ),
     ),
     FileKind(

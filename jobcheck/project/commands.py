@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from jobcheck.commandline import SHELLS, programs
+from jobcheck.commandline import SHELLS, programs, wrappers
 
 _PYTHON = re.compile(r"(?:.*/)?python(?:\d+(?:\.\d+)*)?")
 MANAGE_COMMAND = "{module}.Command.handle"
+SCRIPT_SUFFIXES = (".sh", ".bash")
 MODULE_ENTRY = "{module}.main"
 
 
@@ -60,7 +61,7 @@ def scripts_run(command: str, scripts: Mapping[str, Sequence[str]]) -> list[str]
         path = words[0]
         if path.rsplit("/", 1)[-1] in SHELLS and len(words) > 1:
             path = words[1]
-        if not path.endswith(".sh"):
+        if not path.endswith(SCRIPT_SUFFIXES):
             continue
         script = _script_file(path, scripts)
         if script is not None:
@@ -119,3 +120,15 @@ def _module_of_path(path: str, known: frozenset[str]) -> str | None:
         if len(found) == 1:
             return found[0]
     return parts[-1] if parts and parts[-1] in known else None
+
+
+def script_wrappers(command: str, scripts: Mapping[str, Sequence[str]]) -> frozenset[str]:
+    """What the project's scripts ``command`` runs take around their work: ``lock`` (a
+    ``flock``, ``run-one``...), ``timeout``."""
+    found: set[str] = set()
+    for line in scripts_run(command, scripts):
+        for key, value in wrappers(line).options:
+            if key == "timeout" and not (getattr(value, "value", None) or 0) > 0:
+                continue  # timeout 0 disables it
+            found.add(key)
+    return frozenset(found)

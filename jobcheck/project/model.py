@@ -797,6 +797,14 @@ class Project:
             candidates += [f"{target}_noargs", f"{target}_label", f"{target}_app_config"]
         return next((q for q in candidates if self.function(q) is not None), None)
 
+    def script_wrappers(self, entry: ScheduleEntry) -> frozenset[str]:
+        """``lock``/``timeout`` taken inside the project's scripts an entry's command runs."""
+        if not entry.command:
+            return frozenset()
+        from jobcheck.project.commands import script_wrappers
+
+        return script_wrappers(entry.command, self.scripts)
+
     @functools.cached_property
     def scripts(self) -> dict[str, list[str]]:
         """The command lines of the project's shell scripts, by path."""

@@ -278,7 +278,12 @@ def _uncomment(text: str) -> str:
 
 # -- shell scripts -------------------------------------------------------------------
 
-_SCRIPT_PROGRAMS = re.compile(r"\b(?:python[\d.]*|manage\.py|django-admin|celery)\b")
+# Lines that start Python or a job system, and the lock and time-limit wrappers a script
+# takes around them (clist's run-manage.bash: ``exec 200>/tmp/$name.lock; flock -n 200``).
+_SCRIPT_PROGRAMS = re.compile(
+    r"\b(?:python[\d.]*|manage\.py|django-admin|celery|flock|run-one|lockrun|setlock|lckdo"
+    r"|timeout)\b"
+)
 
 
 def read_script(facts: FileFacts, text: str) -> None:

@@ -193,6 +193,8 @@ class CrontabSemantics(Semantics):
                 continue
             if enqueued_task(entry.target_text) is not None:
                 continue
+            if "timeout" in check.project.script_wrappers(entry):
+                continue  # the script it runs puts its work under timeout
             yield check.finding(
                 "missing-time-limit",
                 f.path,
