@@ -498,7 +498,7 @@ def test_crontab_lines_with_locks_time_limits_and_commands() -> None:
     assert option(refresh, "user") == "www-data"
     purge = by_runs["/app/bin/purge"]
     assert option(purge, "user") == "root" and option(purge, "lock_waits") is True
-    assert len(entries) == 9  # with docker/cron_entries.txt (not cron_notes.txt: prose)
+    assert len(entries) == 13  # with docker/cron_entries.txt (not cron_notes.txt: prose)
     nightly = by_runs["/app/scripts/nightly.sh"]
     # The script's lines reach the code it runs (scripts/nightly.sh: manage.py nightly_export).
     assert project("crontab/deploy").command_functions(nightly) == [

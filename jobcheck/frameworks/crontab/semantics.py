@@ -110,6 +110,48 @@ def call_option(command: str | None, name: str) -> str | None:
     return None
 
 
+# Programs that take their own lock and skip (or fail) a second run: logrotate locks its
+# state file unless told not to (logrotate(8): ``--skip-state-lock``: "Do not lock the
+# state file"); certbot serialises its runs with fasteners locks on its directories and
+# exits with "Another instance of Certbot is already running."
+LOCKS_ITSELF = {"logrotate": "--skip-state-lock", "certbot": None}
+# Commands that only signal a server of this host (``nginx -s reload``): they return at
+# once, and every host is meant to run them.
+_SIGNAL_VERBS = frozenset({"reload", "restart", "try-restart", "reload-or-restart", "kill"})
+
+
+def _locks_itself(words: list[str]) -> bool:
+    name = words[0].rsplit("/", 1)[-1]
+    if name not in LOCKS_ITSELF:
+        return False
+    disabling = LOCKS_ITSELF[name]
+    return disabling is None or disabling not in words
+
+
+def _only_signals(words: list[str]) -> bool:
+    name = words[0].rsplit("/", 1)[-1]
+    if name in {"kill", "pkill", "killall"}:
+        return True
+    if name in {"nginx", "openresty"}:
+        return "-s" in words
+    if name in {"apachectl", "apache2ctl"}:
+        return any(w in {"graceful", "restart"} for w in words[1:])
+    if name in {"systemctl", "service"}:
+        return any(w in _SIGNAL_VERBS for w in words[1:])
+    return False
+
+
+def _runs_alone(entry: ScheduleEntry) -> bool:
+    """Every program of the line locks itself or only signals a server of this host."""
+    words = programs(entry.command or "")
+    return bool(words) and all(_locks_itself(w) or _only_signals(w) for w in words)
+
+
+def _only_signals_servers(entry: ScheduleEntry) -> bool:
+    words = programs(entry.command or "")
+    return bool(words) and all(_only_signals(w) for w in words)
+
+
 def _shown(entry: ScheduleEntry, limit: int = 60) -> str:
     text = entry.target_text
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -139,6 +181,8 @@ class CrontabSemantics(Semantics):
         return "let it exit non-zero with the error on stderr (cron mails a run's output)"
 
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
+        if _runs_alone(entry):
+            return None  # logrotate's state lock; 'nginx -s reload' on each host is meant
         return (
             f"crontab line '{_shown(entry)}' runs with no lock: cron starts each run at its "
             "time whether or not the last one finished (and every host with this crontab "
@@ -195,6 +239,8 @@ class CrontabSemantics(Semantics):
                 continue
             if "timeout" in check.project.script_wrappers(entry):
                 continue  # the script it runs puts its work under timeout
+            if _only_signals_servers(entry):
+                continue  # 'nginx -s reload' sends a signal and returns
             yield check.finding(
                 "missing-time-limit",
                 f.path,
