@@ -349,3 +349,30 @@ def test_not_lock_guards(body: str) -> None:
     facts = extract_file("x.py", f"def job():\n    {body}\n".encode(), "proj.jobs")
     function = facts.functions.get("proj.jobs.job")
     assert function is None or not function.guards
+
+
+def test_an_in_process_lock_is_named_in_the_single_run_finding(tmp_path: Path) -> None:
+    """brightsky's shape: "takes no lock" would read as wrong beside a threading lock."""
+    (tmp_path / "tasks.py").write_text(
+        "import threading\n"
+        "from huey import RedisHuey, crontab\n"
+        "huey = RedisHuey('app')\n"
+        "_lock = threading.Lock()\n"
+        "@huey.periodic_task(crontab(minute='7'), expires=60, timeout=60)\n"
+        "def refresh():\n"
+        "    with _lock:\n"
+        "        load()\n"
+        "@huey.periodic_task(crontab(minute='9'), expires=60, timeout=60)\n"
+        "def plain():\n"
+        "    load()\n",
+        encoding="utf-8",
+    )
+    messages = {
+        f.loc.line: f.message
+        for f in run_case(tmp_path).findings
+        if f.check == "scheduled-job-without-lock"
+    }
+    assert set(messages) == {5, 9}
+    assert "the lock it holds at line 7" in messages[5]
+    assert "holds within one process only" in messages[5]
+    assert "within one process" not in messages[9]

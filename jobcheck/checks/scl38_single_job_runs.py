@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import (
+    IN_PROCESS_LOCK,
     Decorator,
     FileFacts,
     FunctionFacts,
@@ -79,7 +80,8 @@ class SingleJobRuns(RuleChecks):
                 f"'{job.task.qualname if enqueued and job else job_label(entry)}' runs on a "
                 f"schedule ({describe(entry)}{_enqueued_note(entry) if enqueued else ''}"
                 f"{'' if enqueued else semantics(entry.framework).overlap_note(entry)}) but "
-                "takes no lock: when a run outlasts the interval, or a second scheduler starts "
+                f"takes no lock{self._in_process_note(function)}: when a run outlasts the "
+                "interval, or a second scheduler starts "
                 "it, two "
                 f"copies run at once; take a lock at the top ({self._lock_examples}) and "
                 "skip the run when it is held"
@@ -88,6 +90,18 @@ class SingleJobRuns(RuleChecks):
                 "lock calls in its body and in the functions it calls, lock decorators and "
                 "single-instance base classes",
             )
+
+    def _in_process_note(self, function: str) -> str:
+        """Name the threading/asyncio lock a job holds, so "no lock" does not read as
+        wrong (brightsky's ``with update_stations._lock:``)."""
+        summary = self.project.summaries.of(function)
+        held = next((r for r in summary.guards if r.item.kind == IN_PROCESS_LOCK), None)
+        if held is None:
+            return ""
+        return (
+            f" another process sees (the lock it holds at line {held.item.loc.line} is made "
+            "with threading, multiprocessing or asyncio and holds within one process only)"
+        )
 
     @functools.cached_property
     def _lock_examples(self) -> str:

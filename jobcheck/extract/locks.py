@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jobcheck.extract.walker import Recognizer, Walker
-from jobcheck.facts import Guard
+from jobcheck.facts import IN_PROCESS_LOCK, Guard
 from jobcheck.syntax.names import dotted
 from jobcheck.vocabulary.lock_names import _LOCK_HINT, SQL_LOCKS, takes_lock_by_name
 from jobcheck.vocabulary.words import identifier_words
@@ -77,6 +77,8 @@ class LockRecognizer(Recognizer):
         if scope is None or isinstance(target, cst.Call):
             return
         if dotted(target) in self._in_process_locks():
+            kind = IN_PROCESS_LOCK  # shown by SCL-38, guards nothing
+            scope.facts.guards.append(Guard(kind, self.walker.order, self.walker.loc(item)))
             return
         name = target.attr.value if isinstance(target, cst.Attribute) else None
         if isinstance(target, cst.Name):

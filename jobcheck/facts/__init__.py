@@ -79,6 +79,11 @@ class SideEffect:
     """A guard the call sits under (an ``if`` on the record's state), when there is one."""
 
 
+IN_PROCESS_LOCK = "in-process-lock"
+"""Guard kind of a ``threading``/``multiprocessing``/``asyncio`` lock the module makes: it
+holds within one process, so it is neither a single-runner lock nor an idempotency guard."""
+
+
 @dataclass(frozen=True, slots=True)
 class Guard:
     """Something that makes a repeated run harmless or exclusive: a state check, a lock."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from jobcheck.facts import MANAGEMENT_COMMAND, FileFacts, FunctionFacts, SideEffect
 from jobcheck.project.model import Job, Project
-from jobcheck.project.summaries import Summary
+from jobcheck.project.summaries import EXCLUSION_ONLY, Summary
 from jobcheck.registry import semantics
 
 # What ``unguarded_side_effects`` looks for, for messages (details in docs/rules/SCL-17.md).
@@ -22,11 +22,6 @@ GUARDS_LOOKED_FOR = (
     "an early return on a state check, get_or_create, select_for_update, a "
     "conflict-handling insert, an idempotency/dedupe key, cache.add"
 )
-
-
-# Guards that keep two runs from overlapping but not a second run from repeating the
-# effect (a Redis lock released at the end, an advisory lock): not idempotency guards.
-EXCLUSION_ONLY = frozenset({"lock", "advisory-lock"})
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from jobcheck.facts import (
+    IN_PROCESS_LOCK,
     MANAGEMENT_COMMAND,
     CallSite,
     EnqueueSite,
@@ -39,8 +40,10 @@ if TYPE_CHECKING:
     from jobcheck.project.model import Project
 
 DEFAULT_DEPTH = 4
-# Guards that exclude a second runner but do not make a repeated effect harmless.
-EXCLUSION_ONLY = frozenset({"lock", "advisory-lock"})
+# Guards that keep two runs from overlapping but not a second run from repeating the
+# effect (a Redis lock released at the end, an advisory lock, a threading lock that holds
+# within one process): not idempotency guards.
+EXCLUSION_ONLY = frozenset({"lock", "advisory-lock", IN_PROCESS_LOCK})
 
 Item = TypeVar("Item")
 
