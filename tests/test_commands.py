@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobcheck.project.commands import command_targets, script_wrappers
+from jobcheck.project.commands import command_targets, script_wrappers, scripts_run
 
 MODULES = {
     "shop.management.commands.sync_orders",
@@ -116,3 +116,39 @@ WRAPPED_SCRIPTS = {
 )
 def test_script_wrappers(command: str, expected: set[str]) -> None:
     assert script_wrappers(command, WRAPPED_SCRIPTS) == expected
+
+
+ARGUMENT_SCRIPTS = {
+    "src/run-manage.bash": ["flock -n 200 || exit 0", 'cmd="./manage.py $@"'],
+    "bin/one.sh": ['python manage.py "$1" --fast', "timeout 5m python -m ${2}"],
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # clist's run-manage.bash stores the command in a variable and runs $cmd.
+        (
+            "/usr/src/clist/run-manage.bash parse_statistic --split-by 3",
+            ["flock -n 200 || exit 0", "./manage.py parse_statistic --split-by 3"],
+        ),
+        (
+            "bash /app/bin/one.sh sync shop.job",
+            ["python manage.py sync --fast", "timeout 5m python -m shop.job"],
+        ),
+        ("/app/bin/one.sh", ["python manage.py  --fast", "timeout 5m python -m "]),
+    ],
+)
+def test_scripts_run_with_their_arguments(command: str, expected: list[str]) -> None:
+    assert scripts_run(command, ARGUMENT_SCRIPTS) == expected
+
+
+def test_a_command_passed_to_a_wrapper_script_is_the_job() -> None:
+    modules = ["clist.notification.management.commands.sendout_tasks", "shop.job"]
+    targets = command_targets(
+        "/usr/src/clist/run-manage.bash sendout_tasks", modules, ARGUMENT_SCRIPTS
+    )
+    assert targets == ["clist.notification.management.commands.sendout_tasks.Command.handle"]
+    assert command_targets("/app/bin/one.sh x shop.job", modules, ARGUMENT_SCRIPTS) == [
+        "shop.job.main"
+    ]

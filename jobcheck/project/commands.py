@@ -55,18 +55,50 @@ def command_modules(
 
 def scripts_run(command: str, scripts: Mapping[str, Sequence[str]]) -> list[str]:
     """The command lines of the project's shell scripts that ``command`` runs
-    (``/app/scripts/nightly.sh``, ``bash scripts/nightly.sh``), one level deep."""
+    (``/app/scripts/nightly.sh``, ``bash scripts/nightly.sh``), one level deep, with the
+    script's arguments in place of ``$@``/``$1``, and the command a line stores in a
+    variable to run it (clist's run-manage.bash: ``cmd="./manage.py $@"`` then ``$cmd``)."""
     found: list[str] = []
-    for words in programs(command):
-        path = words[0]
-        if path.rsplit("/", 1)[-1] in SHELLS and len(words) > 1:
-            path = words[1]
-        if not path.endswith(SCRIPT_SUFFIXES):
-            continue
-        script = _script_file(path, scripts)
-        if script is not None:
-            found.extend(scripts[script])
+    for script, arguments in _scripts_called(command, scripts):
+        for line in scripts[script]:
+            line = _with_arguments(line, arguments)
+            stored = _STORED_COMMAND.fullmatch(line)
+            found.append(stored.group(2) if stored else line)
     return found
+
+
+def _scripts_called(
+    command: str, scripts: Mapping[str, Sequence[str]]
+) -> list[tuple[str, list[str]]]:
+    called: list[tuple[str, list[str]]] = []
+    for words in programs(command):
+        if words[0].rsplit("/", 1)[-1] in SHELLS and len(words) > 1:
+            words = words[1:]
+        if not words[0].endswith(SCRIPT_SUFFIXES):
+            continue
+        script = _script_file(words[0], scripts)
+        if script is not None:
+            called.append((script, words[1:]))
+    return called
+
+
+# ``cmd="./manage.py $@"``: a variable holding a command line the script runs later.
+_STORED_COMMAND = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*=(["'])(.+)\1""")
+_ARGUMENT = re.compile(r'"\$\{?([@*]|[1-9])\}?"|\$\{?([@*]|[1-9])\}?')
+
+
+def _with_arguments(line: str, arguments: list[str]) -> str:
+    """``./manage.py "$@"`` run as ``run-manage.bash parse --all`` is
+    ``./manage.py parse --all``."""
+
+    def argument(match: re.Match[str]) -> str:
+        which = match.group(1) or match.group(2)
+        if which in "@*":
+            return " ".join(arguments)
+        index = int(which) - 1
+        return arguments[index] if index < len(arguments) else ""
+
+    return _ARGUMENT.sub(argument, line)
 
 
 def _script_file(path: str, scripts: Mapping[str, Sequence[str]]) -> str | None:
