@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -461,12 +462,15 @@ class EffectsRecognizer(Recognizer):
         if not self.walker.loops:
             return frozenset()
         iterable = self.walker.loops[-1]
+        wrapped = _PROGRESS_WRAPPER.fullmatch(iterable)
+        if wrapped is not None:  # ``tqdm.tqdm(qs, "sending")``, ``enumerate(qs)``
+            iterable = wrapped.group(1)
         return frame.state_queries.get(iterable, frozenset())
 
     def _note_state_query(
         self, frame: _Frame, targets: list[cst.BaseExpression], value: cst.BaseExpression
     ) -> None:
-        fields = _state_fields(value)
+        fields = _state_fields(value) | frame.state_queries.get(_query_base(value), frozenset())
         for target in targets:
             if isinstance(target, cst.Name):
                 if fields:
@@ -479,10 +483,11 @@ class EffectsRecognizer(Recognizer):
         =True)``) that then marks each row done (``row.notification_sent_at = now()``):
         a second run finds nothing left to send. Its effect is guarded by a state check."""
         effects = frame.facts.side_effects
+        marked = _state_words(frame.marked)
         for index, fields in frame.loop_sends:
-            if fields & frame.marked and index < len(effects):
+            if _state_words(fields) & marked and index < len(effects):
                 effects[index] = dataclasses.replace(effects[index], guard="state-check")
-        claimed = {order for order, fields in frame.loop_calls if fields & frame.marked}
+        claimed = {order for order, fields in frame.loop_calls if _state_words(fields) & marked}
         if claimed:
             frame.facts.call_sites[:] = [
                 dataclasses.replace(site, claimed=True) if site.order in claimed else site
@@ -915,6 +920,8 @@ def _guard_kind(call: cst.Call, receiver: cst.BaseExpression, method: str) -> st
 def _state_fields(value: cst.BaseExpression) -> frozenset[str]:
     """The fields of ``filter(...)``/``exclude(...)`` keywords in a query chain that name
     a state (``notification_sent_at__isnull`` -> ``notification_sent_at``)."""
+    if isinstance(value, cst.IfExp):  # ``Task.objects.all() if force else Task.unsent.all()``
+        return _state_fields(value.body) | _state_fields(value.orelse)
     found: set[str] = set()
     node: cst.BaseExpression = value
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
@@ -926,7 +933,36 @@ def _state_fields(value: cst.BaseExpression) -> frozenset[str]:
                 if not STATE_TOKENS.isdisjoint(identifier_words(field_name)):
                     found.add(field_name)
         node = node.func.value
+    if isinstance(node, cst.Attribute):  # a manager of the rows still to do: ``Task.unsent``
+        for word in identifier_words(node.attr.value):
+            undone = word.removeprefix("un")
+            if word != undone and undone in STATE_TOKENS:
+                found.add(undone)
     return frozenset(found)
+
+
+def _query_base(value: cst.BaseExpression) -> str:
+    """The name a query chain starts from (``qs.filter(...).order_by(...)`` -> ``qs``):
+    narrowing the rows still to do keeps them the rows still to do."""
+    node = value
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        node = node.func.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _state_words(fields: Iterable[str]) -> frozenset[str]:
+    """The state words of field names (``is_sent``, ``notification_sent_at`` -> ``sent``):
+    a loop over the unsent rows that marks ``is_sent`` is claimed then marked."""
+    return frozenset(
+        word for name in fields for word in identifier_words(name) if word in STATE_TOKENS
+    )
+
+
+# A loop over a query wrapped for progress or counting still goes over the query's rows.
+_PROGRESS_WRAPPER = re.compile(
+    r"(?:tqdm\.)?(?:tqdm|enumerate|list|iter|track|progressbar)\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*[,)].*",
+    re.DOTALL,
+)
 
 
 def _tokens(expr: cst.CSTNode) -> set[str]:
