@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from jobcheck.commandline import SHELLS, programs, wrappers
+from jobcheck.facts.values import number
 
 _PYTHON = re.compile(r"(?:.*/)?python(?:\d+(?:\.\d+)*)?")
 MANAGE_COMMAND = "{module}.Command.handle"
@@ -160,7 +161,7 @@ def script_wrappers(command: str, scripts: Mapping[str, Sequence[str]]) -> froze
     found: set[str] = set()
     for line in scripts_run(command, scripts):
         for key, value in wrappers(line).options:
-            if key == "timeout" and not (getattr(value, "value", None) or 0) > 0:
+            if key == "timeout" and not (number(value) or 0) > 0:
                 continue  # timeout 0 disables it
             found.add(key)
     return frozenset(found)

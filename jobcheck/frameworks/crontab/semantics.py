@@ -8,7 +8,7 @@ cron was read in cronie (cronie-crond/cronie @5f9f16b, ``src/entry.c``, ``src/cr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.commandline import programs
@@ -141,15 +141,15 @@ def _only_signals(words: list[str]) -> bool:
     return False
 
 
-def _runs_alone(entry: ScheduleEntry) -> bool:
-    """Every program of the line locks itself or only signals a server of this host."""
-    words = programs(entry.command or "")
-    return bool(words) and all(_locks_itself(w) or _only_signals(w) for w in words)
+def _runs_alone(words: list[str]) -> bool:
+    """The program locks itself or only signals a server of this host."""
+    return _locks_itself(words) or _only_signals(words)
 
 
-def _only_signals_servers(entry: ScheduleEntry) -> bool:
-    words = programs(entry.command or "")
-    return bool(words) and all(_only_signals(w) for w in words)
+def _every_program(entry: ScheduleEntry, test: Callable[[list[str]], bool]) -> bool:
+    """The line runs at least one program, and ``test`` holds for each."""
+    found = programs(entry.command or "")
+    return bool(found) and all(test(words) for words in found)
 
 
 def _shown(entry: ScheduleEntry, limit: int = 60) -> str:
@@ -181,7 +181,7 @@ class CrontabSemantics(Semantics):
         return "let it exit non-zero with the error on stderr (cron mails a run's output)"
 
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
-        if _runs_alone(entry):
+        if _every_program(entry, _runs_alone):
             return None  # logrotate's state lock; 'nginx -s reload' on each host is meant
         return (
             f"crontab line '{_shown(entry)}' runs with no lock: cron starts each run at its "
@@ -239,7 +239,7 @@ class CrontabSemantics(Semantics):
                 continue
             if "timeout" in check.project.script_wrappers(entry):
                 continue  # the script it runs puts its work under timeout
-            if _only_signals_servers(entry):
+            if _every_program(entry, _only_signals):
                 continue  # 'nginx -s reload' sends a signal and returns
             yield check.finding(
                 "missing-time-limit",
