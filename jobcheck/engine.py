@@ -26,7 +26,6 @@ from jobcheck.phases import phase
 from jobcheck.project import Project, inference
 from jobcheck.project.lazy import ModuleLoader
 from jobcheck.project.units import split_copies
-from jobcheck.ruby import checked_facts
 
 
 @dataclass
@@ -162,7 +161,7 @@ def _check_paths(
                 # Each copy of a project has its own runbook folders.
                 roots = [*paths, *sorted(unit.roots)] if len(units) > 1 else paths
                 project = Project(
-                    checked_facts(unit.facts),
+                    unit.facts,
                     source_of=lambda p: overrides.get(p) or _read_text(p),
                     docs=read_docs(roots, options, cache) if wants_docs else None,
                     settings_modules=options.django_settings,
@@ -275,7 +274,7 @@ def check_facts(
     server keeps astroid's cache, forgets only its project's modules and remembers
     inference answers across runs in ``inference_memo``)."""
     project = Project(
-        checked_facts(facts),
+        facts,
         source_of=source_of,
         docs=docs,
         settings_modules=options.django_settings,

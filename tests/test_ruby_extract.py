@@ -540,20 +540,6 @@ def test_fixture_project_goes_through_discovery_prefilter_and_scan() -> None:
     ]
 
 
-@needs_ruby
-def test_check_on_the_fixture_runs_and_holds_ruby_facts_back() -> None:
-    """The checks word their findings for the Python frameworks, and the routing model
-    knows no other: until their Sidekiq semantics are wired, Ruby facts are extracted
-    but not checked (``jobcheck.ruby.checked_facts``)."""
-    from click.testing import CliRunner
-
-    from jobcheck.cli import cli
-
-    result = CliRunner().invoke(cli, ["check", str(FIXTURE), "--no-cache"])
-    assert result.exit_code == 0, result.output
-    assert "All checks passed (13 files checked)." in result.output
-
-
 def test_sidekiq_yml_without_colons_is_kept_by_the_prefilter() -> None:
     from jobcheck.prefilter import compiled
 

@@ -34,7 +34,10 @@ class EnqueueAfterCommit(RuleChecks):
             framework = _framework(job, site)
             if job is not None and framework.enqueues_after_commit(job):
                 continue
-            reason = self._reason(f, site, atomic_requests)
+            if framework.defers_enqueue(self.project, site, job):
+                continue
+            reason = framework.transaction_reason(site.atomic, site.contexts)
+            reason = reason or self._reason(f, site, atomic_requests)
             if reason is None:
                 continue
             yield self._finding(f, site.loc, _name(site, job), reason, framework)

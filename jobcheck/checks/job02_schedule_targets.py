@@ -75,9 +75,13 @@ class ScheduleTargets(RuleChecks):
     def _looks_like_project(self, entry: ScheduleEntry, name: str) -> bool:
         """Only names that point into the project's own packages are checked: a task a
         library registers ("celery.backend_cleanup") is not defined in the project."""
+        name = name.replace("::", ".")  # a Ruby constant path
         root = name.split(".")[0]
         if "." in name:
-            return root in self.project.root_packages
+            return root in self.project.root_packages or (
+                semantics(entry.framework).checks_dotless_names(self.project)
+                and any(job.task.qualname.startswith(root + ".") for job in self.project.jobs)
+            )
         # Celery generates dotted names; a dot-less name was set with name=, in the
         # project if anywhere, so it is checked when the project defines Celery tasks.
         return semantics(entry.framework).checks_dotless_names(self.project)

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import SideEffect
 from jobcheck.findings import Finding
-from jobcheck.project.bodies import GUARDS_LOOKED_FOR, JobBody, job_bodies
+from jobcheck.frameworks.semantics_base import UNKNOWN, Semantics
+from jobcheck.project.bodies import JobBody, job_bodies
 from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.registry import semantics
 
@@ -45,7 +46,7 @@ class IdempotentJobs(RuleChecks):
                     "non-idempotent-side-effect",
                     body.file.path,
                     reach.loc,
-                    _message(body.name, effect, reach.through(), _rerun(body)),
+                    _message(body.name, effect, reach.through(), _rerun(body), _framework(body)),
                     related=reach.related(effect.func),
                 )
 
@@ -54,7 +55,7 @@ class IdempotentJobs(RuleChecks):
         """A scheduled job that charges or sends with no guard. Schedulers fire twice (an
         overlapping run, two scheduler instances, a missed tick caught up), so these
         effects need a guard even when a single delivery would be fine."""
-        for qualname, (entry_label, schedule) in self._scheduled_functions().items():
+        for qualname, (entry_label, schedule, framework) in self._scheduled_functions().items():
             entry = self.project.functions.get(qualname)
             if entry is None:
                 continue
@@ -72,19 +73,21 @@ class IdempotentJobs(RuleChecks):
                     "before it: a second scheduler, an overlapping run or a caught-up tick "
                     "repeats it; key the run on its period (a processed-runs row or a "
                     "sent_at/deleted-before watermark) and skip what is done "
-                    f"(looked for: {GUARDS_LOOKED_FOR})",
+                    f"(looked for: {semantics(framework).guards_looked_for()})",
                 )
 
-    def _scheduled_functions(self) -> dict[str, tuple[str, str]]:
-        """Functions that schedules run -> (how messages name the job, its schedule)."""
-        found: dict[str, tuple[str, str]] = {}
+    def _scheduled_functions(self) -> dict[str, tuple[str, str, str]]:
+        """Functions that schedules run -> (how messages name the job, its schedule, the
+        framework that words it)."""
+        found: dict[str, tuple[str, str, str]] = {}
         for _, entry, job in self.project.scheduled_jobs():
             function = self.project.scheduled_function(entry, job)
             if function and function not in found:
-                found[function] = (job_label(entry), describe(entry))
+                framework = job.framework if job is not None else entry.framework
+                found[function] = (job_label(entry), describe(entry), framework)
             for command in self.project.command_functions(entry) if job is None else ():
                 # The code a CronJob's or crontab line's command runs (``handle``).
-                found.setdefault(command, (entry.label, describe(entry)))
+                found.setdefault(command, (entry.label, describe(entry), entry.framework))
         return found
 
 
@@ -94,33 +97,41 @@ def _verb(effect: SideEffect) -> str:
     return f"sends a message ({effect.func})"
 
 
+def _framework(body: JobBody) -> Semantics:
+    return semantics(body.job.framework if body.job else body.framework)
+
+
 def _rerun(body: JobBody) -> str:
     """What runs the job's body a second time, in its framework's terms."""
-    framework = semantics(body.job.framework if body.job else body.framework)
-    return framework.rerun_cause(body.job)
+    return _framework(body).rerun_cause(body.job)
 
 
 def _message(
-    job: str, effect: SideEffect, through: str = "", rerun: str = "a retried or redelivered job"
+    job: str,
+    effect: SideEffect,
+    through: str = "",
+    rerun: str = "a retried or redelivered job",
+    framework: Semantics = UNKNOWN,
 ) -> str:
+    looked_for = framework.guards_looked_for()
     if effect.kind == "charge":
         if "braintree" in effect.func:
             remedy = "Braintree has no idempotency keys: record the charge and check it first"
         else:
-            remedy = 'pass idempotency_key= derived from the business ID (f"charge-{order.id}")'
+            remedy = framework.charge_key_advice()
         return (
             f"job '{job}' charges with {effect.func}{through} without an idempotency key or a "
             f"guard before it: {rerun} charges again; {remedy} "
-            f"(looked for: {GUARDS_LOOKED_FOR})"
+            f"(looked for: {looked_for})"
         )
     if effect.kind == "counter":
         return (
             f"job '{job}' adds to or subtracts from a counter ({effect.func}){through} with no "
             f"guard before it: {rerun} applies the change twice; recompute the "
-            f"value, or record the change and check it first (looked for: {GUARDS_LOOKED_FOR})"
+            f"value, or record the change and check it first (looked for: {looked_for})"
         )
     return (
         f"job '{job}' sends a message ({effect.func}){through} with no guard before it: "
-        f"{rerun} sends it again; record the send (a sent_at field) and check it "
-        f"first (looked for: {GUARDS_LOOKED_FOR})"
+        f"{rerun} sends it again; {framework.send_record_advice()} "
+        f"(looked for: {looked_for})"
     )

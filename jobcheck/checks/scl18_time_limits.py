@@ -55,14 +55,17 @@ class JobTimeLimits(RuleChecks):
                 call = reach.item
                 if call.has_timeout:
                     continue
+                framework = semantics(body.framework)
+                reason, hint = framework.http_timeout_words(call.func) or (
+                    _no_timeout_reason(call.func),
+                    f"pass {_timeout_hint(call.func)}",
+                )
                 yield self.finding(
                     "http-call-without-timeout",
                     body.file.path,
                     reach.loc,
                     f"{call.func}(...){reach.through()} in job '{body.name}' has no timeout "
-                    f"({_no_timeout_reason(call.func)}): "
-                    f"{semantics(body.framework).hung_call_consequence()}; "
-                    f"pass {_timeout_hint(call.func)}",
+                    f"({reason}): {framework.hung_call_consequence()}; {hint}",
                     related=reach.related(f"{call.func}(...) without a timeout"),
                 )
 

@@ -13,6 +13,8 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import Argument, EnqueueSite, FileFacts
 from jobcheck.findings import Finding
 from jobcheck.project.inference import infer_argument_class
+from jobcheck.project.model import Job
+from jobcheck.registry import semantics
 
 HEAVY_KINDS = {
     "record": "a database record",
@@ -43,7 +45,7 @@ class IdsInJobs(RuleChecks):
                     "fat-payload",
                     f.path,
                     argument.loc,
-                    self._message(site, argument, what, job.task.name if job else None),
+                    self._message(site, argument, what, job.task.name if job else None, job),
                 )
 
     def _heavy(self, f: FileFacts, argument: Argument, budget: int) -> str | None:
@@ -63,8 +65,11 @@ class IdsInJobs(RuleChecks):
         return None
 
     @staticmethod
-    def _message(site: EnqueueSite, argument: Argument, what: str, job: str | None) -> str:
-        name = job or site.target_text
+    def _message(
+        site: EnqueueSite, argument: Argument, what: str, name: str | None, job: Job | None
+    ) -> str:
+        name = name or site.target_text
+        framework = semantics(job.framework if job is not None else site.framework_hint)
         if argument.kind in ("file", "dataframe"):
             return (
                 f"'{argument.text}' passed to '{name}' is {what}: every message carries the "
@@ -73,7 +78,7 @@ class IdsInJobs(RuleChecks):
             )
         return (
             f"'{argument.text}' passed to '{name}' is {what}: the job gets a copy that is "
-            "stale by the time it runs; pass the ID (e.g. .pk) and load the record in the job"
+            f"stale by the time it runs; {framework.id_advice()}"
         )
 
     @check("model-typed-job-parameter")

@@ -14,6 +14,7 @@ from dataclasses import replace
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import FileFacts, ScheduleEntry
 from jobcheck.findings import Finding
+from jobcheck.frameworks.semantics_base import with_minute
 from jobcheck.project.schedule_words import describe
 from jobcheck.registry import semantics
 from jobcheck.timing import Firing, describe_seconds, firing, first_shared_moment, may_coincide
@@ -191,7 +192,5 @@ def minute_hint(entry: ScheduleEntry, minute: int) -> str:
     own = semantics(entry.framework).minute_hint(entry, minute)
     if own is not None:
         return own
-    fields = entry.timing.fields
-    if fields and None not in fields:
-        return "'" + " ".join((str(minute), *fields[1:])) + "'"  # type: ignore[arg-type]
-    return f"minute {minute}"
+    fields = with_minute(entry, minute)
+    return f"'{fields}'" if fields is not None else f"minute {minute}"

@@ -97,17 +97,18 @@ class DeadLetterQueue(RuleChecks):
                     continue  # the same helper's handler, reached by another call
                 seen.add(key)
                 framework = semantics(body.framework)
+                shown = framework.handler_text(handler.catches, handler.catches_all)
+                shown = shown or _except_text(handler)
                 yield self.finding(
                     "swallowed-exception",
                     body.file.path,
                     reach.loc,
-                    f"{_except_text(handler)}{reach.through()} in job '{body.name}' swallows "
-                    "the error (no "
+                    f"{shown}{reach.through()} in job '{body.name}' swallows the error (no "
                     "raise, retry, log at info or above, error tracker or saved failure): "
-                    "the job is marked successful and the work is silently lost; log it "
-                    f"with logger.exception(...) or {framework.let_it_fail()}"
+                    "the job is marked successful and the work is silently lost; "
+                    f"{framework.report_advice()} or {framework.let_it_fail()}"
                     f"{framework.swallowed_note(handler.catches)}",
-                    related=reach.related(_except_text(handler)),
+                    related=reach.related(shown),
                 )
             yield from self._swallowed_cancellation(body, seen)
 

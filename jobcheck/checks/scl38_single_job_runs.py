@@ -73,19 +73,21 @@ class SingleJobRuns(RuleChecks):
             seen.add(function)
             if self._guarded(function, job) or self._not_implemented(function):
                 continue
+            framework = semantics(job.framework if job else entry.framework)
+            examples = framework.own_lock_examples() or self._lock_examples
+            shown = framework.display_name(job) if enqueued and job else job_label(entry)
             yield self.finding(
                 "scheduled-job-without-lock",
                 f.path,
                 entry.loc,
-                f"'{job.task.qualname if enqueued and job else job_label(entry)}' runs on a "
+                f"'{shown}' runs on a "
                 f"schedule ({describe(entry)}{_enqueued_note(entry) if enqueued else ''}"
                 f"{'' if enqueued else semantics(entry.framework).overlap_note(entry)}) but "
                 f"takes no lock{self._in_process_note(function)}: when a run outlasts the "
                 "interval, or a second scheduler starts "
                 "it, two "
-                f"copies run at once; take a lock at the top ({self._lock_examples}) and "
-                "skip the run when it is held"
-                f"{semantics(job.framework if job else entry.framework).single_run_advice()}. "
+                f"copies run at once; take a lock at the top ({examples}) and "
+                f"skip the run when it is held{framework.single_run_advice()}. "
                 "Looked for "
                 "lock calls in its body and in the functions it calls, lock decorators and "
                 "single-instance base classes",
@@ -135,7 +137,9 @@ class SingleJobRuns(RuleChecks):
         """A lock in the job or in the functions it calls (taiga's send_bulk_email task
         calls services.send_bulk_email, which runs under advisory_lock(..., wait=False)),
         a lock decorator on either, or a single-instance base class."""
-        if job is not None and self._lock_base(job):
+        if job is not None and (
+            self._lock_base(job) or semantics(job.framework).runs_one_copy(self.project, job)
+        ):
             return True
         summary = self.project.summaries.of(function)
         if any(reach.item.kind in LOCK_GUARDS for reach in summary.guards):

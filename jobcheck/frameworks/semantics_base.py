@@ -106,6 +106,62 @@ class Semantics:
         message), or None when its jobs do not run on an event loop."""
         return None
 
+    def defers_enqueue(self, project: Project, site: EnqueueSite, job: Job | None) -> bool:
+        """JOB-01: whether the project's configuration makes this call wait for the commit
+        (Sidekiq's ``transactional_push!``, ActiveJob's enqueue after commit)."""
+        return False
+
+    def transaction_reason(self, atomic: str | None, contexts: tuple[str, ...]) -> str | None:
+        """JOB-01: where a call marked ``atomic`` runs inside a transaction, in the
+        framework's terms ("inside a `transaction do` block"); None: the Python words."""
+        return None
+
+    def guards_looked_for(self) -> str:
+        """SCL-17: the guards a message says were looked for, in its language's terms."""
+        from jobcheck.project.bodies import GUARDS_LOOKED_FOR
+
+        return GUARDS_LOOKED_FOR
+
+    def send_record_advice(self) -> str:
+        """SCL-17: how to make a send safe to repeat."""
+        return "record the send (a sent_at field) and check it first"
+
+    def charge_key_advice(self) -> str:
+        """SCL-17: how to pass an idempotency key to a charge."""
+        return 'pass idempotency_key= derived from the business ID (f"charge-{order.id}")'
+
+    def http_timeout_words(self, func: str) -> tuple[str, str] | None:
+        """SCL-18: (why ``func`` has no timeout, how to give it one) for its HTTP
+        libraries; None: the Python libraries' words."""
+        return None
+
+    def handler_text(self, catches: tuple[str, ...], catches_all: bool) -> str | None:
+        """SCL-34: how a message shows an error handler (``'rescue Faraday::Error'``);
+        None: Python's ``except``."""
+        return None
+
+    def report_advice(self) -> str:
+        """SCL-34: how to record an error a job handles."""
+        return "log it with logger.exception(...)"
+
+    def id_advice(self) -> str:
+        """SCL-21: how to pass the record's ID instead."""
+        return "pass the ID (e.g. .pk) and load the record in the job"
+
+    def own_lock_examples(self) -> str | None:
+        """SCL-38: the locks to suggest for its jobs, when its language has its own (Ruby);
+        None: the project's Python lock libraries, a Redis lock, pg_try_advisory_lock."""
+        return None
+
+    def display_name(self, job: Job) -> str:
+        """How messages name a job by its code (its qualname; Ruby's ``A::B``)."""
+        return job.task.qualname
+
+    def runs_one_copy(self, project: Project, job: Job) -> bool:
+        """SCL-38: whether the job's own options keep a second copy from running while
+        one runs (a unique-job lock)."""
+        return False
+
     def enqueues_after_commit(self, job: Job) -> bool:
         """JOB-01: whether every call of the job enqueues it once the transaction commits
         (djhuey's ``on_commit_task``)."""

@@ -39,7 +39,10 @@ def fix_hint(report: Report, unsafe_fixes: bool, fixes_computed: bool = True) ->
             return ""
         from jobcheck.fixes import has_fixer
 
-        maybe = sum(1 for f in report.findings if has_fixer(f.rule, f.check))
+        # Fixes are made with libcst: Python files only (Ruby and YAML findings have none).
+        maybe = sum(
+            1 for f in report.findings if f.path.endswith(".py") and has_fixer(f.rule, f.check)
+        )
         if not maybe:
             return ""
         return (

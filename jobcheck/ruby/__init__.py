@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import traceback
-from collections.abc import Sequence
 
 from jobcheck.facts import FileFacts
 
@@ -34,39 +33,11 @@ cli.rb), sidekiq-cron's ``config/schedule.yml`` and their common variants
 SUFFIXES = RUBY_SUFFIXES + CONFIG_SUFFIXES
 
 
-CHECKS_ENV = "JOBCHECK_RUBY_CHECKS"
-"""Set to 1 to give the checks the Ruby facts (for wiring the checks' Sidekiq semantics)."""
-
-
-def checked_facts(facts: Sequence[FileFacts]) -> list[FileFacts]:
-    """The facts the checks see. The checks still word every finding for Celery, RQ or
-    Dramatiq, and the project model's routing knows no other framework, so Ruby and
-    Sidekiq YAML facts are extracted and cached but held back from the checks until
-    their Sidekiq semantics are wired (``JOBCHECK_RUBY_CHECKS=1`` lets them through)."""
-    if os.environ.get(CHECKS_ENV) == "1":
-        return list(facts)
-    return [f for f in facts if not handles(f.path) or _read_by_another_kind(f)]
-
-
 def handles(path: str) -> bool:
     """Whether ``path`` is a file this front end reads (not Python): a Ruby source, or a
     YAML file of one of Sidekiq's names (``config/sidekiq.yml``, not ``nightly-cron.yaml``,
     a Kubernetes manifest)."""
     return path.endswith(RUBY_SUFFIXES) or os.path.basename(path) in CONFIG_SUFFIXES
-
-
-def _read_by_another_kind(facts: FileFacts) -> bool:
-    """A file named like a Sidekiq file that another kind read (a CronJob manifest named
-    ``cron.yaml``): its schedules are of no framework this front end reads."""
-    from jobcheck.registry import plugins
-
-    ruby = {
-        name
-        for plugin in plugins()
-        if plugin.ruby_recognizers or plugin.config_reader
-        for name in (plugin.name, *plugin.aliases)
-    }
-    return any(entry.framework not in ruby for entry in facts.schedules)
 
 
 def extract_file(path: str, data: bytes, module: str) -> FileFacts:

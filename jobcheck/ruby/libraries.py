@@ -78,6 +78,11 @@ GET_OR_CREATE = frozenset(
 )
 CONFLICT_METHODS = frozenset({"upsert", "upsert_all", "insert_all", "insert", "insert_all!"})
 ROW_LOCKS = frozenset({"with_lock", "lock!"})
+# with_advisory_lock gem (ClosureTree/with_advisory_lock): ``Model.with_advisory_lock(name,
+# timeout_seconds: 0) { }`` runs the block only while holding a database advisory lock.
+ADVISORY_LOCKS = frozenset(
+    {"with_advisory_lock", "with_advisory_lock!", "with_advisory_lock_result", "advisory_lock"}
+)
 
 # Error trackers and loggers: a rescue that calls one records the failure.
 TRACKER_ROOTS = frozenset(

@@ -37,6 +37,7 @@ from jobcheck.facts.values import Value
 from jobcheck.ruby import libraries as lib
 from jobcheck.ruby.parse import Source, arguments, call_parts, constant_path, identifier
 from jobcheck.ruby.values import evaluate
+from jobcheck.vocabulary.lock_names import takes_lock_by_name
 
 # ActiveRecord callbacks (activerecord/lib/active_record/callbacks.rb, transactions.rb):
 # the save/create/update/destroy/validation/touch callbacks run inside the transaction
@@ -163,6 +164,8 @@ class ClassContext:
     node: Any
     callbacks: dict[str, str] = field(default_factory=dict)
     """Method name -> "transaction" (runs inside the save's transaction) or "commit"."""
+    callback_names: dict[str, str] = field(default_factory=dict)
+    """Method name -> the declaration that registers it (``after_save``)."""
     includes: list[str] = field(default_factory=list)
     is_model: bool = False
     is_controller: bool = False
@@ -177,6 +180,7 @@ class MethodContext:
     node: Any
     singleton: bool
     callback: str | None = None
+    callback_name: str | None = None
     locals: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Variable (``user``, ``@user``) -> (argument kind, reason) of what it holds."""
     relations: dict[str, str] = field(default_factory=dict)
@@ -194,6 +198,9 @@ class BlockContext:
     transaction: int = 0
     callback: str | None = None
     deferred: int = 0
+    construct: str | None = None
+    """The call that opened the innermost transaction or callback block (``with_lock``,
+    ``transaction``, ``after_save``)."""
 
 
 class RubyRecognizer:
@@ -272,6 +279,14 @@ class RubyWalker:
         if method is not None and method.callback == "transaction":
             return "callback"
         return None
+
+    def atomic_construct(self) -> str | None:
+        """The call that puts the code in a transaction (``transaction``, ``with_lock``,
+        ``after_save``), for messages."""
+        if self.blocks.transaction or self.blocks.callback == "transaction":
+            return self.blocks.construct
+        method = self.method
+        return method.callback_name if method is not None else None
 
     def deferred(self) -> bool:
         method = self.method
@@ -404,7 +419,9 @@ class RubyWalker:
                 continue
             for argument in positional:
                 if argument.type == "simple_symbol":
-                    context.callbacks[(identifier(argument) or ":").lstrip(":")] = kind
+                    name = (identifier(argument) or ":").lstrip(":")
+                    context.callbacks[name] = kind
+                    context.callback_names[name] = method
 
     def _singleton_class(self, node: Any) -> None:
         body = node.child_by_field_name("body")
@@ -429,7 +446,8 @@ class RubyWalker:
             if not _after_private(context.node, node):
                 facts.view = "rails"
         callback = context.callbacks.get(name) if context and not singleton else None
-        scope = MethodContext(facts, node, singleton, callback)
+        callback_name = context.callback_names.get(name) if callback else None
+        scope = MethodContext(facts, node, singleton, callback, callback_name)
         scope.names.update(p.name for p in facts.params)
         outer_blocks, self.blocks = self.blocks, BlockContext()
         outer_loops, self.loops = self.loops, []
@@ -482,11 +500,12 @@ class RubyWalker:
 
     def _block(self, node: Any, receiver: Any, method: str, args: Any, block: Any) -> None:
         outer = self.blocks
-        inner = BlockContext(outer.transaction, outer.callback, outer.deferred)
+        inner = BlockContext(outer.transaction, outer.callback, outer.deferred, outer.construct)
         loop = None
         scope = self.method
         if method in TRANSACTION_CALLS:
             inner.transaction += 1
+            inner.construct = method
         elif method in DEFERRING_CALLS and scope is not None:
             inner.deferred += 1
             inner.transaction = 0
@@ -494,6 +513,7 @@ class RubyWalker:
             kind = _callback_kind(method, arguments(args)[1])
             if kind is not None:
                 inner.callback = kind
+                inner.construct = method
                 if kind == "commit":
                     inner.deferred += 1
         params = block.child_by_field_name("parameters")
@@ -573,6 +593,9 @@ class RubyWalker:
         guard_kind = _guard_kind(method, chain, keyword_names)
         if guard_kind is not None:
             facts.guards.append(Guard(guard_kind, order, self.loc(node)))
+        lock_kind = _lock_kind(method, keyword_names, positional)
+        if lock_kind is not None:
+            facts.guards.append(Guard(lock_kind, order, self.loc(node)))
 
     def _record_call(
         self, facts: FunctionFacts, root: str | None, chain: list[str], receiver: Any, method: str
@@ -837,6 +860,23 @@ def _relation_model(receiver: Any, scope: MethodContext) -> str | None:
         return root
     if receiver.type in ("identifier", "instance_variable"):
         return scope.relations.get(identifier(receiver) or "")
+    return None
+
+
+def _lock_kind(method: str, keywords: set[str], positional: list[Any]) -> str | None:
+    """A lock that keeps a second run out (SCL-38): with_advisory_lock (the
+    with_advisory_lock gem), an SQL advisory lock, a Redis ``SET NX`` or
+    ``Rails.cache.write(unless_exist: true)``, a method named for taking a lock
+    (``lock_manager.lock``, ``run_with_advisory_lock``). A row lock (``with_lock``)
+    waits for the row and is read as a guard by :func:`_guard_kind`."""
+    if method in lib.ADVISORY_LOCKS or any(
+        b"advisory_lock" in p.text for p in positional if p.type in ("string", "heredoc_body")
+    ):
+        return "advisory-lock"
+    if (method == "set" and "nx" in keywords) or (method == "write" and "unless_exist" in keywords):
+        return "lock"
+    if method not in lib.ROW_LOCKS and takes_lock_by_name(method.rstrip("!?")):
+        return "lock"
     return None
 
 

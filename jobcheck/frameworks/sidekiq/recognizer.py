@@ -11,9 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from jobcheck.facts import EnqueueSite, ScheduleEntry, SchedulerStart, Setting, TaskDef
+from jobcheck.facts import (
+    EnqueueSite,
+    ScheduleEntry,
+    SchedulerStart,
+    Setting,
+    StartupHook,
+    TaskDef,
+)
 from jobcheck.facts.values import CallV, Const, DictV, Opaque, SeqV, Value, string
 from jobcheck.frameworks.sidekiq import timing as ruby_timing
+from jobcheck.frameworks.sidekiq.defaults import ACTIVEJOB_ENQUEUE, CLIENT_ENQUEUE, SIDEKIQ_ENQUEUE
 from jobcheck.ruby.parse import (
     arguments,
     block_body,
@@ -47,20 +55,22 @@ ACTIVEJOB_DECLARATIONS = frozenset(
         "after_discard",
     }
 )
-# Enqueue methods (sidekiq lib/sidekiq/job.rb ``ClassMethods``: perform_async, perform_in,
-# perform_at, perform_bulk; ``Setter`` for ``set(...)``; activejob enqueuing.rb
-# ``perform_later``). ``perform_inline``/``perform_now`` run the job here: not enqueues.
-SIDEKIQ_ENQUEUE = frozenset({"perform_async", "perform_in", "perform_at", "perform_bulk"})
-ACTIVEJOB_ENQUEUE = frozenset({"perform_later"})
-CLIENT_ENQUEUE = frozenset(
-    {"push", "push_bulk", "enqueue", "enqueue_to", "enqueue_in", "enqueue_at"}
-)
+# Class-level calls that keep a second copy of a job out: activejob-uniqueness ``unique``,
+# GoodJob ``good_job_control_concurrency_with``, Solid Queue ``limits_concurrency``. Kept
+# as options, never taken as a sign that a class is a job.
+LOCK_DECLARATIONS = frozenset({"unique", "good_job_control_concurrency_with", "limits_concurrency"})
 # Folders Rails apps keep their jobs in: a class there that defines ``perform`` and
 # inherits from a base defined elsewhere is taken for a job of that folder's framework.
 FOLDER_FRAMEWORK = (
     ("app/workers/", "sidekiq"),
     ("app/sidekiq/", "sidekiq"),
     ("app/jobs/", "activejob"),
+)
+# rufus-scheduler's ``Rufus::Scheduler.new(lockfile: ...)`` (one scheduler per host),
+# ``scheduler_lock:`` and ``trigger_lock:`` (custom locks: a Redis or database lock).
+RUFUS_LOCKS = ("lockfile", "scheduler_lock", "trigger_lock")
+RAILS_BOOT = (
+    "a Rails initializer (run at boot by every Puma worker, Sidekiq process, console and rake task)"
 )
 RUFUS_SCHEDULE_METHODS = frozenset({"cron", "every", "interval", "at", "in", "schedule_every"})
 
@@ -160,7 +170,11 @@ class SidekiqRecognizer(RubyRecognizer):
             declarations.append((method, call, node))
         elif method in ("sidekiq_retry_in", "sidekiq_retries_exhausted"):
             declarations.append((method, Opaque(walker.text(block or node, 120)), node))
-        elif method in ACTIVEJOB_DECLARATIONS or method in SIDEKIQ_DECLARATIONS:
+        elif (
+            method in ACTIVEJOB_DECLARATIONS
+            or method in SIDEKIQ_DECLARATIONS
+            or method in LOCK_DECLARATIONS
+        ):
             declarations.append((method, Opaque(walker.text(node, 120)), node))
 
     # -- calls --------------------------------------------------------------------------
@@ -168,7 +182,9 @@ class SidekiqRecognizer(RubyRecognizer):
     def call(self, node: Any, receiver: Any, method: str, args: Any, block: Any) -> None:
         walker = self.walker
         if receiver is None and (
-            method in SIDEKIQ_DECLARATIONS or method in ACTIVEJOB_DECLARATIONS
+            method in SIDEKIQ_DECLARATIONS
+            or method in ACTIVEJOB_DECLARATIONS
+            or method in LOCK_DECLARATIONS
         ):
             self._declaration(node, method, args, block)
             return
@@ -358,7 +374,8 @@ class SidekiqRecognizer(RubyRecognizer):
                 arguments=args,
                 options=options,
                 framework_hint=framework,
-                atomic=walker.atomic_state(),
+                atomic=(atomic := walker.atomic_state()),
+                contexts=(walker.atomic_construct() or "",) if atomic else (),
                 deferred=walker.deferred(),
                 in_loop=walker.in_loop(),
             )
@@ -440,9 +457,32 @@ class SidekiqRecognizer(RubyRecognizer):
 
     def _rufus_start(self, node: Any) -> None:
         walker = self.walker
-        walker.facts.scheduler_starts.append(
-            SchedulerStart("rufus", walker.function_qualname(), walker.loc(node), walker.text(node))
+        start = SchedulerStart(
+            "rufus", walker.function_qualname(), walker.loc(node), walker.text(node)
         )
+        walker.facts.scheduler_starts.append(start)
+        if self._boots_with_rails() and start.function is None and not self._one_process(node):
+            if not any(hook.kind == RAILS_BOOT for hook in walker.facts.startup_hooks):
+                walker.facts.startup_hooks.append(StartupHook(RAILS_BOOT, None, start.loc))
+
+    def _boots_with_rails(self) -> bool:
+        """Files Rails runs while it boots, in every process that loads the app (each Puma
+        worker, each Sidekiq process, console, rake): initializers, application.rb,
+        environment files."""
+        path = "/" + self.walker.facts.path.replace("\\", "/")
+        return (
+            "/config/initializers/" in path
+            or path.endswith(("/config/application.rb", "/config/environment.rb"))
+            or "/config/environments/" in path
+        )
+
+    def _one_process(self, node: Any) -> bool:
+        """Started under an environment toggle (``if ENV["RUN_SCHEDULER"]``), or with a
+        lock that lets one process schedule (rufus ``lockfile:``, ``scheduler_lock:``,
+        ``trigger_lock:``)."""
+        if any("ENV" in condition for condition in self.walker.conditions):
+            return True
+        return any(word in self.walker.text(node, 400) for word in RUFUS_LOCKS)
 
     def _is_rufus(self, receiver: Any | None) -> bool:
         if receiver is None:

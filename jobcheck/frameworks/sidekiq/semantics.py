@@ -3,125 +3,47 @@
 Every value was read in the library's own source (sidekiq/sidekiq tag v8.1.7 unless a
 line says otherwise; 7.x is branch 7-x, 7.3.10; rails/rails tag v8.1.3; sidekiq-cron
 @44c12804 (2.3.1); sidekiq-scheduler @fd3ddc89 (6.0.2); whenever @756163ed (1.1.2)).
-Nothing here is wired to a check yet: the checks' wording per framework goes through this
-object (see docs/frameworks/sidekiq.md).
+The checks ask this object for Sidekiq's and Rails' part of each message (see
+docs/frameworks/sidekiq.md); the hooks that read the project live in ``contract.py``,
+``checks.py`` and ``schedules.py``.
 """
 
 from __future__ import annotations
 
-from jobcheck.frameworks.semantics_base import Semantics
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
-# -- retries (lib/sidekiq/job_retry.rb) -----------------------------------------------------
-DEFAULT_MAX_RETRY_ATTEMPTS = 25
-"""``DEFAULT_MAX_RETRY_ATTEMPTS = 25`` (job_retry.rb:73); the ``:max_retries`` config key
-overrides it globally (``Sidekiq.default_configuration[:max_retries] || ...``, :77)."""
-BACKOFF_FORMULA = "count**4 + 15 + rand(10 * (count + 1)) seconds"
-"""``delay_for``: ``(count**4) + 15`` (job_retry.rb:238); ``process_retry`` adds
-``jitter = rand(10 * (count + 1))`` (:202-203), also after a custom ``sidekiq_retry_in``.
-7.x jitter is ``rand(10) * (count + 1)`` (7-x job_retry.rb:192). The default 25 retries
-span about 20.4 days."""
-RETRIES_SPAN_DAYS = 20.4
+from jobcheck.frameworks.semantics_base import Check, Semantics
 
+if TYPE_CHECKING:
+    from jobcheck.facts import EnqueueSite, ScheduleEntry
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job, Project
+    from jobcheck.project.routing import QueueUse, Route, Routing
 
-def retry_delay(count: int) -> float:
-    """Seconds before retry number ``count`` (0-based), without the random jitter."""
-    return float(count**4 + 15)
-
-
-RETRY_FALSE = "no retry, no dead set, no sidekiq_retries_exhausted; only death handlers"
-"""``retry: false``: ``raise e unless msg["retry"]`` in ``local`` (job_retry.rb:133) and
-``global`` runs only the death handlers (:96-104)."""
-RETRY_ZERO = "no retry; sidekiq_retries_exhausted runs, then the job goes to the dead set"
-"""``retry: 0``: 0 is truthy in Ruby, so ``process_retry`` sees ``count 0 >= 0`` and calls
-``retries_exhausted`` (:186-187), which runs the block and ``send_to_morgue``."""
-DEAD_FALSE = "after the last retry the job is discarded instead of kept in the dead set"
-"""``dead: false``: ``discarded = msg["dead"] == false || rv == :discard`` in
-``retries_exhausted`` (:250-273); death handlers still run in 8.x (7.x skips them when the
-block returns ``:discard``, 7-x job_retry.rb:245-247)."""
-RETRY_IN_SPECIAL = ("discard", "kill")
-"""``sidekiq_retry_in`` may return ``:discard`` (drop, death handlers run) or ``:kill``
-(dead set now) (job_retry.rb:192-197, :219-248); anything else falls back to the formula."""
-RETRY_FOR_SINCE = "7.1.3"
-"""``retry_for:`` (seconds) bounds retries by time instead of count (:181-188)."""
-
-# -- dead set (lib/sidekiq/config.rb) ------------------------------------------------------
-DEAD_MAX_JOBS = 10_000
-"""``dead_max_jobs: 10_000`` (config.rb:35); trimmed in ``send_to_morgue``
-(job_retry.rb:283-295)."""
-DEAD_TIMEOUT_SECONDS = 180 * 24 * 60 * 60
-"""``dead_timeout_in_seconds: 180 * 24 * 60 * 60`` (config.rb:36): six months."""
-
-# -- runtime ---------------------------------------------------------------------------------
-JOB_TIME_LIMIT: float | None = None
-"""No per-job execution time limit, by design: no ``Timeout`` anywhere in lib/ (v8.1.7).
-A job runs until it returns; a stuck job holds its thread until the process stops."""
-SHUTDOWN_TIMEOUT_SECONDS = 25
-"""``timeout: 25`` (config.rb:16, CLI ``-t``): the shutdown grace; jobs still busy after
-it are pushed back with ``bulk_requeue`` (manager.rb:51-107 ``stop``/``hard_shutdown``)."""
-DEFAULT_CONCURRENCY = 5
-"""``concurrency: 5`` (config.rb:11-41); without a config file, ``RAILS_MAX_THREADS`` sets
-it (cli.rb:289-291)."""
-DEFAULT_QUEUE = "default"
-"""``Sidekiq.default_job_options = {"retry" => true, "queue" => "default"}`` (sidekiq.rb:94)."""
-BASIC_FETCH_LOSES_IN_FLIGHT = True
-"""BasicFetch (fetch.rb:8-49) uses ``brpop`` and ``UnitOfWork#acknowledge`` does nothing:
-a job in flight when the process is killed (SIGKILL, OOM) is lost; a graceful shutdown
-requeues it. Sidekiq Pro's super_fetch (closed source) is not verified."""
-STRICT_ARGS_DEFAULT = "raise"
-"""``on_complex_arguments: :raise`` (config.rb:19, since 7.0): ``verify_json``
-(job_util.rb:21-40) raises ArgumentError at push for arguments that are not native JSON
-(an ActiveRecord object, a Time, a Symbol); ``Sidekiq.strict_args!(false)`` turns it off."""
-BULK_BATCH_SIZE = 1_000
-"""``push_bulk``/``perform_bulk`` push in batches of 1,000 (100 with ``at``)
-(client.rb:160; job.rb:253-256)."""
-TRANSACTIONAL_PUSH_SINCE = "6.5.0"
-"""``Sidekiq.transactional_push!`` (transaction_aware_client.rb) defers every ``push``
-until the transaction commits (``ActiveRecord.after_all_transactions_commit`` on AR >= 7.2,
-after_commit_everywhere before); ``push_bulk`` and batches are not deferred."""
-TRANSACTIONAL_PUSH_COVERS = frozenset({"perform_async", "perform_in", "perform_at", "push"})
-
-# -- ActiveJob (rails/rails v8.1.3, activejob/lib/active_job) --------------------------------
-ACTIVEJOB_RETRY_ON_WAIT_SECONDS = 3
-ACTIVEJOB_RETRY_ON_ATTEMPTS = 5
-"""``retry_on(*exceptions, wait: 3.seconds, attempts: 5, queue: nil, priority: nil,
-jitter: JITTER_DEFAULT, report: false)`` (exceptions.rb:64). Once the attempts are used up
-with no block, the error is re-raised to the adapter (:75-82): on Sidekiq, Sidekiq's own
-retries (25 by default) start."""
-ACTIVEJOB_RETRY_JITTER = 0.15
-"""``retry_jitter`` is 0.0 in the class, 0.15 with ``load_defaults "6.1"`` or later
-(railties configuration.rb:189)."""
-ACTIVEJOB_DISCARD_ON = "swallows the error (optional block runs)"
-"""``discard_on(*exceptions, report: false)`` (exceptions.rb:109)."""
-ACTIVEJOB_DEFAULT_QUEUE = "default"
-"""``mattr_accessor :default_queue_name, default: "default"`` (queue_name.rb:9, :39)."""
-ACTIVEJOB_RECORDS_BY_GLOBALID = True
-"""A record argument is serialized as ``{"_aj_globalid" => gid}`` and loaded again when the
-job runs (arguments.rb:10, :54, :90, :132, :192); a deleted record raises
-``ActiveJob::DeserializationError``."""
-SIDEKIQ_ADAPTER_DEFERS_AFTER_COMMIT = True
-"""Sidekiq's adapter answers ``enqueue_after_transaction_commit? -> true``
-(sidekiq lib/active_job/queue_adapters/sidekiq_adapter.rb:58-60): Rails 7.2 with
-``load_defaults "7.2"`` defers enqueues made in a transaction; Rails 8.0 and 8.1 do not
-(the class default is ``false``, enqueuing.rb:53); unreleased 8.2 with ``load_defaults
-"8.2"`` does again."""
-
-# -- schedulers --------------------------------------------------------------------------------
-CRON_POLL_INTERVAL_SECONDS = 30
-CRON_RESCHEDULE_GRACE_SECONDS = 60
-"""sidekiq-cron (lib/sidekiq/cron.rb:70-77): ``cron_poll_interval = 30``,
-``reschedule_grace_period = 60``: a run later than 60 s past its time is skipped
-(job.rb:678-683). Every process polls; ``should_enqueue?`` dedupes with a Redis ZADD of
-the slot (job.rb:103-112)."""
-SCHEDULER_DEDUPES = True
-"""sidekiq-scheduler dedupes enqueues across processes (``register_job_instance``, a ZADD
-with TTL: scheduler.rb:153-164, redis_manager.rb:130-140)."""
-WHENEVER_DEDUPES = False
-"""whenever writes the host crontab of every machine it runs on (job_list.rb:142 roles):
-no cluster-level dedupe."""
+from jobcheck.frameworks.sidekiq.defaults import (
+    ACTIVEJOB_ENQUEUE,
+    BASIC_FETCH_LOSES_IN_FLIGHT,
+    CLIENT_ENQUEUE,
+    DEAD_MAX_JOBS,
+    DEAD_TIMEOUT_SECONDS,
+    DEFAULT_MAX_RETRY_ATTEMPTS,
+    DEFAULT_QUEUE,
+    GUARDS_LOOKED_FOR,
+    HTTP_NO_TIMEOUT_REASONS,
+    HTTP_TIMEOUT_HINTS,
+    JOB_TIME_LIMIT,
+    RUBY_LOCK_EXAMPLES,
+    SHUTDOWN_TIMEOUT_SECONDS,
+    SIDEKIQ_ENQUEUE,
+)
 
 
 class SidekiqSemantics(Semantics):
     name = "sidekiq"
+    title = "Sidekiq"
+    job_noun = "Sidekiq job"
+    scheduler_noun = "rufus-scheduler"
     max_retries = DEFAULT_MAX_RETRY_ATTEMPTS
     job_time_limit = JOB_TIME_LIMIT
     shutdown_timeout = SHUTDOWN_TIMEOUT_SECONDS
@@ -134,6 +56,232 @@ class SidekiqSemantics(Semantics):
         """Whether a record passed to a job is a copy: to a Sidekiq job yes (and refused
         under strict args); to an ActiveJob no (GlobalID)."""
         return framework != "activejob"
+
+    # -- jobs and enqueues -----------------------------------------------------------------
+
+    def accepts_enqueue(self, method: str) -> bool:
+        return method in SIDEKIQ_ENQUEUE or method in ACTIVEJOB_ENQUEUE or method in CLIENT_ENQUEUE
+
+    def hint_is_certain(self, site: EnqueueSite) -> bool:
+        """``X.perform_async``/``X.perform_later`` enqueue whatever ``X`` is (a job class
+        of a gem, or one defined where jobcheck did not look)."""
+        return self.accepts_enqueue(site.method)
+
+    def matches_by_tail(self) -> bool:
+        return False  # a Ruby constant names its class exactly
+
+    def names_by_path(self) -> bool:
+        return True
+
+    def rerun_cause(self, job: Job | None) -> str:
+        from jobcheck.frameworks.sidekiq import contract
+
+        return contract.rerun_cause(job)
+
+    def hung_call_consequence(self) -> str:
+        return (
+            "Sidekiq has no job time limit (by design), so a server that stops answering "
+            "holds one of the process's threads for as long as the client waits, and "
+            "Sidekiq cannot stop it"
+        )
+
+    def http_timeout_words(self, func: str) -> tuple[str, str] | None:
+        root = func.rsplit(".", 1)[0]
+        reason = HTTP_NO_TIMEOUT_REASONS.get(root)
+        if reason is None:
+            return None
+        return reason, HTTP_TIMEOUT_HINTS[root]
+
+    def guards_looked_for(self) -> str:
+        return GUARDS_LOOKED_FOR
+
+    def send_record_advice(self) -> str:
+        return (
+            "record the send (a sent_at column, set in the same update) and return early "
+            "when it is set"
+        )
+
+    def charge_key_advice(self) -> str:
+        return (
+            'pass idempotency_key: derived from the business ID ("charge-#{order.id}") as '
+            "the request options"
+        )
+
+    def handler_text(self, catches: tuple[str, ...], catches_all: bool) -> str | None:
+        if not catches or (catches_all and catches in (("StandardError",), ("BaseException",))):
+            return (
+                "a bare 'rescue'"
+                if not catches or catches == ("BaseException",)
+                else ("'rescue => e'")
+            )
+        names = ", ".join(name.replace(".", "::") for name in catches)
+        return f"'rescue {names}'"
+
+    def report_advice(self) -> str:
+        return "report it (Rails.error.report(e), or your error tracker) and re-raise it,"
+
+    def let_it_fail(self) -> str:
+        return (
+            "let it raise: Sidekiq retries it (25 times over about 20 days by default), "
+            "then keeps it in the dead set"
+        )
+
+    def id_advice(self) -> str:
+        return (
+            "pass the record's id and load it in perform (Sidekiq 7 and later refuse "
+            "arguments that are not plain JSON at push unless strict_args! is off)"
+        )
+
+    # -- transactions (JOB-01) ---------------------------------------------------------------
+
+    def transaction_reason(self, atomic: str | None, contexts: tuple[str, ...]) -> str | None:
+        construct = contexts[0] if contexts else None
+        if atomic == "block":
+            if construct in ("with_lock", "lock!"):
+                return "inside a with_lock block, which runs in a transaction"
+            return "inside a transaction block"
+        if atomic == "callback":
+            shown = f"an {construct} callback" if construct else "a model callback"
+            return f"in {shown}, which runs inside the save's transaction"
+        return None
+
+    def defers_enqueue(self, project: Project, site: EnqueueSite, job: Job | None) -> bool:
+        from jobcheck.frameworks.sidekiq import contract
+
+        return contract.defers_enqueue(project, site, job)
+
+    def after_commit_advice(self) -> str:
+        return (
+            "enqueue from an after_commit (after_create_commit...) callback or in "
+            "ActiveRecord.after_all_transactions_commit { } (Rails 7.2+), or turn on "
+            "Sidekiq.transactional_push! (Sidekiq 6.5+) in an initializer"
+        )
+
+    # -- single runs (SCL-38) ----------------------------------------------------------------
+
+    def runs_one_copy(self, project: Project, job: Job) -> bool:
+        from jobcheck.frameworks.sidekiq import contract
+
+        return contract.unique_lock(project, job) is not None
+
+    def own_lock_examples(self) -> str | None:
+        return RUBY_LOCK_EXAMPLES
+
+    def display_name(self, job: Job) -> str:
+        return job.task.name
+
+    # -- queues --------------------------------------------------------------------------------
+
+    def job_route(self, routing: Routing, job: Job) -> Route:
+        from jobcheck.frameworks.sidekiq import contract
+
+        return contract.job_route(routing, job)
+
+    def call_queue_option(self, site: EnqueueSite) -> Any:
+        return site.option("queue")
+
+    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+        return (
+            f"Sidekiq queue '{use.name}' has no backlog bound: it is a Redis list that "
+            "grows while workers fall behind, and a job waits in it however stale it "
+            "gets (Sidekiq has no job expiry; Enterprise has expires_in:); push back on "
+            f'producers (check Sidekiq::Queue.new("{use.name}").latency or .size before '
+            "enqueueing bulk work) and drop stale work at the top of perform (compare the "
+            "job's enqueued time with its deadline)"
+        )
+
+    def fan_out_advice(self) -> str:
+        return (
+            "Enqueue one job per batch of IDs (in_batches / find_in_batches, pluck(:id) "
+            "in slices), push with perform_bulk, or stagger the jobs "
+            "(perform_in(index * 2.seconds, ...))"
+        )
+
+    def how_to_route(self) -> str:
+        return (
+            "give it a queue of its own (sidekiq_options queue: / queue_as) with a higher "
+            "weight in config/sidekiq.yml, or a capsule of its own"
+        )
+
+    # -- retries and dead letters --------------------------------------------------------------
+
+    def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
+        return (
+            "Sidekiq's dead set (the Web UI's Dead tab, kept 180 days)",
+            frozenset({"dead set", "deadset", "morgue", "dead jobs", "dead tab", "sidekiq"}),
+        )
+
+    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
+        from jobcheck.frameworks.sidekiq import checks
+
+        return checks.retry_without_backoff(check, job)
+
+    def retry_on_all_exceptions(self, check: Check) -> Iterator[Finding]:
+        from jobcheck.frameworks.sidekiq import checks
+
+        return checks.retry_on_all_exceptions(check)
+
+    def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
+        from jobcheck.frameworks.sidekiq import checks
+
+        return checks.unbounded_retries(check, job)
+
+    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
+        from jobcheck.frameworks.sidekiq import checks
+
+        return checks.no_dead_letter(check)
+
+    # -- schedules -----------------------------------------------------------------------------
+
+    def schedule_kind(self, entry: ScheduleEntry) -> str:
+        return SCHEDULE_KINDS.get(entry.framework, "scheduled job")
+
+    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
+        return entry.framework in ("sidekiq-cron", "sidekiq-scheduler")
+
+    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
+        return False  # a class name, not a function
+
+    def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
+        from jobcheck.frameworks.sidekiq import schedules
+
+        return schedules.minute_hint(entry, minute)
+
+    def minute_zero_note(self, entry: ScheduleEntry) -> str:
+        from jobcheck.frameworks.sidekiq import schedules
+
+        return schedules.minute_zero_note(entry)
+
+    def time_zone(self, entry: ScheduleEntry) -> str | None:
+        from jobcheck.frameworks.sidekiq import schedules
+
+        return schedules.time_zone(entry)
+
+    def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
+        return (
+            f"names class '{name}', which the project does not define: every run fails "
+            "with NameError when the worker loads the job"
+        )
+
+    def checks_dotless_names(self, project: Project) -> bool:
+        """A class a Ruby schedule names is checked once the project defines jobs of its
+        own (the app is in view); a namespace of a gem is not the project's."""
+        return any(job.framework in ("sidekiq", "activejob") for job in project.jobs)
+
+    # -- the contract ------------------------------------------------------------------------
+
+    def contract(self, project: Project, job: Job) -> dict[str, str]:
+        from jobcheck.frameworks.sidekiq import contract
+
+        return contract.contract(project, job)
+
+
+SCHEDULE_KINDS = {
+    "sidekiq-cron": "sidekiq-cron job",
+    "sidekiq-scheduler": "sidekiq-scheduler entry",
+    "whenever": "whenever entry",
+    "rufus": "rufus-scheduler job",
+}
 
 
 SIDEKIQ = SidekiqSemantics()

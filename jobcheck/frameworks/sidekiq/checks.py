@@ -1,0 +1,147 @@
+"""Sidekiq's and ActiveJob's part of SCL-34, in their terms: retries that do not back off
+or retry every error, retries without end, and jobs whose failures are thrown away.
+Semantics and their sources: ``semantics.py``; option lookup: ``contract.py``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import Opaque, truthy
+from jobcheck.frameworks.semantics_base import Check
+from jobcheck.frameworks.sidekiq import contract
+from jobcheck.frameworks.sidekiq import defaults as sk
+
+if TYPE_CHECKING:
+    from jobcheck.findings import Finding
+    from jobcheck.project.model import Job
+
+FRAMEWORKS = ("sidekiq", "activejob")
+CATCH_ALL = frozenset({"StandardError", "Exception", "::StandardError", "::Exception"})
+# ``sidekiq_retry_in { 10 }`` / ``{ |count| 30 }``: a block whose value is one number.
+_CONSTANT_BLOCK = re.compile(
+    r"^(?:\{|do)\s*(?:\|[^|]*\|)?\s*(\d+(?:\.\d+)?(?:\.\w+)?)\s*(?:\}|end)$"
+)
+
+
+def _jobs(check: Check) -> Iterator[Job]:
+    for job in check.project.jobs:
+        if job.framework in FRAMEWORKS:
+            yield job
+
+
+def retry_without_backoff(check: Check, job: Job) -> Iterator[Finding]:
+    """``sidekiq_retry_in`` returning a constant (job_retry.rb ``delay_for`` uses it for
+    every retry, adding only ``rand(10 * (count + 1))`` of jitter); ActiveJob ``retry_on``
+    with a fixed ``wait:`` (3 s by default, exceptions.rb:64)."""
+    if job.framework not in FRAMEWORKS:
+        return
+    for key, value in job.task.options:
+        if key == "sidekiq_retry_in" and isinstance(value, Opaque):
+            constant = _CONSTANT_BLOCK.match(" ".join(value.text.split()))
+            if constant:
+                yield check.finding(
+                    "retry-without-backoff",
+                    job.file.path,
+                    job.task.option_loc(key),
+                    f"Sidekiq job '{job.task.name}' retries every {constant.group(1)} s "
+                    "(sidekiq_retry_in returns a constant): while a dependency is down every "
+                    "retry hits it again at the same pace; return a delay that grows with "
+                    "count (e.g. (count ** 4) + 15, Sidekiq's own), or drop "
+                    "sidekiq_retry_in",
+                )
+    for owner, call in contract.retry_on_calls(check.project, job):
+        if owner is not job or contract.grows(call):
+            continue
+        errors = ", ".join(contract.exception_names(call)) or "its errors"
+        yield check.finding(
+            "retry-without-backoff",
+            job.file.path,
+            _retry_on_loc(job, call),
+            f"ActiveJob '{job.task.name}' retries {errors} every "
+            f"{contract.retry_on_wait(call)}: retry_on waits the same time before each "
+            "attempt, so while the dependency is down every attempt fails the same way; "
+            "pass wait: :polynomially_longer (Rails 7.1+; :exponentially_longer before)",
+        )
+
+
+def retry_on_all_exceptions(check: Check) -> Iterator[Finding]:
+    """ActiveJob ``retry_on StandardError``/``Exception``: a bug or a missing record is
+    retried like a timeout."""
+    for job in _jobs(check):
+        for owner, call in contract.retry_on_calls(check.project, job):
+            if owner is not job:
+                continue
+            caught = [name for name in contract.exception_names(call) if name in CATCH_ALL]
+            if not caught:
+                continue
+            yield check.finding(
+                "retry-on-all-exceptions",
+                job.file.path,
+                _retry_on_loc(job, call),
+                f"ActiveJob '{job.task.name}' has retry_on {caught[0]}: a bug or a "
+                "missing record is retried like a network error, "
+                f"{contract._attempts(contract.retry_on_attempts(call))} times before "
+                "Sidekiq's own retries start; retry_on the transient errors only "
+                "(Net::ReadTimeout, Faraday::ConnectionFailed, ActiveRecord::Deadlocked) and "
+                "discard_on or let the others fail",
+            )
+
+
+def unbounded_retries(check: Check, job: Job) -> Iterator[Finding]:
+    """ActiveJob ``retry_on ..., attempts: :unlimited`` (Rails 7.1+) or
+    ``Float::INFINITY``: never gives up, so nothing reaches the dead set."""
+    if job.framework not in FRAMEWORKS:
+        return
+    for owner, call in contract.retry_on_calls(check.project, job):
+        if owner is not job or contract.retry_on_attempts(call) != float("inf"):
+            continue
+        yield check.finding(
+            "unbounded-retries",
+            job.file.path,
+            _retry_on_loc(job, call),
+            f"ActiveJob '{job.task.name}' retries "
+            f"{', '.join(contract.exception_names(call)) or 'its errors'} without end "
+            "(attempts: unlimited): a job that can never succeed is retried for ever and "
+            "never reaches the dead set; give attempts: a number, so Sidekiq's retries "
+            "and dead set take over",
+        )
+
+
+def no_dead_letter(check: Check) -> Iterator[Finding]:
+    """``dead: false`` (discarded after the last retry, job_retry.rb:250-273) or
+    ``retry: false`` (no retry, no dead set: :96-104, :133) with no
+    ``sidekiq_retries_exhausted`` to record the failure: a failed job leaves nothing to
+    look at or replay."""
+    for job in _jobs(check):
+        if job.framework != "sidekiq":
+            continue
+        if contract.option(check.project, job, "sidekiq_retries_exhausted") is not None:
+            continue
+        for key, meaning in (("dead", sk.DEAD_FALSE), ("retry", sk.RETRY_FALSE)):
+            value = job.task.option(key)
+            if value is None or truthy(value) is not False or not isinstance(value.value, bool):
+                continue
+            yield check.finding(
+                "no-dead-letter",
+                job.file.path,
+                job.task.option_loc(key),
+                f"Sidekiq job '{job.task.name}' sets {key}: false ({meaning}), and has no "
+                "sidekiq_retries_exhausted block: a job that fails for good leaves nothing "
+                "to inspect or replay; drop it to keep the dead set, or record the failure "
+                "in sidekiq_retries_exhausted",
+            )
+            break
+
+
+def _retry_on_loc(job: Job, call: object):  # type: ignore[no-untyped-def]
+    """The line of the job's ``retry_on`` declaration that made ``call``."""
+    index = 0
+    for key, value in job.task.options:
+        if key == "retry_on":
+            if value is call:
+                break
+            index += 1
+    locs = [loc for key, loc in job.task.option_locs if key == "retry_on"]
+    return locs[index] if index < len(locs) else job.task.loc

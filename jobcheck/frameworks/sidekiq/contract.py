@@ -1,0 +1,306 @@
+"""What a Sidekiq or ActiveJob job's options add up to: its queue, its retries, its
+dead letter, its unique lock, whether its enqueues wait for the commit; read from the job
+class and the classes it inherits from in the project (``ApplicationJob``), then the
+project's configuration (``config/sidekiq.yml``, ``Sidekiq.default_job_options``,
+``config.active_job.*``). Values and their sources: ``semantics.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jobcheck.facts.values import CallV, DictV, Ref, Value, number, string, truthy
+from jobcheck.frameworks.sidekiq import defaults as sk
+
+if TYPE_CHECKING:
+    from jobcheck.facts import EnqueueSite, Loc, Setting
+    from jobcheck.project.model import Job, Project
+    from jobcheck.project.routing import Route, Routing
+
+
+def declarations(project: Project, job: Job, key: str) -> Iterator[tuple[Job, Value]]:
+    """Every ``key`` declaration of the job's class, then of the project classes it
+    inherits from, nearest first (``retry_on`` may be declared many times)."""
+    seen: set[str] = set()
+    current: Job | None = job
+    while current is not None and current.task.qualname not in seen:
+        seen.add(current.task.qualname)
+        for k, value in current.task.options:
+            if k == key:
+                yield current, value
+        current = _base_job(project, current)
+
+
+def option(project: Project, job: Job, key: str) -> tuple[Job, Value] | None:
+    """The nearest declaration of a ``sidekiq_options`` key (``queue``, ``retry``...)."""
+    return next(declarations(project, job, key), None)
+
+
+def _base_job(project: Project, job: Job) -> Job | None:
+    base = job.task.base
+    if not base:
+        return None
+    found = project.job_at(base)
+    if found is None or found.framework not in ("sidekiq", "activejob"):
+        return None
+    return found
+
+
+def is_activejob(job: Job) -> bool:
+    return job.framework == "activejob"
+
+
+def global_setting(project: Project, key: str) -> Setting | None:
+    found = project.setting(key)
+    return found[1] if found is not None else None
+
+
+def default_job_option(project: Project, key: str) -> Value | None:
+    """``Sidekiq.default_job_options = { "retry" => 3 }`` (sidekiq.rb:94 merges it)."""
+    setting = global_setting(project, "sidekiq.default_job_options")
+    if setting is None or not isinstance(setting.value, DictV):
+        return None
+    return setting.value.get(key)
+
+
+# -- retries ------------------------------------------------------------------------------------
+
+
+def max_retries(project: Project, job: Job) -> tuple[float | None, str]:
+    """Sidekiq's own retries of the job: (count or None when not a number, where from).
+    ``retry: true`` is the global ``:max_retries`` (25 by default, job_retry.rb:73-77)."""
+    found = option(project, job, "retry")
+    value = found[1] if found is not None else default_job_option(project, "retry")
+    source = "sidekiq_options" if found is not None else "default"
+    if value is None or (truthy(value) is True and number(value) is None):
+        configured = global_setting(project, "sidekiq.max_retries")
+        count = number(configured.value) if configured is not None else None
+        if count is not None:
+            return count, ":max_retries in config/sidekiq.yml"
+        return float(
+            sk.DEFAULT_MAX_RETRY_ATTEMPTS
+        ), "Sidekiq's default" if source == "default" else source
+    if truthy(value) is False and number(value) is None:
+        return 0.0, "retry: false"
+    return number(value), source
+
+
+def retry_on_calls(project: Project, job: Job) -> list[tuple[Job, CallV]]:
+    return [
+        (owner, value)
+        for owner, value in declarations(project, job, "retry_on")
+        if isinstance(value, CallV)
+    ]
+
+
+def exception_names(call: CallV) -> list[str]:
+    return [
+        value.qualname.replace(".", "::") if isinstance(value, Ref) else str(value)
+        for value in call.args
+        if isinstance(value, Ref)
+    ]
+
+
+def kwarg(call: CallV, key: str) -> Value | None:
+    return dict(call.kwargs).get(key)
+
+
+def retry_on_attempts(call: CallV) -> float | None:
+    """``attempts:`` (5 by default, exceptions.rb:64); inf for ``:unlimited`` or
+    ``Float::INFINITY``."""
+    value = kwarg(call, "attempts")
+    if value is None:
+        return float(sk.ACTIVEJOB_RETRY_ON_ATTEMPTS)
+    if string(value) == "unlimited" or (isinstance(value, Ref) and "INFINITY" in value.qualname):
+        return float("inf")
+    return number(value)
+
+
+def retry_on_wait(call: CallV) -> str:
+    """How ``retry_on`` waits: "3 s" (the default), "300 s", ":polynomially_longer", or
+    the text of a proc."""
+    value = kwarg(call, "wait")
+    if value is None:
+        return f"{sk.ACTIVEJOB_RETRY_ON_WAIT_SECONDS} s (retry_on's default)"
+    seconds = number(value)
+    if seconds is not None:
+        return f"{seconds:g} s"
+    name = string(value)
+    if name is not None:
+        return f":{name}"
+    return "computed"
+
+
+def grows(call: CallV) -> bool:
+    """``wait: :polynomially_longer`` (``:exponentially_longer`` before 7.1) or a proc:
+    the wait grows (or is the project's to compute)."""
+    value = kwarg(call, "wait")
+    if value is None:
+        return False
+    if number(value) is not None:
+        return False
+    name = string(value)
+    return name is None or name in ("polynomially_longer", "exponentially_longer")
+
+
+# -- dead letters ------------------------------------------------------------------------------
+
+
+def dead_letter(project: Project, job: Job) -> str:
+    retries, _ = max_retries(project, job)
+    dead = option(project, job, "dead")
+    exhausted = option(project, job, "sidekiq_retries_exhausted")
+    if retries == 0 and (found := option(project, job, "retry")) and truthy(found[1]) is False:
+        return "none: retry: false skips the dead set (only death handlers run)"
+    if dead is not None and truthy(dead[1]) is False:
+        if exhausted is not None:
+            return "discarded (dead: false) after sidekiq_retries_exhausted runs"
+        return "none: dead: false discards it after the last retry"
+    return (
+        f"Sidekiq's dead set ({sk.DEAD_MAX_JOBS:,} jobs, {sk.DEAD_TIMEOUT_SECONDS // 86400} days)"
+    )
+
+
+# -- single runs ----------------------------------------------------------------------------
+
+
+def unique_lock(project: Project, job: Job) -> str | None:
+    """The option that keeps a second copy of the job out, in words, or None."""
+    for key in sk.UNIQUE_OPTIONS:
+        found = option(project, job, key)
+        if found is not None and truthy(found[1]) is not False:
+            shown = string(found[1])
+            return f"{key}: :{shown}" if shown else key
+    for key in sk.ACTIVEJOB_UNIQUE_DECLARATIONS:
+        if option(project, job, key) is not None:
+            return key
+    return None
+
+
+# -- enqueue after commit (JOB-01) ------------------------------------------------------------
+
+
+def defers_enqueue(project: Project, site: EnqueueSite, job: Job | None) -> bool:
+    """Sidekiq's ``transactional_push!`` defers ``push`` (so perform_async/in/at) until
+    the commit, not ``push_bulk`` (TRANSACTIONAL_PUSH_COVERS); ActiveJob defers with the
+    job's or the app's ``enqueue_after_transaction_commit``, or on Rails 7.2 with
+    ``load_defaults "7.2"`` on Sidekiq's adapter (SIDEKIQ_ADAPTER_DEFERS_AFTER_COMMIT)."""
+    if site.framework_hint == "activejob" or (job is not None and is_activejob(job)):
+        return _activejob_defers(project, job)
+    if site.method not in sk.TRANSACTIONAL_PUSH_COVERS:
+        return False
+    setting = global_setting(project, "sidekiq.transactional_push")
+    return setting is not None and truthy(setting.value) is not False
+
+
+def _activejob_defers(project: Project, job: Job | None) -> bool:
+    if job is not None:
+        found = option(project, job, "enqueue_after_transaction_commit")
+        if found is not None:
+            return _defers_value(found[1])
+    for key in ("activejob.enqueue_after_transaction_commit",):
+        setting = global_setting(project, key)
+        if setting is not None:
+            return _defers_value(setting.value)
+    loaded = global_setting(project, "rails.load_defaults")
+    version = _version(loaded.value) if loaded is not None else None
+    adapter = global_setting(project, "activejob.queue_adapter")
+    on_sidekiq = adapter is None or string(adapter.value) == "sidekiq"
+    return version is not None and 7.2 <= version < 8.0 and on_sidekiq
+
+
+def _defers_value(value: Value) -> bool:
+    """``true``/``:always`` defer; ``false``/``:never`` do not; ``:default`` lets the
+    adapter decide (Sidekiq's says yes)."""
+    name = string(value)
+    if name is not None:
+        return name in ("always", "default")
+    return truthy(value) is True
+
+
+def _version(value: Value | None) -> float | None:
+    found = number(value)
+    if found is not None:
+        return found
+    text = string(value)
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
+# -- queues -------------------------------------------------------------------------------------
+
+
+def job_route(routing: Routing, job: Job) -> Route:
+    """``sidekiq_options queue:`` / ``queue_as`` on the class or a base class, else the
+    default queue ("default" for both: sidekiq.rb:94, ActiveJob queue_name.rb:9)."""
+    from jobcheck.project.routing import UNKNOWN_ROUTE, Place, Route
+
+    found = option(routing.project, job, "queue")
+    if found is None:
+        return Route(sk.DEFAULT_QUEUE, True)
+    owner, value = found
+    name = string(value)
+    if name is None:
+        return UNKNOWN_ROUTE
+    loc: Loc = owner.task.option_loc("queue")
+    return Route(name, name == sk.DEFAULT_QUEUE, Place(owner.file.path, loc))
+
+
+# -- rerun and contract ------------------------------------------------------------------------
+
+
+def rerun_cause(job: Job | None) -> str:
+    """What runs a job twice: Sidekiq's retries (25 by default), a job pushed back at a
+    shutdown that outlasts ``:timeout:`` (manager.rb hard_shutdown requeues busy jobs)."""
+    if job is None:
+        return "a retried Sidekiq job, or one pushed back at shutdown"
+    retry = job.task.option("retry")
+    if retry is not None and truthy(retry) is False and number(retry) is None:
+        return (
+            "a job pushed back to its queue when a shutdown outlasts Sidekiq's :timeout:, "
+            "or enqueued twice,"
+        )
+    if is_activejob(job):
+        return "a job retried by retry_on or by Sidekiq's retries (25 by default)"
+    return "a retried job (Sidekiq retries 25 times by default)"
+
+
+def contract(project: Project, job: Job) -> dict[str, str]:
+    retries, source = max_retries(project, job)
+    calls = retry_on_calls(project, job)
+    if is_activejob(job) and calls:
+        described = "; ".join(
+            f"retry_on {', '.join(exception_names(call)) or '?'}: "
+            f"{_attempts(retry_on_attempts(call))} attempts, wait {retry_on_wait(call)}"
+            for _, call in calls
+        )
+        retries_text = f"{described}; then Sidekiq's: {_count(retries)} ({source})"
+    else:
+        retries_text = f"{_count(retries)} ({source})"
+    custom = option(project, job, "sidekiq_retry_in")
+    if custom is not None:
+        backoff = f"sidekiq_retry_in {custom[1].text if hasattr(custom[1], 'text') else ''}"
+    elif retries:
+        backoff = f"{sk.BACKOFF_FORMULA} (Sidekiq's)"
+    else:
+        backoff = "-"
+    lock = unique_lock(project, job)
+    return {
+        "time_limit": "none (Sidekiq has no job time limit, by design)",
+        "retries": retries_text,
+        "backoff": backoff.strip(),
+        "dead_letter": dead_letter(project, job),
+        **({"lock": lock} if lock else {}),
+    }
+
+
+def _attempts(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return "unlimited" if value == float("inf") else f"{value:g}"
+
+
+def _count(value: float | None) -> str:
+    return "?" if value is None else f"{value:g}"
