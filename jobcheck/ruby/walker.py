@@ -549,7 +549,7 @@ class RubyWalker:
         for param in params.named_children:
             if param.type == "identifier":
                 short = model.rpartition(".")[2] or "model"
-                reason = f"a {short} record (from iterating {self.text(receiver, 40)})"
+                reason = f"{_a(short)} record (from iterating {self.text(receiver, 40)})"
                 scope.locals[identifier(param) or ""] = ("record", reason)
                 break
 
@@ -863,6 +863,11 @@ def _relation_model(receiver: Any, scope: MethodContext) -> str | None:
     return None
 
 
+def _a(word: str) -> str:
+    """``word`` with its indefinite article: "an Order", "a User"."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def _lock_kind(method: str, keywords: set[str], positional: list[Any]) -> str | None:
     """A lock that keeps a second run out (SCL-38): with_advisory_lock (the
     with_advisory_lock gem), an SQL advisory lock, a Redis ``SET NX`` or
@@ -1036,9 +1041,9 @@ def _classify(walker: RubyWalker, node: Any, depth: int) -> tuple[str, str]:
         if root is not None and root not in ("File", "IO", "Time", "Date", "DateTime", "JSON"):
             if method in RECORD_METHODS and all(m in QUERY_METHODS for m in chain):
                 short = root.rpartition(".")[2]
-                return "record", f"a {short} record ({root.replace('.', '::')}.{method})"
+                return "record", f"{_a(short)} record ({root.replace('.', '::')}.{method})"
             if method in QUERY_METHODS and all(m in QUERY_METHODS for m in chain):
-                return "queryset", f"a {root.rpartition('.')[2]} relation ({method})"
+                return "queryset", f"{_a(root.rpartition('.')[2])} relation ({method})"
         if method in ("to_s", "to_i", "to_f", "iso8601", "to_sym", "count", "size", "length"):
             return "scalar", ""
         return "unknown", ""

@@ -127,7 +127,7 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
                 "no-dead-letter",
                 job.file.path,
                 job.task.option_loc(key),
-                f"Sidekiq job '{job.task.name}' sets {key}: false ({meaning}), and has no "
+                f"Sidekiq job '{job.task.name}' sets {key} to false ({meaning}), and has no "
                 "sidekiq_retries_exhausted block: a job that fails for good leaves nothing "
                 "to inspect or replay; drop it to keep the dead set, or record the failure "
                 "in sidekiq_retries_exhausted",

@@ -186,11 +186,25 @@ def defers_enqueue(project: Project, site: EnqueueSite, job: Job | None) -> bool
     job's or the app's ``enqueue_after_transaction_commit``, or on Rails 7.2 with
     ``load_defaults "7.2"`` on Sidekiq's adapter (SIDEKIQ_ADAPTER_DEFERS_AFTER_COMMIT)."""
     if site.framework_hint == "activejob" or (job is not None and is_activejob(job)):
-        return _activejob_defers(project, job)
-    if site.method not in sk.TRANSACTIONAL_PUSH_COVERS:
-        return False
+        # Sidekiq's own ActiveJob adapter (sidekiq lib/active_job/queue_adapters/
+        # sidekiq_adapter.rb, 7.x+) enqueues through Sidekiq::ActiveJob::Wrapper, a
+        # Sidekiq::Job, whose client_class transactional_push! sets in
+        # default_job_options (sidekiq.rb): those pushes wait for the commit too.
+        return _activejob_defers(project, job) or (
+            _on_sidekiq(project) and _transactional_push(project)
+        )
+    return site.method in sk.TRANSACTIONAL_PUSH_COVERS and _transactional_push(project)
+
+
+def _transactional_push(project: Project) -> bool:
     setting = global_setting(project, "sidekiq.transactional_push")
     return setting is not None and truthy(setting.value) is not False
+
+
+def _on_sidekiq(project: Project) -> bool:
+    """ActiveJob's adapter is Sidekiq (or not set where jobcheck can see it)."""
+    adapter = global_setting(project, "activejob.queue_adapter")
+    return adapter is None or string(adapter.value) == "sidekiq"
 
 
 def _activejob_defers(project: Project, job: Job | None) -> bool:
@@ -204,9 +218,7 @@ def _activejob_defers(project: Project, job: Job | None) -> bool:
             return _defers_value(setting.value)
     loaded = global_setting(project, "rails.load_defaults")
     version = _version(loaded.value) if loaded is not None else None
-    adapter = global_setting(project, "activejob.queue_adapter")
-    on_sidekiq = adapter is None or string(adapter.value) == "sidekiq"
-    return version is not None and 7.2 <= version < 8.0 and on_sidekiq
+    return version is not None and 7.2 <= version < 8.0 and _on_sidekiq(project)
 
 
 def _defers_value(value: Value) -> bool:

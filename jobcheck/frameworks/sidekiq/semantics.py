@@ -141,8 +141,13 @@ class SidekiqSemantics(Semantics):
                 return "inside a with_lock block, which runs in a transaction"
             return "inside a transaction block"
         if atomic == "callback":
-            shown = f"an {construct} callback" if construct else "a model callback"
-            return f"in {shown}, which runs inside the save's transaction"
+            if not construct:
+                return "in a model callback, which runs inside the record's transaction"
+            article = "an" if construct[:1] in "aeiou" else "a"
+            return (
+                f"in {article} {construct} callback, which runs inside the transaction "
+                "ActiveRecord opens for the save or destroy"
+            )
         return None
 
     def defers_enqueue(self, project: Project, site: EnqueueSite, job: Job | None) -> bool:
@@ -154,7 +159,8 @@ class SidekiqSemantics(Semantics):
         return (
             "enqueue from an after_commit (after_create_commit...) callback or in "
             "ActiveRecord.after_all_transactions_commit { } (Rails 7.2+), or turn on "
-            "Sidekiq.transactional_push! (Sidekiq 6.5+) in an initializer"
+            "Sidekiq.transactional_push! (Sidekiq 6.5+) in an initializer; an ActiveJob "
+            "can also set self.enqueue_after_transaction_commit = true (Rails 7.2+)"
         )
 
     # -- single runs (SCL-38) ----------------------------------------------------------------
