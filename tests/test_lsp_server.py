@@ -3,6 +3,8 @@ capabilities of Neovim and VS Code."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import asyncio
 import sys
 from collections.abc import Callable, Sequence
@@ -523,3 +525,28 @@ async def test_a_crontab_buffer_gets_diagnostics(client: LanguageClient, project
     _replace_all(client, uri, 2, "0 * * * * /app/bin/backup\n")
     found = await _until(client, uri, lambda d: "SCL-22 schedule-on-the-hour" in _codes(d))
     assert "SCL-38 scheduled-job-without-lock" in _codes(found)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("tree_sitter_ruby") is None,
+    reason="Ruby needs the ruby extra (pip install 'jobcheck[ruby]')",
+)
+async def test_a_ruby_buffer_gets_diagnostics_in_sidekiq_terms(
+    client: LanguageClient, project: Path
+) -> None:
+    """A Sidekiq job is served like a Python job: its diagnostics follow the unsaved text,
+    worded in Ruby's terms."""
+    path = project / "app" / "workers" / "hook_worker.rb"
+    path.parent.mkdir(parents=True)
+    guarded = (
+        "class HookWorker\n  include Sidekiq::Job\n\n  def perform(id)\n"
+        '    Faraday.new(request: { timeout: 5 }).post("https://example.com/hook")\n'
+        "  end\nend\n"
+    )
+    path.write_text(guarded)
+    uri = _open(client, path)
+    await _until(client, uri, lambda d: "SCL-18 http-call-without-timeout" not in _codes(d))
+    _replace_all(client, uri, 2, guarded.replace("Faraday.new(request: { timeout: 5 })", "Faraday"))
+    found = await _until(client, uri, lambda d: "SCL-18 http-call-without-timeout" in _codes(d))
+    message = next(d for d in found if str(d.code) == "SCL-18 http-call-without-timeout").message
+    assert "Sidekiq has no job time limit" in message

@@ -67,6 +67,8 @@ WATCHED_FILES = (
     # The other kinds jobcheck reads (jobcheck/extract/files.py): manifests and schedules.
     "**/*.yaml",
     "**/*.yml",
+    "**/*.yml.erb",
+    "**/*.rb",
     "**/crontab",
     "**/*.cron",
     "**/cron.d/*",

@@ -21,6 +21,7 @@ from typing import Any
 
 from jobcheck.facts import (
     Argument,
+    CallSite,
     ExceptHandler,
     FileFacts,
     FunctionFacts,
@@ -172,6 +173,9 @@ class ClassContext:
     http_client: bool = False
     """The class includes HTTParty: its bare ``get``/``post`` calls send requests."""
     http_timeout: bool = False
+    http_methods: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    """Methods that return an HTTP client (``def client = @client ||= Faraday.new(...)``):
+    name -> (library, built with a timeout)."""
 
 
 @dataclass
@@ -402,6 +406,13 @@ class RubyWalker:
         for child in body.named_children:
             if child.type == "identifier" and child.text == b"private":
                 continue
+            if child.type == "method":
+                client = _client_method(child)
+                if client is not None:
+                    context.http_methods[identifier(child.child_by_field_name("name")) or ""] = (
+                        client
+                    )
+                continue
             if child.type != "call":
                 continue
             receiver, method, args, block = call_parts(child)
@@ -496,7 +507,7 @@ class RubyWalker:
             return
         context = self.class_context
         if context is not None and name not in ("raise", "private", "protected", "public"):
-            scope.facts.calls.append(f"{context.qualname}.{name}")
+            self._add_call(scope.facts, f"{context.qualname}.{name}", node)
 
     def _block(self, node: Any, receiver: Any, method: str, args: Any, block: Any) -> None:
         outer = self.blocks
@@ -560,7 +571,7 @@ class RubyWalker:
         root, chain = _chain(receiver)
         positional, keywords = arguments(args)
         keyword_names = {k for k, _, _ in keywords}
-        self._record_call(facts, root, chain, receiver, method)
+        self._record_call(facts, root, chain, receiver, method, node)
         if self._http(scope, node, root, chain, receiver, method, keyword_names, positional):
             return
         order = self.order
@@ -598,15 +609,37 @@ class RubyWalker:
             facts.guards.append(Guard(lock_kind, order, self.loc(node)))
 
     def _record_call(
-        self, facts: FunctionFacts, root: str | None, chain: list[str], receiver: Any, method: str
+        self,
+        facts: FunctionFacts,
+        root: str | None,
+        chain: list[str],
+        receiver: Any,
+        method: str,
+        node: Any,
     ) -> None:
         context = self.class_context
         if receiver is None or receiver.type == "self":
             if context is not None and not method[:1].isupper():
-                facts.calls.append(f"{context.qualname}.{method}")
+                self._add_call(facts, f"{context.qualname}.{method}", node)
             return
         if (root is not None and not chain) or (root is not None and chain == ["new"]):
-            facts.calls.append(f"{root}.{method}")
+            self._add_call(facts, f"{root}.{method}", node)
+
+    def _add_call(self, facts: FunctionFacts, callee: str, node: Any) -> None:
+        """A call of a method the project may define: kept for call summaries, so a job's
+        helpers count as the job's body (``CrmClient.new.push(account)``). Transactions
+        around the call are not recorded: JOB-01 reads Ruby enqueues where they are."""
+        facts.calls.append(callee)
+        facts.call_sites.append(
+            CallSite(
+                callee,
+                self.loc(node),
+                self.order,
+                deferred=self.deferred(),
+                discarded=not _result_used(node),
+                in_handler=self.rescue_depth > 0,
+            )
+        )
 
     def _http(
         self,
@@ -625,10 +658,19 @@ class RubyWalker:
             or any(_mentions_timeout(p) for p in positional)
         )
         library = None
+        if chain and root in lib.HTTP_CONSTRUCTORS and chain[0] in lib.HTTP_CONSTRUCTORS[root]:
+            # ``Faraday.new(request: { timeout: 5 }).post(...)``: built with a timeout.
+            built = _http_constructor(receiver)
+            timeout_here = timeout_here or (built is not None and built[1])
         if root in lib.HTTP_ROOTS and method in lib.HTTP_ROOTS[root]:
             library = root
         elif root in lib.HTTP_CONSTRUCTORS and chain and chain[0] in lib.HTTP_CONSTRUCTORS[root]:
             library = root if method in lib.HTTP_CLIENT_METHODS else None
+        elif (client := self._client_of(receiver)) is not None and (
+            method in lib.HTTP_CLIENT_METHODS
+        ):
+            library, built_with_timeout = client
+            timeout_here = timeout_here or built_with_timeout
         elif receiver is not None and receiver.type in ("identifier", "instance_variable"):
             binding = scope.http_bindings.get(identifier(receiver) or "")
             if binding is not None and method in lib.HTTP_CLIENT_METHODS:
@@ -646,6 +688,24 @@ class RubyWalker:
         call = HttpCall(self.loc(node), label, timeout_here, _result_used(node))
         scope.http_pending.append((call, library))
         return True
+
+    def _client_of(self, receiver: Any | None) -> tuple[str, bool] | None:
+        """The HTTP client a method of the class returns, called by name (``client.get``,
+        ``self.connection.post``)."""
+        context = self.class_context
+        if context is None or receiver is None or not context.http_methods:
+            return None
+        if receiver.type == "identifier":
+            name = identifier(receiver) or ""
+            scope = self.method
+            if scope is not None and name in scope.names:
+                return None  # a local variable of that name
+            return context.http_methods.get(name)
+        if receiver.type == "call":
+            inner, method, args, _ = call_parts(receiver)
+            if args is None and method and (inner is None or inner.type == "self"):
+                return context.http_methods.get(method)
+        return None
 
     # -- statements ---------------------------------------------------------------------
 
@@ -897,6 +957,27 @@ def _guard_kind(method: str, chain: list[str], keywords: set[str]) -> str | None
     if method == "write" and "unless_exist" in keywords:
         return "cache-add"
     return None
+
+
+def _client_method(node: Any) -> tuple[str, bool] | None:
+    """(library, built with a timeout) when a method returns a new HTTP client: its last
+    statement builds one, or memoizes it (``@client ||= Faraday.new(...) do ... end``)."""
+    body = node.child_by_field_name("body")
+    statements = [
+        c for c in (body.named_children if body is not None else ()) if c.type != "comment"
+    ]
+    if not statements:
+        return None
+    last = statements[-1]
+    if last.type in ("operator_assignment", "assignment"):
+        last = last.child_by_field_name("right") or last
+    found = _http_constructor(last)
+    if found is None:
+        return None
+    library, timeout = found
+    # A timeout set on the client in the method's body (``conn.options.timeout = 5``).
+    data = node.text or b""
+    return library, timeout or any(word.encode() in data for word in lib.TIMEOUT_WORDS)
 
 
 def _mentions_timeout(node: Any) -> bool:

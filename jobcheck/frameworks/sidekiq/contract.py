@@ -275,7 +275,10 @@ def rerun_cause(job: Job | None) -> str:
             "or enqueued twice,"
         )
     if is_activejob(job):
-        return "a job retried by retry_on or by Sidekiq's retries (25 by default)"
+        return (
+            "a retried job (ActiveJob's retry_on, or Sidekiq's own retries once the error "
+            "reaches them)"
+        )
     return "a retried job (Sidekiq retries 25 times by default)"
 
 

@@ -108,12 +108,9 @@ class SidekiqSemantics(Semantics):
         )
 
     def handler_text(self, catches: tuple[str, ...], catches_all: bool) -> str | None:
-        if not catches or (catches_all and catches in (("StandardError",), ("BaseException",))):
-            return (
-                "a bare 'rescue'"
-                if not catches or catches == ("BaseException",)
-                else ("'rescue => e'")
-            )
+        # A bare ``rescue`` (``rescue => e``) catches StandardError: shown as such.
+        if not catches:
+            return "'rescue StandardError'"
         names = ", ".join(name.replace(".", "::") for name in catches)
         return f"'rescue {names}'"
 
@@ -122,8 +119,8 @@ class SidekiqSemantics(Semantics):
 
     def let_it_fail(self) -> str:
         return (
-            "let it raise: Sidekiq retries it (25 times over about 20 days by default), "
-            "then keeps it in the dead set"
+            "let it raise: Sidekiq retries it (25 times over about 20 days unless "
+            ":max_retries or retry: says otherwise), then keeps it in the dead set"
         )
 
     def id_advice(self) -> str:
@@ -190,7 +187,7 @@ class SidekiqSemantics(Semantics):
         return (
             f"Sidekiq queue '{use.name}' has no backlog bound: it is a Redis list that "
             "grows while workers fall behind, and a job waits in it however stale it "
-            "gets (Sidekiq has no job expiry; Enterprise has expires_in:); push back on "
+            "gets (Sidekiq has no job expiry; Sidekiq Pro has expires_in:); push back on "
             f'producers (check Sidekiq::Queue.new("{use.name}").latency or .size before '
             "enqueueing bulk work) and drop stale work at the top of perform (compare the "
             "job's enqueued time with its deadline)"

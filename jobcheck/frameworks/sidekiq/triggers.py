@@ -21,6 +21,23 @@ TRIGGERS = (
     Trigger("ActiveRecord callback", b"after_commit"),
     Trigger("mail delivery", b"deliver_"),
     Trigger("rufus-scheduler", b"Rufus::Scheduler"),
+    # Helpers a job calls (a client class, a service): what their bodies do counts as the
+    # job's (call summaries), so files with network calls, charges, counters and locks
+    # are read too.
+    Trigger("HTTP client", b"Faraday"),
+    Trigger("HTTP client", b"Net::HTTP"),
+    Trigger("HTTP client", b"HTTParty"),
+    Trigger("HTTP client", b"Excon"),
+    Trigger("HTTP client", b"RestClient"),
+    Trigger("HTTP client", b"Typhoeus"),
+    Trigger(
+        "HTTP client", b"HTTP.", rb"\bHTTP\.(?:timeout|get|post|put|patch|delete|headers|auth)\b"
+    ),
+    Trigger("charge", b"Stripe::"),
+    Trigger("counter", b"increment!"),
+    Trigger("counter", b"update_counters"),
+    Trigger("lock", b"advisory_lock"),
+    Trigger("lock", b"nx: true"),
     # Rails configuration that decides whether enqueues wait for the commit.
     Trigger("Rails defaults", b"load_defaults", rb"config\.load_defaults"),
     Trigger("ActiveJob configuration", b"config.active_job"),
