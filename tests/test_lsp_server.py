@@ -3,9 +3,8 @@ capabilities of Neovim and VS Code."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import asyncio
+import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
