@@ -173,6 +173,8 @@ class ClassContext:
     http_client: bool = False
     """The class includes HTTParty: its bare ``get``/``post`` calls send requests."""
     http_timeout: bool = False
+    method_nodes: dict[str, Any] = field(default_factory=dict)
+    """The class's own methods by name (a guard's predicate is read through them)."""
     http_methods: dict[str, tuple[str, bool]] = field(default_factory=dict)
     """Methods that return an HTTP client (``def client = @client ||= Faraday.new(...)``):
     name -> (library, built with a timeout)."""
@@ -407,6 +409,7 @@ class RubyWalker:
             if child.type == "identifier" and child.text == b"private":
                 continue
             if child.type == "method":
+                context.method_nodes[identifier(child.child_by_field_name("name")) or ""] = child
                 client = _client_method(child)
                 if client is not None:
                     context.http_methods[identifier(child.child_by_field_name("name")) or ""] = (
@@ -743,7 +746,12 @@ class RubyWalker:
         condition = node.child_by_field_name("condition")
         scope = self.method
         text = self.text(condition, 60) if condition is not None else ""
-        if scope is not None and condition is not None and _leaves(node) and _is_state_test(text):
+        if (
+            scope is not None
+            and condition is not None
+            and _leaves(node)
+            and (_is_state_test(text) or self._tests_state_through_methods(condition))
+        ):
             scope.facts.guards.append(Guard("state-check", self.order, self.loc(condition)))
         if condition is not None:
             self._visit(condition)
@@ -752,6 +760,28 @@ class RubyWalker:
             if child is not condition and child != condition:
                 self._visit(child)
         self.conditions.pop()
+
+    def _tests_state_through_methods(self, condition: Any) -> bool:
+        """``return if skip?(user)`` where ``skip?`` (a method of the class, or one it
+        calls, two calls deep) tests the state a run leaves (``last_sent_at``)."""
+        context = self.class_context
+        if context is None or not context.method_nodes:
+            return False
+        pending = [(name, 0) for name in _called_names(condition)]
+        seen: set[str] = set()
+        while pending:
+            name, depth = pending.pop()
+            method = context.method_nodes.get(name)
+            if method is None or name in seen or depth > 2:
+                continue
+            seen.add(name)
+            body = method.child_by_field_name("body")
+            if body is None:
+                continue
+            if _is_state_test(self.text(body, 2000)):
+                return True
+            pending.extend((called, depth + 1) for called in _called_names(body))
+        return False
 
     def _loop_statement(self, node: Any) -> None:
         condition = node.child_by_field_name("condition") or node.child_by_field_name("value")

@@ -196,6 +196,43 @@ def defers_enqueue(project: Project, site: EnqueueSite, job: Job | None) -> bool
     return site.method in sk.TRANSACTIONAL_PUSH_COVERS and _transactional_push(project)
 
 
+# Environment files whose adapter is not the one production runs (``:test``, ``:inline``,
+# ``:async`` while developing).
+_NOT_PRODUCTION = ("config/environments/test.rb", "config/environments/development.rb")
+
+
+def activejob_adapter(project: Project) -> str | None:
+    """The queue adapter ActiveJob runs on in production: "sidekiq" when any
+    ``config.active_job.queue_adapter`` outside the test and development environment files
+    says so, another adapter's name when they name only others (GoodJob, Solid Queue...),
+    else "sidekiq" when the project shows Sidekiq at all, else None (Rails' default is the
+    in-process :async adapter). Read from the files, once per project."""
+    memo = project.__dict__.setdefault("_activejob_adapter", [])
+    if memo:
+        return memo[0]  # type: ignore[no-any-return]
+    named: list[str] = []
+    shows_sidekiq = False
+    for f in project.files:
+        path = f.path.replace("\\", "/")
+        for setting in f.settings:
+            shows_sidekiq = shows_sidekiq or setting.key.startswith("sidekiq.")
+            if setting.key != "activejob.queue_adapter" or path.endswith(_NOT_PRODUCTION):
+                continue
+            name = string(setting.value)
+            if name is not None:
+                named.append(name)
+        shows_sidekiq = shows_sidekiq or any(q.framework == "sidekiq" for q in f.queues)
+        shows_sidekiq = shows_sidekiq or any(t.framework == "sidekiq" for t in f.tasks)
+    if "sidekiq" in named:
+        found: str | None = "sidekiq"
+    elif named:
+        found = named[0]
+    else:
+        found = "sidekiq" if shows_sidekiq else None
+    memo.append(found)
+    return found
+
+
 def _transactional_push(project: Project) -> bool:
     setting = global_setting(project, "sidekiq.transactional_push")
     return setting is not None and truthy(setting.value) is not False
@@ -203,8 +240,7 @@ def _transactional_push(project: Project) -> bool:
 
 def _on_sidekiq(project: Project) -> bool:
     """ActiveJob's adapter is Sidekiq (or not set where jobcheck can see it)."""
-    adapter = global_setting(project, "activejob.queue_adapter")
-    return adapter is None or string(adapter.value) == "sidekiq"
+    return activejob_adapter(project) in ("sidekiq", None)
 
 
 def _activejob_defers(project: Project, job: Job | None) -> bool:

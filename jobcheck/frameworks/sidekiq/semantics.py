@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from jobcheck.frameworks.semantics_base import Check, Semantics
 
 if TYPE_CHECKING:
-    from jobcheck.facts import EnqueueSite, ScheduleEntry
+    from jobcheck.facts import EnqueueSite, ScheduleEntry, TaskDef
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing
@@ -56,6 +56,16 @@ class SidekiqSemantics(Semantics):
         """Whether a record passed to a job is a copy: to a Sidekiq job yes (and refused
         under strict args); to an ActiveJob no (GlobalID)."""
         return framework != "activejob"
+
+    def claim(self, project: Project, task: TaskDef) -> TaskDef | None:
+        """An ActiveJob class is checked as a Sidekiq job only when ActiveJob runs on
+        Sidekiq: on GoodJob, Solid Queue or delayed_job its retries, queues and
+        transactions are another library's, which jobcheck does not model."""
+        from jobcheck.frameworks.sidekiq import contract
+
+        if task.framework != "activejob":
+            return task
+        return task if contract.activejob_adapter(project) in ("sidekiq", None) else None
 
     # -- jobs and enqueues -----------------------------------------------------------------
 
@@ -150,6 +160,8 @@ class SidekiqSemantics(Semantics):
     def defers_enqueue(self, project: Project, site: EnqueueSite, job: Job | None) -> bool:
         from jobcheck.frameworks.sidekiq import contract
 
+        if site.framework_hint == "activejob" and not contract._on_sidekiq(project):
+            return True  # another adapter's enqueue (GoodJob's is in the transaction)
         return contract.defers_enqueue(project, site, job)
 
     def after_commit_advice(self) -> str:
@@ -209,6 +221,10 @@ class SidekiqSemantics(Semantics):
     # -- retries and dead letters --------------------------------------------------------------
 
     def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
+        from jobcheck.frameworks.sidekiq import contract
+
+        if contract.activejob_adapter(project) != "sidekiq":
+            return None  # no Sidekiq in sight: whose dead set would it be
         return (
             "Sidekiq's dead set (the Web UI's Dead tab, kept 180 days)",
             frozenset({"dead set", "deadset", "morgue", "dead jobs", "dead tab", "sidekiq"}),
