@@ -1080,6 +1080,14 @@ def _handler(walker: RubyWalker, node: Any) -> tuple[bool, bool, list[str]] | No
         catches = ["StandardError"]
     body = node.child_by_field_name("body")
     statements = [c for c in body.named_children if c.type != "comment"] if body else []
+    # tree-sitter puts a comment between ``rescue X`` and its body beside the body.
+    explained = any(c.type == "comment" for c in node.named_children) or (
+        body is not None and any(c.type == "comment" for c in body.named_children)
+    )
+    if explained and not any(c in lib.CATCH_ALL for c in catches):
+        # ``rescue GdsApi::HTTPNotFound  # already deleted: nothing to do``: the author
+        # names the errors and says why they end the job (whitehall's discard-draft job).
+        return False, False, catches
     exits = False
     for statement in statements:
         if statement.type in ("return", "next", "break"):
