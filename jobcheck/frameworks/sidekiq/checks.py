@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import Opaque, truthy
+from jobcheck.facts.values import CallV, Opaque, truthy
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.frameworks.sidekiq import contract
 from jobcheck.frameworks.sidekiq import defaults as sk
@@ -51,17 +51,18 @@ def retry_without_backoff(check: Check, job: Job) -> Iterator[Finding]:
                     "count (e.g. (count ** 4) + 15, Sidekiq's own), or drop "
                     "sidekiq_retry_in",
                 )
-    for owner, call in contract.retry_on_calls(check.project, job):
-        if owner is not job or contract.grows(call):
+    for owner, call in _own_retry_ons(check, "backoff", job):
+        if contract.grows(call):
             continue
         errors = ", ".join(contract.exception_names(call)) or "its errors"
         yield check.finding(
             "retry-without-backoff",
-            job.file.path,
-            _retry_on_loc(job, call),
-            f"ActiveJob '{job.task.name}' retries {errors} every "
+            owner.file.path,
+            _retry_on_loc(owner, call),
+            f"{_label(check, owner)} retries {errors} every "
             f"{contract.retry_on_wait(call)}: retry_on waits the same time before each "
-            "attempt, so while the dependency is down every attempt fails the same way; "
+            "attempt (plus up to 15% jitter), so while the cause lasts (a service down, a "
+            "lock held) the attempts are spent at the same pace, all failing the same way; "
             "pass wait: :polynomially_longer (Rails 7.1+; :exponentially_longer before)",
         )
 
@@ -70,17 +71,15 @@ def retry_on_all_exceptions(check: Check) -> Iterator[Finding]:
     """ActiveJob ``retry_on StandardError``/``Exception``: a bug or a missing record is
     retried like a timeout."""
     for job in _jobs(check):
-        for owner, call in contract.retry_on_calls(check.project, job):
-            if owner is not job:
-                continue
+        for owner, call in _own_retry_ons(check, "all", job):
             caught = [name for name in contract.exception_names(call) if name in CATCH_ALL]
             if not caught:
                 continue
             yield check.finding(
                 "retry-on-all-exceptions",
-                job.file.path,
-                _retry_on_loc(job, call),
-                f"ActiveJob '{job.task.name}' has retry_on {caught[0]}: a bug or a "
+                owner.file.path,
+                _retry_on_loc(owner, call),
+                f"{_label(check, owner)} has retry_on {caught[0]}: a bug or a "
                 "missing record is retried like a network error, "
                 f"{contract._attempts(contract.retry_on_attempts(call))} times before "
                 "Sidekiq's own retries start; retry_on the transient errors only "
@@ -94,14 +93,14 @@ def unbounded_retries(check: Check, job: Job) -> Iterator[Finding]:
     ``Float::INFINITY``: never gives up, so nothing reaches the dead set."""
     if job.framework not in FRAMEWORKS:
         return
-    for owner, call in contract.retry_on_calls(check.project, job):
-        if owner is not job or contract.retry_on_attempts(call) != float("inf"):
+    for owner, call in _own_retry_ons(check, "unbounded", job):
+        if contract.retry_on_attempts(call) != float("inf"):
             continue
         yield check.finding(
             "unbounded-retries",
-            job.file.path,
-            _retry_on_loc(job, call),
-            f"ActiveJob '{job.task.name}' retries "
+            owner.file.path,
+            _retry_on_loc(owner, call),
+            f"{_label(check, owner)} retries "
             f"{', '.join(contract.exception_names(call)) or 'its errors'} without end "
             "(attempts: unlimited): a job that can never succeed is retried for ever and "
             "never reaches the dead set; give attempts: a number, so Sidekiq's retries "
@@ -133,6 +132,25 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
                 "in sidekiq_retries_exhausted",
             )
             break
+
+
+def _own_retry_ons(check: Check, purpose: str, job: Job) -> Iterator[tuple[Job, CallV]]:
+    """The ``retry_on`` declarations that apply to ``job`` (its own and its base
+    classes'), each once per check: a base's is reported where it is written."""
+    seen: set[tuple[str, str, int]] = check.__dict__.setdefault("_sidekiq_retry_ons", set())
+    for owner, call in contract.retry_on_calls(check.project, job):
+        key = (purpose, owner.task.qualname, id(call))
+        if key in seen:
+            continue
+        seen.add(key)
+        yield owner, call
+
+
+def _label(check: Check, owner: Job) -> str:
+    """ "ActiveJob 'SyncJob'", or a base class's name with the jobs it serves."""
+    if any(job.task.qualname == owner.task.qualname for job in check.project.jobs):
+        return f"ActiveJob '{owner.task.name}'"
+    return f"ActiveJob base class '{owner.task.name}' (so every job built on it)"
 
 
 def _retry_on_loc(job: Job, call: object):  # type: ignore[no-untyped-def]

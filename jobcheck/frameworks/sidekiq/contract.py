@@ -13,7 +13,7 @@ from jobcheck.facts.values import CallV, DictV, Ref, Value, number, string, trut
 from jobcheck.frameworks.sidekiq import defaults as sk
 
 if TYPE_CHECKING:
-    from jobcheck.facts import EnqueueSite, Loc, Setting
+    from jobcheck.facts import EnqueueSite, FileFacts, Loc, Setting, TaskDef
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Route, Routing
 
@@ -37,13 +37,43 @@ def option(project: Project, job: Job, key: str) -> tuple[Job, Value] | None:
 
 
 def _base_job(project: Project, job: Job) -> Job | None:
+    """The project job class ``job`` inherits from, abstract bases included."""
     base = job.task.base
     if not base:
         return None
-    found = project.job_at(base)
-    if found is None or found.framework not in ("sidekiq", "activejob"):
+    found = _ruby_tasks(project).get(base)
+    if found is None:
         return None
-    return found
+    from jobcheck.project.model import Job
+
+    f, task = found
+    return Job(task, f)
+
+
+def _ruby_tasks(project: Project) -> dict[str, tuple[FileFacts, TaskDef]]:
+    """Every Sidekiq and ActiveJob class the files define, by qualname (memoized)."""
+    memo = project.__dict__.get("_ruby_tasks")
+    if memo is None:
+        memo = {
+            task.qualname: (f, task)
+            for f in project.files
+            for task in f.tasks
+            if task.framework in ("sidekiq", "activejob")
+        }
+        project.__dict__["_ruby_tasks"] = memo
+    return memo  # type: ignore[no-any-return]
+
+
+def is_abstract_base(project: Project, task: TaskDef) -> bool:
+    """A job class other job classes inherit from that defines no ``perform`` of its
+    own (``ApplicationJob``, ``BaseWorker``): a base, not a job."""
+    bases = project.__dict__.get("_ruby_bases")
+    if bases is None:
+        bases = {t.base for _, t in _ruby_tasks(project).values() if t.base}
+        project.__dict__["_ruby_bases"] = bases
+    if task.qualname not in bases:
+        return False
+    return not any(task.function in f.functions for f in project.files)
 
 
 def is_activejob(job: Job) -> bool:

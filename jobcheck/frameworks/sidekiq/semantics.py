@@ -63,6 +63,8 @@ class SidekiqSemantics(Semantics):
         transactions are another library's, which jobcheck does not model."""
         from jobcheck.frameworks.sidekiq import contract
 
+        if contract.is_abstract_base(project, task):
+            return None  # ApplicationJob: its options count for its subclasses
         if task.framework != "activejob":
             return task
         return task if contract.activejob_adapter(project) in ("sidekiq", None) else None
