@@ -30,6 +30,16 @@ TASKS_WITH_VIOLATION = """\
         return order_id
     """
 
+RUBY_JOB_WITH_VIOLATION = """\
+class HookWorker
+  include Sidekiq::Job
+
+  def perform(id)
+    Faraday.post("https://example.com/hook", id.to_s)
+  end
+end
+"""
+
 pytestmark = pytest.mark.slow
 
 
@@ -77,6 +87,7 @@ def test_hook_fails_on_a_violation_and_passes_after_the_fix(tmp_path: Path, want
             "app/settings.py": SETTINGS,
             "app/tasks.py": TASKS_WITH_VIOLATION,
             "deploy/compose.yaml": "services: {}\n",
+            "app/workers/hook_worker.rb": RUBY_JOB_WITH_VIOLATION,
         },
     )
     git(repo, "add", "-A")
@@ -85,6 +96,8 @@ def test_hook_fails_on_a_violation_and_passes_after_the_fix(tmp_path: Path, want
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "jobcheck" in failing.stdout and "Failed" in failing.stdout
     assert "app/tasks.py:4:14: SCL-34 unbounded-retries" in failing.stdout
+    # Ruby is read too: the hook's environment has tree-sitter.
+    assert "app/workers/hook_worker.rb:5:5: SCL-18 http-call-without-timeout" in failing.stdout
 
     write(repo, {"app/tasks.py": TASKS_WITH_VIOLATION.replace("max_retries=None", "max_retries=5")})
     git(repo, "add", "-A")
