@@ -272,3 +272,47 @@ class TestStatistics:
         result = run("check", "--statistics", "--format", "json", ".")
         (row,) = json.loads(result.stdout)
         assert row["count"] == 1 and row["rule"] == "SCL-34" and row["check"] == "unbounded-retries"
+
+
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("tree_sitter_ruby") is None,
+    reason="Ruby needs the ruby extra (pip install 'jobcheck[ruby]')",
+)
+def test_ruby_and_sidekiq_yaml_findings_in_every_ci_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sarif_validator
+) -> None:
+    """Findings in Ruby files and in config/sidekiq.yml go through the CI formats like
+    Python's: valid SARIF with regions, one GitHub annotation each, GitLab issues and
+    JUnit failures naming the file."""
+    write(
+        tmp_path,
+        {
+            "app/workers/hook_worker.rb": (
+                "class HookWorker\n  include Sidekiq::Job\n\n  def perform(id)\n"
+                '    Faraday.post("https://example.com/hook", id.to_s)\n  end\nend\n'
+            ),
+            "config/sidekiq.yml": ":queues:\n  - default\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    document = _sarif(".", "--select", "SCL-18,SCL-19")
+    _assert_valid(sarif_validator, document)
+    located = {
+        (
+            r["ruleId"],
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        )
+        for r in document["runs"][0]["results"]
+    }
+    assert located == {
+        ("SCL-18", "app/workers/hook_worker.rb", 5),
+        ("SCL-19", "config/sidekiq.yml", 2),
+    }
+    github = run("check", ".", "--select", "SCL-18,SCL-19", "--format", "github").stdout
+    assert "file=app/workers/hook_worker.rb,line=5" in github
+    assert "file=config/sidekiq.yml,line=2" in github
+    gitlab = json.loads(run("check", ".", "--select", "SCL-18", "--format", "gitlab").stdout)
+    assert [issue["location"]["path"] for issue in gitlab] == ["app/workers/hook_worker.rb"]
+    junit = ET.fromstring(run("check", ".", "--select", "SCL-18", "--format", "junit").stdout)
+    assert "app/workers/hook_worker.rb" in ET.tostring(junit, encoding="unicode")

@@ -287,7 +287,11 @@ def _entry(
         return
     timing_node = fields[timing_key][1]
     when = document.value(timing_node)
+    anchored = False
     if isinstance(when, SeqV) and when.items:  # every: ["1h", {first_in: "10s"}]
+        extra = when.items[1] if len(when.items) > 1 else None
+        # ``first_at:`` pins the first run to a time; ``first_in:`` is counted from start.
+        anchored = isinstance(extra, DictV) and extra.get("first_at") is not None
         when = when.items[0]
     text = string(when)
     shown = text if text is not None else getattr(when, "text", "?")
@@ -300,6 +304,10 @@ def _entry(
         entry_timing = (
             timing.interval(seconds, shown) if seconds is not None else timing.other(shown)
         )
+        if anchored:
+            import dataclasses
+
+            entry_timing = dataclasses.replace(entry_timing, anchored=True)
     else:
         from jobcheck import timing
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_minute_expression
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry, TaskDef
@@ -277,6 +277,26 @@ class SidekiqSemantics(Semantics):
         from jobcheck.frameworks.sidekiq import schedules
 
         return schedules.time_zone(entry)
+
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        """sidekiq-scheduler runs ``every:`` and ``interval:`` entries as rufus-scheduler
+        every-jobs, and rufus counts an every-job from when its scheduler starts unless
+        ``first_at:`` pins it (rufus-scheduler lib/rufus/scheduler/jobs_repeat.rb
+        ``EveryJob``): each restart of the Sidekiq processes restarts the clock."""
+        if entry.framework == "sidekiq-scheduler":
+            return (
+                "which sidekiq-scheduler hands to rufus-scheduler, counted from when the "
+                "Sidekiq process starts (the first run comes one interval later)"
+            )
+        if entry.framework == "rufus":
+            return "counted by rufus-scheduler from when the process starts"
+        return None
+
+    def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
+        expression = fixed_minute_expression(seconds)
+        if entry.framework == "rufus":
+            return f"scheduler.cron '{expression}'"
+        return f"cron: '{expression}'"
 
     def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
         return (
