@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from jobcheck.cli import cli
@@ -228,3 +229,35 @@ def test_django_rq_queue_default_timeouts_are_the_jobs_limits(tmp_path: Path) ->
         "rebuild": "1800 s (RQ_QUEUES['default']['DEFAULT_TIMEOUT'])",
         "prune": "180 s (RQ default)",
     }
+
+
+RUBY_FIXTURES = Path(__file__).parent / "fixtures" / "sidekiq"
+
+
+def test_jobs_lists_sidekiq_and_activejob_contracts() -> None:
+    """Sidekiq and ActiveJob jobs, with Sidekiq's defaults in words: no time limit by
+    design, retry_on before Sidekiq's own 25 retries, the dead set or none, unique locks,
+    and abstract bases (ApplicationJob) left out."""
+    pytest.importorskip("tree_sitter_ruby", reason="Ruby needs the ruby extra")
+    runner = CliRunner()
+    result = runner.invoke(
+        cli, ["jobs", "--format", "json", str(RUBY_FIXTURES / "schedules_and_queues")]
+    )
+    assert result.exit_code == 0, result.output
+    jobs = {c["job"]: c for c in json.loads(result.output)}
+    cleanup = jobs["ExportCleanupWorker"]
+    assert (cleanup["framework"], cleanup["queue"], cleanup["lock"]) == ("sidekiq", "bulk", "yes")
+    assert cleanup["time_limit"] == "none (Sidekiq has no job time limit, by design)"
+    assert cleanup["schedule"] == "sidekiq-scheduler entry 'cleanup_exports'"
+    assert jobs["DigestJob"]["lock"] == "no"
+    result = runner.invoke(cli, ["jobs", "--format", "json", str(RUBY_FIXTURES / "job_bodies")])
+    assert result.exit_code == 0, result.output
+    jobs = {c["job"]: c for c in json.loads(result.output)}
+    assert "ApplicationJob" not in jobs
+    assert jobs["ChargeWorker"]["retries"] == "10 (sidekiq_options)"
+    assert jobs["ChargeWorker"]["backoff"] == "sidekiq_retry_in { |count| 30 }"
+    assert jobs["NotifyWorker"]["dead_letter"].startswith("none: retry: false")
+    assert jobs["LoudWorker"]["dead_letter"].startswith("discarded (dead: false)")
+    assert jobs["CrmPushJob"]["retries"].startswith(
+        "retry_on Faraday::ConnectionFailed: 8 attempts, wait :polynomially_longer; then"
+    )

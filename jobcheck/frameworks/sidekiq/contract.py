@@ -367,13 +367,11 @@ def contract(project: Project, job: Job) -> dict[str, str]:
         backoff = f"{sk.BACKOFF_FORMULA} (Sidekiq's)"
     else:
         backoff = "-"
-    lock = unique_lock(project, job)
     return {
         "time_limit": "none (Sidekiq has no job time limit, by design)",
         "retries": retries_text,
         "backoff": backoff.strip(),
         "dead_letter": dead_letter(project, job),
-        **({"lock": lock} if lock else {}),
     }
 
 
