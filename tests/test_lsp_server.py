@@ -547,5 +547,24 @@ async def test_a_ruby_buffer_gets_diagnostics_in_sidekiq_terms(
     await _until(client, uri, lambda d: "SCL-18 http-call-without-timeout" not in _codes(d))
     _replace_all(client, uri, 2, guarded.replace("Faraday.new(request: { timeout: 5 })", "Faraday"))
     found = await _until(client, uri, lambda d: "SCL-18 http-call-without-timeout" in _codes(d))
-    message = next(d for d in found if str(d.code) == "SCL-18 http-call-without-timeout").message
-    assert "Sidekiq has no job time limit" in message
+    diagnostic = next(d for d in found if str(d.code) == "SCL-18 http-call-without-timeout")
+    assert "Sidekiq has no job time limit" in diagnostic.message
+    # Quick fixes on a Ruby line: a suppression comment (Ruby's comments start with #
+    # too), no Python fix, no error.
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(
+                diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix]
+            ),
+        )
+    )
+    suppress = next(
+        a for a in result or [] if isinstance(a, types.CodeAction) and a.title.startswith("Sup")
+    )
+    unguarded = guarded.replace("Faraday.new(request: { timeout: 5 })", "Faraday")
+    new_text = _apply(client, unguarded, suppress.edit.changes[uri])  # type: ignore[union-attr,index]
+    assert '/hook")  # jobcheck: ignore[SCL-18]\n' in new_text
+    _replace_all(client, uri, 3, new_text)
+    await _until(client, uri, lambda d: "SCL-18 http-call-without-timeout" not in _codes(d))
