@@ -82,8 +82,7 @@ class EnqueueAfterCommit(RuleChecks):
             for function in f.functions.values():
                 listener = self._listener_transaction(function, atomic_requests)
                 for call in function.call_sites:
-                    where = None if call.deferred else self._call_transaction(call) or listener
-                    if where is None:
+                    if call.deferred or (not call.atomic and not call.contexts and not listener):
                         continue
                     target = summaries.callee(call)
                     if target is None:
@@ -108,7 +107,14 @@ class EnqueueAfterCommit(RuleChecks):
                         )
                         if not reach.chain:
                             related = (*related, Related(reach.path, site.loc, f"enqueues {name}"))
-                        framework = _framework(self.project.job_for(site), site)
+                        job = self.project.job_for(site)
+                        framework = _framework(job, site)
+                        if framework.defers_enqueue(self.project, site, job):
+                            continue
+                        where = framework.transaction_reason(call.atomic, call.contexts)
+                        where = where or self._call_transaction(call) or listener
+                        if where is None:
+                            continue
                         yield self._finding(
                             f, call.loc, name, f"through {through} {where}", framework, related
                         )

@@ -630,14 +630,17 @@ class RubyWalker:
 
     def _add_call(self, facts: FunctionFacts, callee: str, node: Any) -> None:
         """A call of a method the project may define: kept for call summaries, so a job's
-        helpers count as the job's body (``CrmClient.new.push(account)``). Transactions
-        around the call are not recorded: JOB-01 reads Ruby enqueues where they are."""
+        helpers count as the job's body (``CrmClient.new.push(account)``), and a helper
+        called in a transaction enqueues in it (JOB-01)."""
         facts.calls.append(callee)
+        atomic = self.atomic_state()
         facts.call_sites.append(
             CallSite(
                 callee,
                 self.loc(node),
                 self.order,
+                atomic=atomic,
+                contexts=(self.atomic_construct() or "",) if atomic else (),
                 deferred=self.deferred(),
                 discarded=not _result_used(node),
                 in_handler=self.rescue_depth > 0,
