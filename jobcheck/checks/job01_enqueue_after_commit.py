@@ -40,7 +40,10 @@ class EnqueueAfterCommit(RuleChecks):
             reason = reason or self._reason(f, site, atomic_requests)
             if reason is None:
                 continue
-            yield self._finding(f, site.loc, _name(site, job), reason, framework)
+            kind = job.framework if job is not None else site.framework_hint
+            yield self._finding(
+                f, site.loc, _name(site, job), reason, framework, advice=(kind, site.contexts)
+            )
         yield from self._through_helpers()
 
     @functools.cached_property
@@ -62,6 +65,7 @@ class EnqueueAfterCommit(RuleChecks):
         reason: str,
         framework: Semantics,
         related: tuple[Related, ...] = (),
+        advice: tuple[str | None, tuple[str, ...]] = (None, ()),
     ) -> Finding:
         return self.finding(
             "enqueue-before-commit",
@@ -69,7 +73,7 @@ class EnqueueAfterCommit(RuleChecks):
             loc,
             f"{name} is enqueued {reason}: if the transaction rolls back, "
             "the job runs for data that was never committed (and it may start before "
-            f"the commit); {_advice(reason, framework)}",
+            f"the commit); {_advice(reason, framework, *advice)}",
             related=related,
         )
 
@@ -115,8 +119,15 @@ class EnqueueAfterCommit(RuleChecks):
                         where = where or self._call_transaction(call) or listener
                         if where is None:
                             continue
+                        kind = job.framework if job is not None else site.framework_hint
                         yield self._finding(
-                            f, call.loc, name, f"through {through} {where}", framework, related
+                            f,
+                            call.loc,
+                            name,
+                            f"through {through} {where}",
+                            framework,
+                            related,
+                            advice=(kind, call.contexts),
                         )
 
     def _call_transaction(self, call: CallSite) -> str | None:
@@ -174,7 +185,9 @@ class EnqueueAfterCommit(RuleChecks):
         return None
 
 
-def _advice(reason: str, framework: Semantics) -> str:
+def _advice(
+    reason: str, framework: Semantics, kind: str | None = None, contexts: tuple[str, ...] = ()
+) -> str:
     """How to enqueue after the commit: Django's ``transaction.on_commit`` (and the job
     framework's own ways) for Django transactions; after ``session.commit()`` for a
     SQLAlchemy session, which has no on_commit hook of Django's kind."""
@@ -183,7 +196,7 @@ def _advice(reason: str, framework: Semantics) -> str:
             "enqueue after session.commit() returns (or from the session's after_commit "
             "event), or write an outbox row in the same transaction"
         )
-    return framework.after_commit_advice()
+    return framework.after_commit_advice_for(kind, contexts)
 
 
 def _uncommitted_session_work(commits: list[int], writes: list[int], enqueue: int) -> bool:

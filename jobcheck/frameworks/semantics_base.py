@@ -171,6 +171,11 @@ class Semantics:
         """JOB-01: how to enqueue after the commit, in its own terms."""
         return "enqueue in transaction.on_commit(...), or write an outbox row"
 
+    def after_commit_advice_for(self, kind: str | None, contexts: tuple[str, ...]) -> str:
+        """JOB-01: the advice for a job of ``kind`` (a framework name) enqueued inside
+        ``contexts`` (the callback or block around it), when that changes it."""
+        return self.after_commit_advice()
+
     def is_queue_object(self, project: Project, qualname: str) -> bool:
         """Whether the module-level object ``qualname`` is one of its queues (an enqueue
         site called on it in a file that does not show it: ``receiver_elsewhere``)."""

@@ -435,7 +435,9 @@ class RubyWalker:
                 if argument.type == "simple_symbol":
                     name = (identifier(argument) or ":").lstrip(":")
                     context.callbacks[name] = kind
-                    context.callback_names[name] = method
+                    known = context.callback_names.get(name)
+                    # after_save :publish and after_destroy :publish: "after_save/after_destroy"
+                    context.callback_names[name] = f"{known}/{method}" if known else method
 
     def _singleton_class(self, node: Any) -> None:
         body = node.child_by_field_name("body")
@@ -753,7 +755,11 @@ class RubyWalker:
             scope is not None
             and condition is not None
             and _leaves(node)
-            and (_is_state_test(text) or self._tests_state_through_methods(condition))
+            and (
+                _is_state_test(text)
+                or self._tests_record_state(condition)
+                or self._tests_state_through_methods(condition)
+            )
         ):
             scope.facts.guards.append(Guard("state-check", self.order, self.loc(condition)))
         if condition is not None:
@@ -763,6 +769,29 @@ class RubyWalker:
             if child is not condition and child != condition:
                 self._visit(child)
         self.conditions.pop()
+
+    def _tests_record_state(self, condition: Any) -> bool:
+        """``return unless reminder.reminder_due?``: a predicate of a record the job
+        loaded, which its model answers from the record's state (whitehall's review
+        reminder checks ``reminder_sent_at``)."""
+        scope = self.method
+        if scope is None:
+            return False
+        stack = [condition]
+        while stack:
+            node = stack.pop()
+            if node.type == "call":
+                receiver, method, _, _ = call_parts(node)
+                if (
+                    method
+                    and method.endswith("?")
+                    and receiver is not None
+                    and receiver.type in ("identifier", "instance_variable")
+                    and scope.locals.get(identifier(receiver) or "", ("",))[0] == "record"
+                ):
+                    return True
+            stack.extend(node.named_children)
+        return False
 
     def _tests_state_through_methods(self, condition: Any) -> bool:
         """``return if skip?(user)`` where ``skip?`` (a method of the class, or one it
@@ -937,11 +966,32 @@ def _unbounded_query(receiver: Any | None, method: str) -> bool:
         chain = [*chain, method]
     if root is None or not chain:
         return False
-    if any(m in BOUNDING_METHODS for m in chain):
+    if any(m in BOUNDING_METHODS for m in chain) or _scoped_to_a_parent(receiver):
         return False
     streamed = any(m in BATCH_METHODS for m in chain)
     narrowed = any(m not in WHOLE_TABLE_METHODS for m in chain)
     return streamed or not narrowed
+
+
+def _scoped_to_a_parent(node: Any | None) -> bool:
+    """``Attachment.where(attachable: edition.attachables)``, ``where(user_id: user.id)``:
+    a query keyed on a record or value the code holds returns that parent's rows, not a
+    table (a literal filter, ``where(state: "pending")``, may still match every row)."""
+    while node is not None and node.type == "call":
+        receiver, method, args, _ = call_parts(node)
+        if method == "where" and args is not None:
+            for _key, value, _pair in arguments(args)[1]:
+                if _held_value(value):
+                    return True
+        node = receiver
+    return False
+
+
+def _held_value(node: Any) -> bool:
+    """A value read from a variable (``user``, ``@order``, ``edition.attachables``)."""
+    while node is not None and node.type == "call":
+        node = node.child_by_field_name("receiver")
+    return node is not None and node.type in ("identifier", "instance_variable")
 
 
 def _relation_model(receiver: Any, scope: MethodContext) -> str | None:

@@ -223,7 +223,17 @@ def defers_enqueue(project: Project, site: EnqueueSite, job: Job | None) -> bool
         return _activejob_defers(project, job) or (
             _on_sidekiq(project) and _transactional_push(project)
         )
-    return site.method in sk.TRANSACTIONAL_PUSH_COVERS and _transactional_push(project)
+    if site.method not in sk.TRANSACTIONAL_PUSH_COVERS:
+        return False
+    return _transactional_push(project) or (job is not None and _transaction_aware(project, job))
+
+
+def _transaction_aware(project: Project, job: Job) -> bool:
+    """``sidekiq_options client_class: Sidekiq::TransactionAwareClient``: the job's own
+    pushes wait for the commit (what transactional_push! sets for every job)."""
+    found = option(project, job, "client_class")
+    value = found[1] if found is not None else None
+    return isinstance(value, Ref) and value.qualname.endswith("TransactionAwareClient")
 
 
 # Environment files whose adapter is not the one production runs (``:test``, ``:inline``,

@@ -166,6 +166,32 @@ class SidekiqSemantics(Semantics):
             return True  # another adapter's enqueue (GoodJob's is in the transaction)
         return contract.defers_enqueue(project, site, job)
 
+    def after_commit_advice_for(self, kind: str | None, contexts: tuple[str, ...]) -> str:
+        """The commit callback that matches the one the code is in (``after_destroy`` ->
+        ``after_destroy_commit``), and the switch of the job's own library: ActiveJob's
+        ``enqueue_after_transaction_commit`` (``:always`` on Rails 7.2, ``true`` from 8.0)
+        or Sidekiq's ``TransactionAwareClient`` (transaction_aware_client.rb)."""
+        callbacks = [c for c in (contexts[0].split("/") if contexts else []) if c]
+        hooks = sorted({COMMIT_CALLBACKS.get(c, "after_commit") for c in callbacks})
+        where = (
+            f"move the enqueue to an {' / '.join(hooks)} callback"
+            if hooks and all(c.startswith(("after_", "before_", "around_")) for c in callbacks)
+            else "enqueue from an after_commit callback or in "
+            "ActiveRecord.after_all_transactions_commit { } (Rails 7.2+)"
+        )
+        if kind == "activejob":
+            return (
+                f"{where}, or set self.enqueue_after_transaction_commit = :always (Rails "
+                "7.2; true from Rails 8.0) in the job, or turn on "
+                "Sidekiq.transactional_push! (Sidekiq 6.5+), which Sidekiq's ActiveJob "
+                "adapter honours"
+            )
+        return (
+            f"{where}, or turn on Sidekiq.transactional_push! (Sidekiq 6.5+) in an "
+            "initializer, or give this job sidekiq_options client_class: "
+            "Sidekiq::TransactionAwareClient"
+        )
+
     def after_commit_advice(self) -> str:
         return (
             "enqueue from an after_commit (after_create_commit...) callback or in "
@@ -316,6 +342,23 @@ class SidekiqSemantics(Semantics):
 
         return contract.contract(project, job)
 
+
+# The commit callback that runs after the transaction a save or destroy callback runs in
+# (activerecord/lib/active_record/transactions.rb ``after_create_commit``...).
+COMMIT_CALLBACKS = {
+    "after_create": "after_create_commit",
+    "after_update": "after_update_commit",
+    "after_save": "after_save_commit",
+    "after_destroy": "after_destroy_commit",
+    "before_create": "after_create_commit",
+    "before_update": "after_update_commit",
+    "before_save": "after_save_commit",
+    "before_destroy": "after_destroy_commit",
+    "around_create": "after_create_commit",
+    "around_update": "after_update_commit",
+    "around_save": "after_save_commit",
+    "around_destroy": "after_destroy_commit",
+}
 
 SCHEDULE_KINDS = {
     "sidekiq-cron": "sidekiq-cron job",
