@@ -411,6 +411,10 @@ class Semantics:
         """SCL-38: locks of this library to suggest, when the project uses it."""
         return ()
 
+    def overlap_causes(self, entry: ScheduleEntry) -> str:
+        """SCL-38: what starts a second copy of an entry's job, as a clause after "when"."""
+        return "a run outlasts the interval, or a second scheduler starts it"
+
     def overlap_note(self, entry: ScheduleEntry) -> str:
         """SCL-38: what lets runs of an entry its scheduler runs itself overlap, as a
         clause ("; max_instances=3 lets ..."), or ""."""

@@ -127,7 +127,7 @@ class SidekiqSemantics(Semantics):
         return f"'rescue {names}'"
 
     def report_advice(self) -> str:
-        return "report it (Rails.error.report(e), or your error tracker) and re-raise it,"
+        return "report it (Rails.error.report, or your error tracker) and re-raise it,"
 
     def let_it_fail(self) -> str:
         return (
@@ -207,6 +207,23 @@ class SidekiqSemantics(Semantics):
 
         return contract.unique_lock(project, job) is not None
 
+    def overlap_causes(self, entry: ScheduleEntry) -> str:
+        """sidekiq-cron and sidekiq-scheduler enqueue each tick once across processes
+        (SCHEDULER_DEDUPES), but do not wait for the last run; whenever writes the crontab
+        of every server it is deployed to (WHENEVER_DEDUPES)."""
+        if entry.framework in ("sidekiq-cron", "sidekiq-scheduler"):
+            return (
+                "a run outlasts the interval (the scheduler enqueues each tick once, but "
+                "does not wait for the last run to end), or a retry of a failed run meets "
+                "the next tick"
+            )
+        if entry.framework == "whenever":
+            return (
+                "a run outlasts the interval, or the crontab whenever writes is installed "
+                "on more than one server"
+            )
+        return "a run outlasts the interval, or a second process runs the scheduler"
+
     def own_lock_examples(self) -> str | None:
         return RUBY_LOCK_EXAMPLES
 
@@ -254,7 +271,7 @@ class SidekiqSemantics(Semantics):
         if contract.activejob_adapter(project) != "sidekiq":
             return None  # no Sidekiq in sight: whose dead set would it be
         return (
-            "Sidekiq's dead set (the Web UI's Dead tab, kept 180 days)",
+            "Sidekiq's dead set (the Web UI's Dead tab: up to 10,000 jobs, 180 days)",
             frozenset({"dead set", "deadset", "morgue", "dead jobs", "dead tab", "sidekiq"}),
         )
 
