@@ -108,6 +108,12 @@ QUERY_METHODS = frozenset(
         "having",
         "none",
         "merge",
+        "lock",
+        "readonly",
+        "references",
+        "strict_loading",
+        "rewhere",
+        "left_outer_joins",
     }
 )
 BATCH_METHODS = frozenset({"find_each", "find_in_batches", "in_batches"})
@@ -191,6 +197,9 @@ class MethodContext:
     """Variable (``user``, ``@user``) -> (argument kind, reason) of what it holds."""
     relations: dict[str, str] = field(default_factory=dict)
     """Variable -> the model of the relation it holds (``users = User.where(...)``)."""
+    record_models: dict[str, str] = field(default_factory=dict)
+    """Variable -> the model of the record it holds (``report = Report.find(id)``): a call
+    of a method on it is a call of that model's method."""
     names: set[str] = field(default_factory=set)
     """Parameters and local variables: a bare identifier among them is not a call."""
     http_bindings: dict[str, tuple[str, bool]] = field(default_factory=dict)
@@ -629,6 +638,10 @@ class RubyWalker:
             return
         if (root is not None and not chain) or (root is not None and chain == ["new"]):
             self._add_call(facts, f"{root}.{method}", node)
+        elif receiver.type in ("identifier", "instance_variable") and self.method is not None:
+            model = self.method.record_models.get(identifier(receiver) or "")
+            if model is not None:
+                self._add_call(facts, f"{model}.{method}", node)
 
     def _add_call(self, facts: FunctionFacts, callee: str, node: Any) -> None:
         """A call of a method the project may define: kept for call summaries, so a job's
@@ -737,6 +750,11 @@ class RubyWalker:
                     scope.locals[name] = (kind, reason)
                 else:
                     scope.locals.pop(name, None)
+                root = _chain(right)[0] if right.type == "call" else None
+                if kind == "record" and root and root[:1].isupper():
+                    scope.record_models[name] = root  # report = Report.lock.find_by(...)
+                else:
+                    scope.record_models.pop(name, None)
                 model = _relation_model(right, scope) if right.type == "call" else None
                 if model:
                     scope.relations[name] = model

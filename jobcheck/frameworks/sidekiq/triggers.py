@@ -4,6 +4,8 @@ Sidekiq configuration. Light: no parser is imported here."""
 
 from jobcheck.triggers import Trigger
 
+SAVE_CALLBACK = rb"(?m)^\s*(?:after|before|around)_(?:save|create|update|destroy|touch)\b"
+
 TRIGGERS = (
     Trigger("Sidekiq", b"Sidekiq"),
     Trigger("sidekiq_options", b"sidekiq_options"),
@@ -19,6 +21,14 @@ TRIGGERS = (
     Trigger("job class", b"def perform", rb"(?m)^\s*def perform\b(?!_)"),
     # Enqueues from model callbacks and transactions need the models' facts.
     Trigger("ActiveRecord callback", b"after_commit"),
+    # Code that runs inside a transaction and calls helpers that may enqueue (JOB-01 is
+    # read through the calls): transaction blocks, row locks, save/destroy callbacks.
+    Trigger("transaction", b"transaction", rb"\.transaction\b|\btransaction\s+do\b"),
+    Trigger("row lock", b"with_lock"),
+    *(
+        Trigger("ActiveRecord callback", literal, SAVE_CALLBACK)
+        for literal in (b"_save", b"_create", b"_update", b"_destroy", b"_touch")
+    ),
     Trigger("mail delivery", b"deliver_"),
     Trigger("rufus-scheduler", b"Rufus::Scheduler"),
     # Helpers a job calls (a client class, a service): what their bodies do counts as the
