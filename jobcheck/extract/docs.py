@@ -11,7 +11,11 @@ import bisect
 import re
 
 from jobcheck.facts import DocFile
-from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
+from jobcheck.vocabulary.runbooks import (
+    FAILED_ITEMS_TOKEN,
+    RQ_FAILED_TOKEN,
+    SIDEKIQ_DEAD_SET_TOKEN,
+)
 
 # Documents larger than this are read only up to it (a runbook is short).
 MAX_DOC_BYTES = 1_000_000
@@ -21,6 +25,11 @@ DEAD_LETTER = re.compile(r"dead[\s_-]*letter|\bDLQs?\b|\bDLX\b", re.IGNORECASE)
 # RQ's own name for it (rq/registry.py FailedJobRegistry; "failed queue" before RQ 1.0).
 RQ_FAILED = re.compile(
     r"failed[\s_-]*jobs?[\s_-]*registry|FailedJobRegistry|\bfailed\s+queue\b", re.IGNORECASE
+)
+# Sidekiq's name for it (lib/sidekiq/api.rb ``DeadSet``; "morgue" in job_retry.rb and
+# the Web UI's Dead tab).
+SIDEKIQ_DEAD_SET = re.compile(
+    r"dead[\s_-]*set|\bmorgue\b|\bdead\s+(?:jobs?|tab|queue)\b", re.IGNORECASE
 )
 # "failed jobs" and the like: a dead letter only next to an explicit replay step (a
 # document saying that "a failed job is retried" describes retries, not a procedure).
@@ -71,6 +80,8 @@ def doc_facts(path: str, data: bytes) -> DocFile:
     rq_spans = [m.span() for m in RQ_FAILED.finditer(text)]
     if any(qualifies(_line(start, starts)) for start, _ in rq_spans):
         words.add(RQ_FAILED_TOKEN)
+    if any(qualifies(_line(m.start(), starts)) for m in SIDEKIQ_DEAD_SET.finditer(text)):
+        words.add(SIDEKIQ_DEAD_SET_TOKEN)
     for match in FAILED_ITEMS.finditer(text):
         inside_rq = any(a <= match.start() < b for a, b in rq_spans)
         if not inside_rq and qualifies(_line(match.start(), starts), strict=True):

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_minute_expression
+from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, SIDEKIQ_DEAD_SET_TOKEN
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry, TaskDef
@@ -272,7 +273,7 @@ class SidekiqSemantics(Semantics):
             return None  # no Sidekiq in sight: whose dead set would it be
         return (
             "Sidekiq's dead set (the Web UI's Dead tab: up to 10,000 jobs, 180 days)",
-            frozenset({"dead set", "deadset", "morgue", "dead jobs", "dead tab", "sidekiq"}),
+            frozenset({SIDEKIQ_DEAD_SET_TOKEN, FAILED_ITEMS_TOKEN}),
         )
 
     def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
