@@ -129,6 +129,14 @@ def test_a_job_whose_base_is_elsewhere_is_known_by_its_folder() -> None:
     assert extract(source, path="app/services/report.rb").tasks == []
     # A plain class without a base is no job, wherever it is.
     assert extract("class Report\n  def perform; end\nend\n", "app/jobs/r.rb").tasks == []
+    # A project mixin that brings Sidekiq in (GitLab's ``include ApplicationWorker``).
+    mixin = "class ExportWorker\n  include ApplicationWorker\n  def perform(id); end\nend\n"
+    task = only(extract(mixin, path="app/workers/export_worker.rb").tasks)
+    assert (task.framework, task.decorator) == (
+        "sidekiq",
+        "include ApplicationWorker in app/workers/",
+    )
+    assert extract(mixin, path="lib/export.rb").tasks == []
 
 
 # -- enqueue sites ------------------------------------------------------------------------

@@ -134,12 +134,17 @@ class SidekiqRecognizer(RubyRecognizer):
             return "activejob", sorted(activejob)[0]
         if keys & {"sidekiq_options", "sidekiq_retry_in", "sidekiq_retries_exhausted"}:
             return "sidekiq", "sidekiq_options" if "sidekiq_options" in keys else sorted(keys)[0]
-        if not superclass or not _defines_perform(context.node):
+        # A base or a mixin of the project's (``< BaseJob``, ``include ApplicationWorker``
+        # as GitLab writes them) makes a job of a class with ``perform`` in a job folder.
+        made_by = f"< {ruby_name(superclass)}" if superclass else None
+        if made_by is None and context.includes:
+            made_by = f"include {ruby_name(context.includes[0])}"
+        if made_by is None or not _defines_perform(context.node):
             return None
         path = self.walker.facts.path.replace("\\", "/")
         for folder, framework in FOLDER_FRAMEWORK:
             if folder in f"/{path}":
-                return framework, f"< {ruby_name(superclass)} in {folder}"
+                return framework, f"{made_by} in {folder}"
         return None
 
     def _declaration(self, node: Any, method: str, args: Any, block: Any) -> None:
