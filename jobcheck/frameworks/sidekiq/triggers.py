@@ -34,12 +34,10 @@ TRIGGERS = (
     # Helpers a job calls (a client class, a service): what their bodies do counts as the
     # job's (call summaries), so files with network calls, charges, counters and locks
     # are read too.
-    Trigger("HTTP client", b"Faraday"),
-    Trigger("HTTP client", b"Net::HTTP"),
-    Trigger("HTTP client", b"HTTParty"),
-    Trigger("HTTP client", b"Excon"),
-    Trigger("HTTP client", b"RestClient"),
-    Trigger("HTTP client", b"Typhoeus"),
+    *(
+        Trigger("HTTP client", library)
+        for library in (b"Faraday", b"Net::HTTP", b"HTTParty", b"Excon", b"RestClient", b"Typhoeus")
+    ),
     Trigger(
         "HTTP client", b"HTTP.", rb"\bHTTP\.(?:timeout|get|post|put|patch|delete|headers|auth)\b"
     ),
