@@ -69,7 +69,8 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="jobcheck")
 def cli() -> None:
-    """jobcheck: a static linter for background-job code (Celery, RQ, Dramatiq).
+    """jobcheck: a static linter for background-job code (Celery, RQ, Dramatiq, Huey, arq,
+    taskiq, APScheduler, Kubernetes CronJobs, crontab files, Sidekiq and ActiveJob).
 
     Rules from the Agent Wranglers scaling playbook,
     https://agentwranglers.se/playbook/scaling/background-jobs-and-queues (CC BY 4.0).
