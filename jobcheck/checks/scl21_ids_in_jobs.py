@@ -52,6 +52,10 @@ class IdsInJobs(RuleChecks):
         kind = argument.kind
         if kind in HEAVY_KINDS:
             return argument.reason or HEAVY_KINDS[kind]
+        if kind.startswith("copy-of:"):
+            # ``order.to_json`` in Ruby: a copy when ``order`` names one of the models.
+            model = kind.split(":", 1)[1]
+            return argument.reason if self._names_a_model(model) else None
         if kind.startswith(("annotated:", "annotated-element:")):
             model = kind.split(":", 1)[1]
             if self.project.is_model(model):
@@ -63,6 +67,14 @@ class IdsInJobs(RuleChecks):
             if inferred is not None and self.project.is_model(inferred):
                 return f"a {inferred.rsplit('.', 1)[-1]} record (inferred by astroid)"
         return None
+
+    def _names_a_model(self, name: str) -> bool:
+        """A model class of the project by its last name (``Order``, ``Shop.Order``)."""
+        return any(
+            model.qualname == name or model.qualname.endswith("." + name)
+            for f in self.project.files
+            for model in f.models
+        )
 
     @staticmethod
     def _message(

@@ -14,7 +14,7 @@ from jobcheck.facts import ExceptHandler
 from jobcheck.facts.values import is_none
 from jobcheck.findings import Finding
 from jobcheck.project.bodies import JobBody, job_bodies
-from jobcheck.project.summaries import Hop
+from jobcheck.project.summaries import Hop, Reach
 from jobcheck.registry import plugins, semantics
 from jobcheck.vocabulary.words import BEST_EFFORT_WORDS, matching_word
 
@@ -83,8 +83,11 @@ class DeadLetterQueue(RuleChecks):
             seen: set[tuple[str, int, int]] = set()
             for reach in body.summary(self.project).handlers:
                 handler = reach.item
-                if not reach.direct and (
-                    not handler.catches_all or handler.exits or _best_effort(reach.chain)
+                own = _own_method(body, reach)
+                if (
+                    not reach.direct
+                    and not own
+                    and (not handler.catches_all or handler.exits or _best_effort(reach.chain))
                 ):
                     # A helper catching one named error, returning a fallback to its
                     # caller (``except Exception: return []``), or called as a statement
@@ -99,11 +102,13 @@ class DeadLetterQueue(RuleChecks):
                 framework = semantics(body.framework)
                 shown = framework.handler_text(handler.catches, handler.catches_all)
                 shown = shown or _except_text(handler)
+                at_rescue = own and reach.path == body.file.path
                 yield self.finding(
                     "swallowed-exception",
                     body.file.path,
-                    reach.loc,
-                    f"{shown}{reach.through()} in job '{body.name}' swallows the error (no "
+                    handler.loc if at_rescue else reach.loc,
+                    f"{shown}{'' if at_rescue else reach.through()} in job '{body.name}' "
+                    "swallows the error (no "
                     "raise, retry, log at info or above, error tracker or saved failure): "
                     "the job is marked successful and the work is silently lost; "
                     f"{framework.report_advice()} or {framework.let_it_fail()}"
@@ -151,6 +156,17 @@ class DeadLetterQueue(RuleChecks):
     def no_dead_letter(self) -> Iterator[Finding]:
         for plugin in plugins():
             yield from semantics(plugin.name).no_dead_letter(self)
+
+
+def _own_method(body: JobBody, reach: Reach[ExceptHandler]) -> bool:
+    """A Ruby job class's own private method (``def refund(order)`` called from
+    ``perform``): its rescue is the job's own, not a helper's fallback for its callers."""
+    own_class = body.function.class_qualname
+    return (
+        own_class is not None
+        and body.file.path.endswith(".rb")
+        and reach.function.class_qualname == own_class
+    )
 
 
 def _best_effort(chain: tuple[Hop, ...]) -> bool:

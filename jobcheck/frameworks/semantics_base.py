@@ -360,6 +360,11 @@ class Semantics:
         its queue honours), so bulk work on the same queue does not delay it."""
         return False
 
+    def reports_route_where_named(self) -> bool:
+        """SCL-20: whether a job's finding goes where its queue is named (Ruby's
+        ``queue_as :bulk`` line) rather than at the job."""
+        return False
+
     def hides_routes_from_view(self, routing: Routing, route: Route) -> bool:
         """SCL-20: whether a job's route came from configuration that was not analysed."""
         return False

@@ -179,6 +179,9 @@ class ClassContext:
     http_client: bool = False
     """The class includes HTTParty: its bare ``get``/``post`` calls send requests."""
     http_timeout: bool = False
+    ivar_records: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Instance variables some method of the class sets to a record (``@order =
+    Order.find(params[:id])`` in a controller's before_action), by name."""
     method_nodes: dict[str, Any] = field(default_factory=dict)
     """The class's own methods by name (a guard's predicate is read through them)."""
     http_methods: dict[str, tuple[str, bool]] = field(default_factory=dict)
@@ -419,6 +422,7 @@ class RubyWalker:
                 continue
             if child.type == "method":
                 context.method_nodes[identifier(child.child_by_field_name("name")) or ""] = child
+                self._ivar_records(context, child)
                 client = _client_method(child)
                 if client is not None:
                     context.http_methods[identifier(child.child_by_field_name("name")) or ""] = (
@@ -447,6 +451,21 @@ class RubyWalker:
                     known = context.callback_names.get(name)
                     # after_save :publish and after_destroy :publish: "after_save/after_destroy"
                     context.callback_names[name] = f"{known}/{method}" if known else method
+
+    def _ivar_records(self, context: ClassContext, method: Any) -> None:
+        """``@order = Order.find(params[:id])`` anywhere in ``method``: ``@order`` holds an
+        Order record in the class's other methods too."""
+        stack = [method]
+        while stack:
+            node = stack.pop()
+            if node.type == "assignment":
+                left = node.child_by_field_name("left")
+                right = node.child_by_field_name("right")
+                if left is not None and right is not None and left.type == "instance_variable":
+                    kind, reason = _classify(self, right, 0)
+                    if kind == "record":
+                        context.ivar_records.setdefault(identifier(left) or "", (kind, reason))
+            stack.extend(node.named_children)
 
     def _singleton_class(self, node: Any) -> None:
         body = node.child_by_field_name("body")
@@ -805,7 +824,10 @@ class RubyWalker:
                     and method.endswith("?")
                     and receiver is not None
                     and receiver.type in ("identifier", "instance_variable")
-                    and scope.locals.get(identifier(receiver) or "", ("",))[0] == "record"
+                    and (
+                        scope.locals.get(identifier(receiver) or "", ("",))[0] == "record"
+                        or (identifier(receiver) or "") in {p.name for p in scope.facts.params}
+                    )
                 ):
                     return True
             stack.extend(node.named_children)
@@ -1196,6 +1218,9 @@ def _classify(walker: RubyWalker, node: Any, depth: int) -> tuple[str, str]:
         scope = walker.method
         if scope is not None and name in scope.locals:
             return scope.locals[name]
+        context = walker.class_context
+        if kind == "instance_variable" and context is not None and name in context.ivar_records:
+            return context.ivar_records[name]  # @order set by a before_action
         if name in ("params",):
             return "request", "the request parameters (params)"
         if name in COPY_METHODS and walker.class_context is not None:
@@ -1220,6 +1245,13 @@ def _classify(walker: RubyWalker, node: Any, depth: int) -> tuple[str, str]:
         if method in COPY_METHODS and _copies_a_record(walker, receiver, method):
             text = walker.text(receiver, 40) if receiver is not None else "self"
             return "copy", f"a copy of '{text}' ({method})"
+        if method in COPY_METHODS and receiver is not None and receiver.type == "identifier":
+            # ``order.to_json`` of a parameter: a copy when the project has an Order model
+            # (the project model decides: SCL-21's "copy-of:" kinds).
+            name = identifier(receiver) or ""
+            model = "".join(part.capitalize() for part in name.split("_") if part)
+            if model:
+                return f"copy-of:{model}", f"a copy of '{name}' ({method})"
         if method in ("read", "binread") and receiver is not None:
             root, _ = _chain(receiver)
             if root in ("File", "IO") or receiver.type in ("identifier", "instance_variable"):

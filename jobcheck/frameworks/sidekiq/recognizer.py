@@ -515,6 +515,8 @@ class SidekiqRecognizer(RubyRecognizer):
         else:
             entry_timing = ruby_timing.cron(None, shown)
         task_name, target, task_node = self._block_job(block)
+        if task_node is not None and not _enqueues(task_node):
+            task_name = None  # the block calls code of its own (Product.refresh!): no job name
         walker.facts.schedules.append(
             ScheduleEntry(
                 framework="rufus",
@@ -595,6 +597,12 @@ class SidekiqRecognizer(RubyRecognizer):
                         options=(("job_type", Const(job_type)),) if job_type else (),
                     )
                 )
+
+
+def _enqueues(call: Any) -> bool:
+    """``Job.perform_async(...)``, ``Job.perform_later``: the call names a job class."""
+    _, method, _, _ = call_parts(call)
+    return (method or "").startswith("perform")
 
 
 def _defines_perform(class_node: Any) -> bool:

@@ -258,6 +258,9 @@ class SidekiqSemantics(Semantics):
             "(perform_in(index * 2.seconds, ...))"
         )
 
+    def reports_route_where_named(self) -> bool:
+        return True  # the sidekiq_options / queue_as line is the one to change
+
     def how_to_route(self) -> str:
         return (
             "give it a queue of its own (sidekiq_options queue: / queue_as) with a higher "

@@ -30,6 +30,9 @@ TRIGGERS = (
         for literal in (b"_save", b"_create", b"_update", b"_destroy", b"_touch")
     ),
     Trigger("mail delivery", b"deliver_"),
+    # Models: which names are records (``order.to_json`` is a copy when Order is one).
+    Trigger("ActiveRecord model", b"ApplicationRecord"),
+    Trigger("ActiveRecord model", b"ActiveRecord::Base"),
     Trigger("rufus-scheduler", b"Rufus::Scheduler"),
     # Helpers a job calls (a client class, a service): what their bodies do counts as the
     # job's (call summaries), so files with network calls, charges, counters and locks
