@@ -22,7 +22,7 @@ and warm runs print the same findings.
 
 A Rails app (Ruby front end, ``pip install 'jobcheck[ruby]'``): alphagov/whitehall, 1,807
 Ruby files (5.1 MB; 1,083 kept by the walk and the prefilter), is checked cold, every rule,
-in 1.46 s median (1.14-1.65 s over 3 rounds, 50 MB) on two cores, warm in 0.19 s
+in 1.40 s median (1.39-1.81 s over 3 rounds, 56 MB) on two cores, warm in 0.13 s
 (2026-12-06, ``bench.py /tmp/whitehall --runs 3``; Ruff reads no Ruby, so its column is
 only the floor); see docs/frameworks/sidekiq.md.
 
