@@ -1079,6 +1079,57 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
     console.print(f"{len(found)} jobs.", style="bold")
 
 
+@cli.command("review")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option(
+    "--format",
+    "--output-format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    help="text: tables; markdown: a pull-request comment; json: versioned (docs/review.md).",
+)
+@click.option(
+    "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
+)
+def review_command(paths: tuple[str, ...], output_format: str, config_file: str | None) -> None:
+    """The whole picture of PATHS: every job with its contract and score, the queues,
+    the schedule with a heat map of start minutes (docs/review.md)."""
+    from rich.console import Console
+
+    from jobcheck.catalog import load_catalog
+    from jobcheck.engine import RunSettings, Selection, collect_facts, run_checks
+    from jobcheck.output import review as render
+    from jobcheck.project import Project
+    from jobcheck.review_report import review
+
+    targets = paths or (".",)
+    options = _options(config_file, targets)
+    try:
+        _, analysis = collect_facts(targets, options, RunSettings())
+    except DiscoveryError as error:
+        raise JobcheckError(str(error)) from None
+    project = Project(
+        analysis.facts,
+        settings_modules=options.django_settings,
+        celery_app=options.celery_app,
+        loader=analysis.loader,
+    )
+    selection = Selection.resolve(load_catalog(), options.select, options.ignore)
+    found = review(project, options, run_checks(project, options, selection))
+    if output_format == "json":
+        import json
+
+        click.echo(json.dumps(found.as_dict(), indent=2))
+        return
+    if output_format == "markdown":
+        click.echo(render.markdown(found), nl=False)
+        return
+    console = Console(soft_wrap=False, highlight=False)
+    for part in render.text(found):
+        console.print(part)
+
+
 def _usage_line(error: click.UsageError) -> str:
     """A usage error in one line, with where to read more (click prints four)."""
     message = " ".join(error.format_message().split())

@@ -1,0 +1,146 @@
+"""``jobcheck review``: the inventory with contract scores, the queues, the schedule and
+its heat map, as JSON (versioned), Markdown (a pull-request comment) and text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from jobcheck.cli import cli
+from jobcheck.review_report import SCHEMA_VERSION
+
+TASKS = """\
+from celery import Celery
+from celery.schedules import crontab
+from django.core.mail import send_mail
+
+from shop.models import User
+
+app = Celery("shop")
+app.conf.beat_schedule = {
+    "nightly-export": {
+        "task": "shop.tasks.export_orders",
+        "schedule": crontab(hour=3, minute=17),
+    },
+    "hourly-digest": {"task": "shop.tasks.send_digest", "schedule": crontab(minute=17)},
+}
+
+
+@app.task(queue="bulk", time_limit=600, max_retries=3, retry_backoff=True)
+def export_orders():
+    return None
+
+
+@app.task(queue="bulk")
+def send_password_reset(user_id):
+    user = User.objects.get(pk=user_id)
+    if user.reset_sent:
+        return
+    send_mail("reset", "...", None, [user.email])
+
+
+@app.task
+def send_digest():
+    send_mail("digest", "...", None, ["team@example.com"])
+"""
+
+VIEWS = """\
+from shop.tasks import send_password_reset
+
+
+def reset(request):
+    send_password_reset.delay(request.user.pk)
+    send_password_reset.delay(request.user.pk)
+"""
+
+
+def _review(path: Path, *extra: str) -> CliRunner:
+    return CliRunner().invoke(cli, ["review", str(path), *extra])
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "tasks.py").write_text(TASKS)
+    (tmp_path / "shop" / "views.py").write_text(VIEWS)
+    (tmp_path / "shop" / "models.py").write_text(
+        "from django.db import models\n\n\nclass User(models.Model):\n    reset_sent = 1\n"
+    )
+    return tmp_path
+
+
+def test_json_inventory_scores_queues_and_schedule(shop: Path) -> None:
+    result = _review(shop, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["version"] == SCHEMA_VERSION
+    jobs = {j["job"]: j for j in data["jobs"]}
+    assert set(jobs) == {
+        "shop.tasks.export_orders",
+        "shop.tasks.send_password_reset",
+        "shop.tasks.send_digest",
+    }
+    reset = jobs["shop.tasks.send_password_reset"]
+    assert reset["parameters"] == ["user_id"]
+    assert [e.rsplit(":", 1)[1] for e in reset["enqueue_sites"]] == ["5", "6"]
+    assert reset["idempotency"] and reset["idempotency"][0].startswith("state-check")
+    assert "SCL-20 urgent-job-shares-queue" in " ".join(reset["findings"])
+    assert "time_limit" in reset["score"]["missing"]
+    assert "idempotency" in reset["score"]["met"]
+    export = jobs["shop.tasks.export_orders"]
+    assert export["schedule"].startswith("beat entry 'nightly-export'")
+    assert export["score"]["met"][:1] == ["payload"]
+    assert "single_run" in export["score"]["missing"]  # scheduled, no lock
+    assert "single_run" not in reset["score"]["met"] + reset["score"]["missing"]
+    digest = jobs["shop.tasks.send_digest"]
+    assert digest["idempotency"] == []
+    met = sum(len(j["score"]["met"]) for j in data["jobs"])
+    total = met + sum(len(j["score"]["missing"]) for j in data["jobs"])
+    assert data["score"] == {"met": met, "total": total}
+    bulk = next(q for q in data["queues"] if q["name"] == "bulk")
+    assert bulk["person_facing"] == ["send_password_reset"]
+    assert bulk["bulk"] == ["export_orders"] and bulk["mixed"] is True
+    whens = {s["job"]: s["when"] for s in data["schedules"]}
+    assert whens == {
+        "export_orders": "every day at 03:17",
+        "send_digest": "every hour at :17",
+    }
+    assert data["heat_map"]["03"] == {"17": 2}
+    assert data["heat_map"]["04"] == {"17": 1}
+
+
+def test_markdown_fits_a_pull_request_comment(shop: Path) -> None:
+    result = _review(shop, "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    text = result.output
+    summary, _, details = text.partition("<details>")
+    assert summary.startswith("## jobcheck review")
+    assert "**3 jobs**, contract score" in summary
+    assert "| `shop.tasks.send_password_reset` |" in summary
+    assert details.count("<summary>") == 4  # jobs, queues, schedule, heat map
+    assert "| every day at 03:17 | `export_orders` |" in details
+
+
+def test_text_shows_cards_queues_schedule_and_heat_map(shop: Path) -> None:
+    result = _review(shop)
+    assert result.exit_code == 0, result.output
+    assert "3 jobs, contract score" in result.output
+    assert "idempotency  state-check" in result.output
+    assert "every day at 03:17: export_orders" in result.output
+    assert "03h" in result.output and ":" in result.output.split("03h", 1)[1].splitlines()[0]
+
+
+def test_review_reads_sidekiq_schedules_and_queues() -> None:
+    pytest.importorskip("tree_sitter_ruby", reason="Ruby needs the ruby extra")
+    case = Path(__file__).parent / "fixtures" / "sidekiq" / "schedules_and_queues"
+    data = json.loads(_review(case, "--format", "json").output)
+    cleanup = next(j for j in data["jobs"] if j["job"] == "ExportCleanupWorker")
+    assert cleanup["lock"] == "yes" and "single_run" in cleanup["score"]["met"]
+    whens = {(s["job"], s["when"]) for s in data["schedules"]}
+    assert ("DigestJob", "every day at 07:00") in whens
+    verify = next(q for q in data["queues"] if q["name"] == "bulk")
+    assert "VerifyEmailJob" in verify["person_facing"] and verify["mixed"]
