@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from jobcheck import baseline, fixing
     from jobcheck.catalog import Catalog
     from jobcheck.engine import Selection
+    from jobcheck.project import Project
+    from jobcheck.review_diff import Change
     from jobcheck.run_cache import RunCache
 
 # The catalog, the checks and the engine are imported where they are used, and rich
@@ -1090,11 +1092,23 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
     help="text: tables; markdown: a pull-request comment; json: versioned (docs/review.md).",
 )
 @click.option(
+    "--changed-since",
+    "--diff",
+    "changed_since",
+    metavar="REV",
+    help="Also say what changed for jobs since git revision REV that breaks jobs already "
+    "in the queues during a rolling deploy; exit 1 when something does.",
+)
+@click.option(
     "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
 )
-def review_command(paths: tuple[str, ...], output_format: str, config_file: str | None) -> None:
+def review_command(
+    paths: tuple[str, ...], output_format: str, changed_since: str | None, config_file: str | None
+) -> None:
     """The whole picture of PATHS: every job with its contract and score, the queues,
-    the schedule with a heat map of start minutes (docs/review.md)."""
+    the schedule with a heat map of start minutes (docs/review.md). With
+    --changed-since REV (or --diff REV: here a revision, not check's fix preview), the
+    changes since REV that break queued jobs in a rolling deploy come first."""
     from rich.console import Console
 
     from jobcheck.catalog import load_catalog
@@ -1117,17 +1131,58 @@ def review_command(paths: tuple[str, ...], output_format: str, config_file: str 
     )
     selection = Selection.resolve(load_catalog(), options.select, options.ignore)
     found = review(project, options, run_checks(project, options, selection))
+    changes = None
+    if changed_since is not None:
+        changes = _changes_since(changed_since, targets, options, project)
     if output_format == "json":
         import json
 
-        click.echo(json.dumps(found.as_dict(), indent=2))
-        return
-    if output_format == "markdown":
+        data = found.as_dict()
+        if changes is not None:
+            data["changed_since"] = changed_since
+            data["changes"] = [c.as_dict() for c in changes]
+        click.echo(json.dumps(data, indent=2))
+    elif output_format == "markdown":
+        if changes is not None:
+            click.echo(render.changes_markdown(changed_since or "", changes), nl=False)
         click.echo(render.markdown(found), nl=False)
-        return
-    console = Console(soft_wrap=False, highlight=False)
-    for part in render.text(found):
-        console.print(part)
+    else:
+        console = Console(soft_wrap=False, highlight=False)
+        if changes is not None:
+            for part in render.changes_text(changed_since or "", changes):
+                console.print(part)
+        for part in render.text(found):
+            console.print(part)
+    if changes and any(c.breaking for c in changes):
+        sys.exit(1)
+
+
+def _changes_since(
+    revision: str, targets: tuple[str, ...], options: Options, project: Project
+) -> list[Change]:
+    """The tree at ``revision`` read like the current one, and what changed for jobs."""
+    import tempfile
+
+    from jobcheck.engine import RunSettings, collect_facts
+    from jobcheck.project import Project
+    from jobcheck.review_diff import changes
+    from jobcheck.scope import ScopeError, tree_at
+
+    if len(targets) != 1:
+        raise JobcheckError("--changed-since reviews one folder: give a single path")
+    with tempfile.TemporaryDirectory(prefix="jobcheck-rev-") as folder:
+        try:
+            old_root = tree_at(revision, Path(targets[0]), Path(folder))
+        except ScopeError as error:
+            raise JobcheckError(str(error)) from None
+        _, analysis = collect_facts((str(old_root),), options, RunSettings(cache_dir=None))
+        old = Project(
+            analysis.facts,
+            settings_modules=options.django_settings,
+            celery_app=options.celery_app,
+            loader=analysis.loader,
+        )
+        return changes(old, project, str(old_root), targets[0].rstrip("/"))
 
 
 def _usage_line(error: click.UsageError) -> str:

@@ -145,6 +145,41 @@ def changed_files(revision: str, start: Path) -> set[Path]:
     }
 
 
+def tree_at(revision: str, start: Path, into: Path) -> Path:
+    """The files under ``start`` as they were at ``revision``, written below ``into`` (a
+    temporary folder) with their paths inside the repository; returns where ``start`` is
+    in that copy. Read with ``git archive``; nothing of the project is run."""
+    import io
+    import tarfile
+
+    top = git_toplevel(start)
+    if top is None:
+        raise ScopeError(f"--changed-since needs a git repository, and {start} is not inside one")
+    if _git(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}") is None:
+        raise ScopeError(f"--changed-since: unknown git revision {revision!r}")
+    inside = start.resolve().relative_to(top).as_posix() or "."
+    done = subprocess.run(
+        ["git", "-C", str(top), "archive", "--format=tar", revision, "--", inside],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        if b"did not match any files" in done.stderr:
+            (into / inside).mkdir(parents=True, exist_ok=True)  # the folder is new since
+            return into / inside
+        raise ScopeError(f"--changed-since: git could not read {inside!r} at {revision!r}")
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+        members = [
+            m
+            for m in archive.getmembers()
+            if (m.isfile() or m.isdir())
+            and not m.name.startswith("/")
+            and ".." not in Path(m.name).parts
+        ]
+        archive.extractall(into, members=members)
+    return into / inside
+
+
 def git_toplevel(start: Path) -> Path | None:
     folder = start if start.is_dir() else start.parent
     out = _git(folder, "rev-parse", "--show-toplevel")

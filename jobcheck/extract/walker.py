@@ -369,8 +369,7 @@ class Walker:
         facts.loc = self.loc(node.name)
         every = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         facts.params = tuple(
-            Param(p.name, p.annotation, self.loc(param.name), p.injected)
-            for p, param in zip(facts.params, every)
+            replace(p, loc=self.loc(param.name)) for p, param in zip(facts.params, every)
         )
 
     def _class(self, node: cst.CSTNode) -> None:
@@ -403,10 +402,13 @@ class Walker:
     def _params(self, node: cst.FunctionDef) -> tuple[Param, ...]:
         params = node.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        keyword_only = {id(p) for p in params.kwonly_params}
         return tuple(
             Param(
                 p.name.value,
                 _annotation_name(p.annotation.annotation, self.names) if p.annotation else None,
+                has_default=p.default is not None,
+                keyword_only=id(p) in keyword_only,
             )
             for p in every
         )

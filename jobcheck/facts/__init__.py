@@ -26,6 +26,11 @@ class Param:
     injected: bool = False
     """Filled in by the framework when the job runs, not sent in the payload: a taskiq
     ``TaskiqDepends()`` default or ``Annotated[..., TaskiqDepends(...)]`` annotation."""
+    has_default: bool = False
+    """The parameter has a default value: callers (and messages already queued) may leave
+    it out."""
+    keyword_only: bool = False
+    """After ``*`` or ``*args``: passed by name only, so its position does not matter."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from jobcheck.review_diff import Change
     from jobcheck.review_report import Review
 
 HEAT = " .:-=+*#%@"
@@ -154,3 +155,36 @@ def _schedule_table(review: Review) -> list[str]:
         cells = (s.when, f"`{s.job}`", s.source, f"{s.path}:{s.line}")
         rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return rows
+
+
+def changes_text(revision: str, changes: list[Change]) -> Iterator[Any]:
+    from rich.text import Text
+
+    breaking = sum(1 for c in changes if c.breaking)
+    yield Text(
+        f"Since {revision}: {breaking} change(s) that break jobs already in the queues"
+        if breaking
+        else f"Since {revision}: nothing that breaks jobs already in the queues",
+        style="bold red" if breaking else "bold",
+    )
+    for c in changes:
+        yield Text(f"  {c.path}:{c.line}: {c.kind}: {c.message}")
+    yield Text("")
+
+
+def changes_markdown(revision: str, changes: list[Change]) -> str:
+    breaking = [c for c in changes if c.breaking]
+    if not breaking:
+        return (
+            f"### Deploy safety since `{revision}`\n\n"
+            "Nothing breaks jobs already in the queues.\n\n"
+        )
+    lines = [
+        f"### Deploy safety since `{revision}`: {len(breaking)} breaking change(s)",
+        "",
+        "| where | change | what to do |",
+        "|---|---|---|",
+    ]
+    for c in changes:
+        lines.append(f"| {c.path}:{c.line} | `{c.job}` {c.kind} | {_cell(c.message)} |")
+    return "\n".join(lines) + "\n\n"
