@@ -1087,9 +1087,10 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
     "--format",
     "--output-format",
     "output_format",
-    type=click.Choice(["text", "markdown", "json"]),
+    type=click.Choice(["text", "markdown", "json", "html"]),
     default="text",
-    help="text: tables; markdown: a pull-request comment; json: versioned (docs/review.md).",
+    help="text: cards and lists; markdown: a pull-request comment; json: versioned; html: "
+    "one self-contained page with sortable tables and pictures (docs/review.md).",
 )
 @click.option(
     "--changed-since",
@@ -1142,6 +1143,10 @@ def review_command(
             data["changed_since"] = changed_since
             data["changes"] = [c.as_dict() for c in changes]
         click.echo(json.dumps(data, indent=2))
+    elif output_format == "html":
+        from jobcheck.output.review_html import html
+
+        click.echo(html(found, changes, changed_since or ""), nl=False)
     elif output_format == "markdown":
         if changes is not None:
             click.echo(render.changes_markdown(changed_since or "", changes), nl=False)
