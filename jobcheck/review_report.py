@@ -26,6 +26,8 @@ from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe as describe_entry
 from jobcheck.project.summaries import EXCLUSION_ONLY
 from jobcheck.project.test_code import is_test_code
+from jobcheck.project.workers import consumers, workers
+from jobcheck.registry import semantics
 from jobcheck.review import Contract, contracts
 from jobcheck.timing import Firing, describe_seconds, firing, is_full
 from jobcheck.vocabulary.words import matching_word
@@ -80,6 +82,9 @@ class QueueReview:
     bounds: list[str]
     person_facing: list[str]
     bulk: list[str]
+    workers: list[str] | None = None
+    """The worker processes that consume it (``Procfile:3 (worker)``); None when the
+    project's process definitions start no worker of its framework."""
 
     @property
     def mixed(self) -> bool:
@@ -275,6 +280,7 @@ def _score(item: JobReview) -> None:
 
 def _queues(project: Project, options: Options) -> list[QueueReview]:
     result = []
+    found = workers(project.files)
     for use in project.routing.queues().values():
         names = [j.task.name for j in use.jobs]
         names += [site.target_text for _, site in use.sites if site.target_text not in names]
@@ -287,6 +293,11 @@ def _queues(project: Project, options: Options) -> list[QueueReview]:
                 bounds=list(use.bounds),
                 person_facing=[n for n in names if matching_word(n, options.urgent_words)],
                 bulk=[n for n in names if matching_word(n, options.bulk_words)],
+                workers=(
+                    consumers(found, use.framework, use.name)
+                    if any(w.framework == use.framework for w in found)
+                    else None
+                ),
             )
         )
     return sorted(result, key=lambda q: (q.framework, q.name))
@@ -305,7 +316,10 @@ def _schedules(project: Project) -> list[ScheduleReview]:
                 framework=entry.framework,
                 path=f.path,
                 line=entry.loc.line,
-                when=plain_words(when.kind, fire, when.seconds, when.text),
+                when=_with_zone(
+                    plain_words(when.kind, fire, when.seconds, when.text),
+                    semantics(entry.framework).time_zone(entry),
+                ),
                 source=describe_entry(entry),
                 minutes=_day_starts(fire, when.seconds),
             )
@@ -338,6 +352,11 @@ def plain_words(kind: str, fire: Firing | None, seconds: float | None, text: str
         times = ", ".join(f"{h:02d}:{minutes[0]:02d}" for h in hours)
         return f"every day at {times}{days}" if not days else f"at {times}{days}"
     return text
+
+
+def _with_zone(words: str, zone: str | None) -> str:
+    """ "every day at 03:17 Europe/Berlin" when the schedule names its zone."""
+    return f"{words} {zone}" if zone and words.startswith(("every day", "at ")) else words
 
 
 def _day_starts(fire: Firing | None, seconds: float | None) -> list[tuple[int, int]]:

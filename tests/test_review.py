@@ -144,3 +144,48 @@ def test_review_reads_sidekiq_schedules_and_queues() -> None:
     assert ("DigestJob", "every day at 07:00") in whens
     verify = next(q for q in data["queues"] if q["name"] == "bulk")
     assert "VerifyEmailJob" in verify["person_facing"] and verify["mixed"]
+
+
+def test_queues_name_the_workers_that_consume_them(shop: Path) -> None:
+    (shop / "Procfile").write_text(
+        "web: gunicorn shop.wsgi\n"
+        "worker: celery -A shop worker -Q bulk --concurrency 4\n"
+        "mail: celery -A shop worker --queues=mail,celery -X celery\n"
+    )
+    data = json.loads(_review(shop, "--format", "json").output)
+    queues = {q["name"]: q for q in data["queues"]}
+    assert queues["bulk"]["workers"] == [f"{shop / 'Procfile'}:2 (worker)"]
+    assert queues["celery"]["workers"] == []  # -X celery: nobody consumes the default queue
+    markdown = _review(shop, "--format", "markdown").output
+    assert "none consumes it" in markdown
+
+
+def test_a_worker_command_is_read_for_each_framework() -> None:
+    import shlex
+
+    from jobcheck.project.workers import _read
+
+    def read(command: str) -> tuple[str, tuple[str, ...]] | None:
+        return _read(shlex.split(command))
+
+    assert read("celery -A shop worker -Q mail,default -X default") == ("celery", ("mail",))
+    assert read("celery -A shop worker") == ("celery", ("celery",))
+    assert read("rq worker -c settings high low --with-scheduler") == ("rq", ("high", "low"))
+    assert read("rq worker --url redis://r") == ("rq", ("default",))
+    assert read("dramatiq shop.actors --queues a b --processes 2") == ("dramatiq", ("a", "b"))
+    assert read("dramatiq shop.actors") == ("dramatiq", ("*",))
+    assert read("bundle exec sidekiq -q critical,3 -q default") == (
+        "sidekiq",
+        ("critical", "default"),
+    )
+    assert read("bundle exec sidekiq -C config/sidekiq.yml") == ("sidekiq", ())
+    assert read("python clock.py") is None
+
+
+def test_a_schedule_names_its_time_zone() -> None:
+    pytest.importorskip("tree_sitter_ruby", reason="Ruby needs the ruby extra")
+    case = Path(__file__).parent / "fixtures" / "sidekiq" / "rails_app"
+    data = json.loads(_review(case, "--format", "json").output)
+    whens = {(s["job"], s["when"]) for s in data["schedules"]}
+    assert ("Maintenance::NightlyCleanupJob", "every day at 03:00 Europe/Berlin") in whens
+    assert ("Maintenance::NightlyCleanupJob", "every day at 04:30") in whens  # whenever

@@ -60,6 +60,8 @@ def text(review: Review) -> Iterator[Any]:
     for q in review.queues:
         line = f"  {q.name} ({q.framework}): {', '.join(q.jobs) or '-'}; bounds: "
         line += ", ".join(q.bounds) or "none"
+        if q.workers is not None:
+            line += f"; workers: {', '.join(q.workers) or 'none consumes it'}"
         if q.mixed:
             line += f"; person-facing {', '.join(q.person_facing)} with bulk {', '.join(q.bulk)}"
         yield Text(line)
@@ -139,14 +141,27 @@ def _job_table(review: Review) -> list[str]:
 
 def _queue_table(review: Review) -> list[str]:
     rows = [
-        "| queue | framework | jobs | bounds | person-facing with bulk |",
-        "|---|---|---|---|---|",
+        "| queue | framework | jobs | bounds | workers | person-facing with bulk |",
+        "|---|---|---|---|---|---|",
     ]
     for q in review.queues:
         mixed = f"{', '.join(q.person_facing)} with {', '.join(q.bulk)}" if q.mixed else "-"
-        cells = (q.name, q.framework, ", ".join(q.jobs), ", ".join(q.bounds) or "none", mixed)
+        cells = (
+            q.name,
+            q.framework,
+            ", ".join(q.jobs),
+            ", ".join(q.bounds) or "none",
+            _workers(q.workers),
+            mixed,
+        )
         rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return rows
+
+
+def _workers(found: list[str] | None) -> str:
+    if found is None:
+        return "not in sight"
+    return ", ".join(found) or "none consumes it"
 
 
 def _schedule_table(review: Review) -> list[str]:

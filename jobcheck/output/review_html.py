@@ -165,11 +165,14 @@ def _queues(review: Review) -> list[str]:
             escape(q.framework),
             escape(", ".join(q.jobs)),
             escape(", ".join(q.bounds) or "none"),
+            escape(
+                "not in sight" if q.workers is None else ", ".join(q.workers) or "none consumes it"
+            ),
             escape(f"{', '.join(q.person_facing)} with {', '.join(q.bulk)}") if q.mixed else "-",
         ]
         for q in review.queues
     ]
-    headers = ["queue", "framework", "jobs", "bounds", "person-facing with bulk"]
+    headers = ["queue", "framework", "jobs", "bounds", "workers", "person-facing with bulk"]
     return ["<h2>Queues</h2>", *_table("queues", "queues", headers, rows), _queue_graph(review)]
 
 
