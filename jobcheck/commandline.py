@@ -249,3 +249,39 @@ def split(command: str) -> list[str]:
         return list(lexer)
     except ValueError:  # an unclosed quote
         return command.split()
+
+
+def option_values(words: list[str], flags: tuple[str, ...], several: bool = False) -> list[str]:
+    """Every value a command gives to ``flags``: ``-Q a``, ``-Qa``, ``--queues=a``, and with
+    ``several`` every word up to the next option (``--queues a b``)."""
+    values: list[str] = []
+    for index, word in enumerate(words):
+        if word in flags:
+            for value in words[index + 1 :]:
+                if value.startswith("-"):
+                    break
+                values.append(value)
+                if not several:
+                    break
+            continue
+        for flag in flags:
+            if flag.startswith("--") and word.startswith(flag + "="):
+                values.append(word.split("=", 1)[1])
+            elif not flag.startswith("--") and word.startswith(flag) and len(word) > len(flag):
+                values.append(word[len(flag) :])
+    return values
+
+
+def arguments_after(words: list[str], flags_without_value: frozenset[str]) -> list[str]:
+    """The positional words of a command's tail: options and the values they take are
+    skipped (an option takes one unless it is in ``flags_without_value`` or has ``=``)."""
+    found: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            skip = "=" not in word and word not in flags_without_value
+        else:
+            found.append(word)
+    return found

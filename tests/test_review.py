@@ -163,10 +163,15 @@ def test_queues_name_the_workers_that_consume_them(shop: Path) -> None:
 def test_a_worker_command_is_read_for_each_framework() -> None:
     import shlex
 
-    from jobcheck.project.workers import _read
+    from jobcheck.facts import FileFacts, Loc, ProcessDecl
+    from jobcheck.project.workers import workers
 
     def read(command: str) -> tuple[str, tuple[str, ...]] | None:
-        return _read(shlex.split(command))
+        facts = FileFacts(path="Procfile", module="")
+        facts.processes.append(ProcessDecl("procfile", "worker", command, Loc(1, 0, 1, 1)))
+        found = workers([facts])
+        assert shlex.split(command)
+        return (found[0].framework, found[0].queues) if found else None
 
     assert read("celery -A shop worker -Q mail,default -X default") == ("celery", ("mail",))
     assert read("celery -A shop worker") == ("celery", ("celery",))

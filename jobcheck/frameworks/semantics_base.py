@@ -425,6 +425,12 @@ class Semantics:
         clause ("; max_instances=3 lets ..."), or ""."""
         return ""
 
+    def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
+        """The queues a process command line (``words``) starts a worker of this
+        framework on: names, ``("*",)`` for every queue, ``()`` for the configuration's;
+        None when it starts no worker of this framework."""
+        return None
+
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         """SCL-38: the scheduler of this framework a process command line (``words``, a
         Procfile or supervisord ``command``) starts, in words, and whether it is embedded

@@ -217,6 +217,20 @@ class CelerySemantics(Semantics):
     def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
         return checks.unbounded_queue_message(use, broker)
 
+    def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
+        """``celery -A app worker -Q a,b`` (``--queues``), less ``-X``/``--exclude-queues``;
+        without ``-Q`` the default queue ("celery": celery/app/defaults.py
+        ``task_default_queue``)."""
+        from jobcheck.commandline import option_values
+
+        if "worker" not in words or not any(w.rsplit("/", 1)[-1] == "celery" for w in words):
+            return None
+        chosen = [q for v in option_values(words, ("-Q", "--queues")) for q in v.split(",") if q]
+        excluded = {
+            q for v in option_values(words, ("-X", "--exclude-queues")) for q in v.split(",")
+        }
+        return tuple(q for q in (chosen or ["celery"]) if q not in excluded)
+
     def how_to_route(self) -> str:
         return "queue= on the task or a task_routes entry"
 

@@ -105,6 +105,14 @@ class DramatiqSemantics(Semantics):
             "actors or add AgeLimit(max_age=...) to the broker"
         )
 
+    def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
+        """``dramatiq app --queues a b`` (``-Q``); without it every queue."""
+        from jobcheck.commandline import option_values
+
+        if not any(w.rsplit("/", 1)[-1] == "dramatiq" for w in words[:3]):
+            return None
+        return tuple(option_values(words, ("-Q", "--queues"), several=True)) or ("*",)
+
     def how_to_route(self) -> str:
         return "queue_name= on the actor"
 

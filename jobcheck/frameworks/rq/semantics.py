@@ -48,6 +48,21 @@ _SCHEDULE_KINDS = {
 }
 
 
+# rq worker's options that take no value (rq/cli/cli.py ``worker``).
+RQ_WORKER_FLAGS = frozenset(
+    {
+        "-b",
+        "--burst",
+        "--with-scheduler",
+        "-q",
+        "--quiet",
+        "-v",
+        "--verbose",
+        "--disable-job-desc-logging",
+    }
+)
+
+
 class RQSemantics(Semantics):
     name = "rq"
     title = "RQ"
@@ -130,6 +145,15 @@ class RQSemantics(Semantics):
             "Pass ttl= (seconds a job may wait) to enqueue() or @job, and check len(queue) "
             "before enqueueing more"
         )
+
+    def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
+        """``rq worker high low`` (rq/cli/cli.py ``worker``: no names, "default")."""
+        from jobcheck.commandline import arguments_after
+
+        if "worker" not in words or not any(w.rsplit("/", 1)[-1] == "rq" for w in words):
+            return None
+        tail = words[words.index("worker") + 1 :]
+        return tuple(arguments_after(tail, RQ_WORKER_FLAGS)) or ("default",)
 
     def how_to_route(self) -> str:
         return "enqueue it on a Queue of its own"

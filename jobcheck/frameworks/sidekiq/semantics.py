@@ -261,6 +261,15 @@ class SidekiqSemantics(Semantics):
     def reports_route_where_named(self) -> bool:
         return True  # the sidekiq_options / queue_as line is the one to change
 
+    def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
+        """``sidekiq -q critical,3 -q default`` (a weight after the comma); without ``-q``
+        (or with ``-C config.yml``) the queues of config/sidekiq.yml."""
+        from jobcheck.commandline import option_values
+
+        if not any(w.rsplit("/", 1)[-1] in ("sidekiq", "sidekiqswarm") for w in words):
+            return None
+        return tuple(q.split(",")[0] for q in option_values(words, ("-q", "--queue")))
+
     def how_to_route(self) -> str:
         return (
             "give it a queue of its own (sidekiq_options queue: / queue_as) with a higher "
