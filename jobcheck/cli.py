@@ -1187,7 +1187,7 @@ def _changes_since(
             celery_app=options.celery_app,
             loader=analysis.loader,
         )
-        return changes(old, project, str(old_root), targets[0].rstrip("/"))
+        return changes(old, project, str(old_root), targets[0].rstrip("/"), options)
 
 
 def _usage_line(error: click.UsageError) -> str:

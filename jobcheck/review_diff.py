@@ -21,17 +21,21 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from jobcheck.config import Options
 from jobcheck.facts import Param
 from jobcheck.project import Project
 from jobcheck.project.model import Job
 from jobcheck.project.test_code import is_test_code
+from jobcheck.review import contracts
+from jobcheck.review_report import gap_seconds, limit_seconds
+from jobcheck.timing import describe_seconds
 
 
 @dataclass(frozen=True)
 class Change:
     kind: str
     """"renamed", "moved", "removed", "parameter-added", "parameter-removed",
-    "parameters-reordered", "queue-added"."""
+    "parameters-reordered", "queue-added", "schedule-tightened"."""
     job: str
     path: str
     line: int
@@ -42,7 +46,9 @@ class Change:
         return asdict(self)
 
 
-def changes(old: Project, new: Project, old_root: str, new_root: str) -> list[Change]:
+def changes(
+    old: Project, new: Project, old_root: str, new_root: str, options: Options | None = None
+) -> list[Change]:
     """What changed for jobs between ``old`` (the tree at REV, read from ``old_root``)
     and ``new``, with places in the new tree (or the old one, for what is gone)."""
     before = _jobs(old)
@@ -54,7 +60,49 @@ def changes(old: Project, new: Project, old_root: str, new_root: str) -> list[Ch
             continue
         found.append(_gone(old, new, name, job, before, after, old_root, new_root))
     found.extend(_new_queues(old, new, before, after))
+    found.extend(_tightened(old, new, options or Options()))
     return found
+
+
+def _tightened(old: Project, new: Project, options: Options) -> list[Change]:
+    """A schedule whose starts now come closer together than its job's time limit, where
+    they did not before: a run can still go on when the next one starts."""
+    limits = {c.job: c.time_limit for c in contracts(new, options)}
+    gaps_before = {
+        (_name(job), entry.label): gap_seconds(entry.timing)
+        for _, entry, job in old.scheduled_jobs()
+        if job is not None
+    }
+    found = []
+    for f, entry, job in new.scheduled_jobs():
+        if job is None:
+            continue
+        name = _name(job)
+        limit = limit_seconds(limits.get(name, ""))
+        gap = gap_seconds(entry.timing)
+        before = gaps_before.get((name, entry.label))
+        if limit is None or gap is None or gap >= limit:
+            continue
+        if before is not None and before < limit:
+            continue  # it could overlap before too: not this change's doing
+        found.append(
+            Change(
+                "schedule-tightened",
+                name,
+                f.path,
+                entry.loc.line,
+                f"{entry.label} now starts job '{name}' every {describe_seconds(gap)}"
+                + (f" (was every {describe_seconds(before)})" if before else "")
+                + f", less than its {limit:g} s time limit: a run can still go "
+                "on when the next starts, so two overlap; keep the interval above the limit, "
+                "lower the limit, or have each run take a lock",
+            )
+        )
+    return found
+
+
+def _name(job: Job) -> str:
+    return job.task.registered_name or job.task.qualname
 
 
 def _jobs(project: Project) -> dict[str, Job]:

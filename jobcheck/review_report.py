@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 from jobcheck.config import Options
+from jobcheck.facts import Timing
 from jobcheck.findings import Finding
 from jobcheck.project import Project
 from jobcheck.project.model import Job
@@ -104,6 +105,9 @@ class ScheduleReview:
     source: str
     minutes: list[tuple[int, int]]
     """(hour, minute) starts within a day, for the heat map; empty when unknown."""
+    overlap: str | None = None
+    """When a run may still go on at the next start: the job's time limit is longer than
+    the shortest gap between starts (or it has none)."""
 
     def as_dict(self) -> dict[str, object]:
         data = asdict(self)
@@ -150,10 +154,45 @@ def review(project: Project, options: Options, findings: Iterable[Finding]) -> R
     findings = list(findings)
     by_qualname = {j.task.qualname: j for j in project.jobs}
     jobs = []
+    limits: dict[str, str] = {}
     for contract in contracts(project, options):
         job = _job_of(project, contract, by_qualname)
         jobs.append(_job_review(project, contract, job, findings))
-    return Review(jobs, _queues(project, options), _schedules(project))
+        if job is not None:
+            limits[job.task.qualname] = contract.time_limit
+    return Review(jobs, _queues(project, options), _schedules(project, limits))
+
+
+def limit_seconds(time_limit: str) -> float | None:
+    """The hard limit in seconds a contract's words give ("hard 600 s (task), soft 50 s"
+    -> 600); None for none or unknown."""
+    import re
+
+    found = re.search(r"(\d+(?:\.\d+)?) s\b", time_limit)
+    return float(found.group(1)) if found else None
+
+
+def gap_seconds(when: Timing) -> float | None:
+    """The shortest time between two starts of a schedule."""
+    if when.kind == "interval":
+        return when.seconds
+    return when.gap if when.kind == "cron" else None
+
+
+def overlap(gap: float | None, time_limit: str | None) -> str | None:
+    """Whether a run may still go on at the next start: the time limit is longer than the
+    gap, or there is none."""
+    if gap is None or time_limit is None:
+        return None
+    limit = limit_seconds(time_limit)
+    if limit is None and time_limit.startswith("none"):
+        return f"runs may overlap: no time limit, a start every {describe_seconds(gap)}"
+    if limit is not None and limit > gap:
+        return (
+            f"runs may overlap: a {describe_seconds(limit)} time limit, a start every "
+            f"{describe_seconds(gap)}"
+        )
+    return None
 
 
 def _job_of(project: Project, contract: Contract, by_qualname: dict[str, Job]) -> Job | None:
@@ -303,7 +342,7 @@ def _queues(project: Project, options: Options) -> list[QueueReview]:
     return sorted(result, key=lambda q: (q.framework, q.name))
 
 
-def _schedules(project: Project) -> list[ScheduleReview]:
+def _schedules(project: Project, limits: dict[str, str]) -> list[ScheduleReview]:
     result = []
     runs = {id(entry): job for _, entry, job in project.scheduled_jobs() if job is not None}
     for f, entry in project.all_schedules():
@@ -322,6 +361,7 @@ def _schedules(project: Project) -> list[ScheduleReview]:
                 ),
                 source=describe_entry(entry),
                 minutes=_day_starts(fire, when.seconds),
+                overlap=overlap(gap_seconds(when), limits.get(job.task.qualname) if job else None),
             )
         )
     return sorted(result, key=lambda s: (s.minutes[:1] or [(99, 99)], s.path, s.line))

@@ -168,3 +168,19 @@ def test_an_unknown_revision_is_one_line_and_exit_2(repo: Path) -> None:
     result = CliRunner().invoke(cli, ["review", str(repo), "--changed-since", "nope"])
     assert result.exit_code == 2
     assert "unknown git revision 'nope'" in result.output
+
+
+def test_a_schedule_tightened_below_the_time_limit(repo: Path) -> None:
+    _edit(
+        repo,
+        "shop/tasks.py",
+        '"schedule": crontab(hour=3, minute=17)',
+        '"schedule": 30.0',
+    )
+    code, changes = _changes(repo)
+    assert code == 1
+    assert [(c["kind"], c["job"]) for c in changes] == [
+        ("schedule-tightened", "shop.tasks.cleanup")
+    ]
+    assert "every 30 s" in str(changes[0]["message"])
+    assert "60 s time limit" in str(changes[0]["message"])

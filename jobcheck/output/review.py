@@ -67,7 +67,8 @@ def text(review: Review) -> Iterator[Any]:
         yield Text(line)
     yield Text("\nSchedule", style="bold")
     for sch in review.schedules:
-        yield Text(f"  {sch.when}: {sch.job} ({sch.source}, {sch.path}:{sch.line})")
+        overlap = f"; {sch.overlap}" if sch.overlap else ""
+        yield Text(f"  {sch.when}: {sch.job} ({sch.source}, {sch.path}:{sch.line}){overlap}")
     if any(sch.minutes for sch in review.schedules):
         yield Text("\nStart minutes over a day (. one start, : two, ... @ nine or more):")
         yield Text("\n".join(heat_rows(review)))
@@ -165,9 +166,9 @@ def _workers(found: list[str] | None) -> str:
 
 
 def _schedule_table(review: Review) -> list[str]:
-    rows = ["| when | job | source | where |", "|---|---|---|---|"]
+    rows = ["| when | job | source | where | overlap |", "|---|---|---|---|---|"]
     for s in review.schedules:
-        cells = (s.when, f"`{s.job}`", s.source, f"{s.path}:{s.line}")
+        cells = (s.when, f"`{s.job}`", s.source, f"{s.path}:{s.line}", s.overlap or "-")
         rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return rows
 

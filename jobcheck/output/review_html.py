@@ -215,6 +215,7 @@ def _schedule(review: Review) -> list[str]:
             escape(s.job),
             escape(s.source),
             escape(f"{s.path}:{s.line}"),
+            escape(s.overlap or "-"),
         ]
         for s in review.schedules
     ]
@@ -223,7 +224,7 @@ def _schedule(review: Review) -> list[str]:
         row[0] = f'<span data-start="{first[0]:02d}:{first[1]:02d}">{row[0]}</span>'
     return [
         "<h2>Schedule</h2>",
-        *_table("schedule", "schedules", ["when", "job", "source", "where"], rows),
+        *_table("schedule", "schedules", ["when", "job", "source", "where", "overlap"], rows),
         "<h2>Start minutes over a day</h2>",
         _heat_map(review),
     ]
