@@ -1120,10 +1120,14 @@ def review_command(
 
     targets = paths or (".",)
     options = _options(config_file, targets)
-    try:
-        _, analysis = collect_facts(targets, options, RunSettings())
-    except DiscoveryError as error:
-        raise JobcheckError(str(error)) from None
+    settings = RunSettings()
+    # A progress bar on long runs in a terminal (text output only: never in a file or CI).
+    with progress_bar(enabled=output_format == "text") as bar:
+        settings.progress = bar
+        try:
+            _, analysis = collect_facts(targets, options, settings)
+        except DiscoveryError as error:
+            raise JobcheckError(str(error)) from None
     project = Project(
         analysis.facts,
         settings_modules=options.django_settings,
