@@ -31,7 +31,7 @@ from jobcheck.scope import Scope, ScopeError, changed_files, for_paths
 if TYPE_CHECKING:
     from jobcheck import baseline, fixing
     from jobcheck.catalog import Catalog
-    from jobcheck.engine import Selection
+    from jobcheck.engine import RunSettings, Selection
     from jobcheck.project import Project
     from jobcheck.review_diff import Change
     from jobcheck.run_cache import RunCache
@@ -1053,22 +1053,12 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
     retries, backoff, dead letter, schedule and lock."""
     from rich.console import Console
 
-    from jobcheck.engine import RunSettings, collect_facts
-    from jobcheck.project import Project
+    from jobcheck.engine import RunSettings
     from jobcheck.review import cards, contracts
 
     targets = paths or (".",)
     options = _options(config_file, targets)
-    try:
-        _, analysis = collect_facts(targets, options, RunSettings())
-    except DiscoveryError as error:
-        raise JobcheckError(str(error)) from None
-    project = Project(
-        analysis.facts,
-        settings_modules=options.django_settings,
-        celery_app=options.celery_app,
-        loader=analysis.loader,
-    )
+    project = _project_of(targets, options, RunSettings())
     found = contracts(project, options)
     if output_format == "json":
         import json
@@ -1113,9 +1103,8 @@ def review_command(
     from rich.console import Console
 
     from jobcheck.catalog import load_catalog
-    from jobcheck.engine import RunSettings, Selection, collect_facts, run_checks
+    from jobcheck.engine import RunSettings, Selection, run_checks
     from jobcheck.output import review as render
-    from jobcheck.project import Project
     from jobcheck.review_report import review
 
     targets = paths or (".",)
@@ -1124,16 +1113,7 @@ def review_command(
     # A progress bar on long runs in a terminal (text output only: never in a file or CI).
     with progress_bar(enabled=output_format == "text") as bar:
         settings.progress = bar
-        try:
-            _, analysis = collect_facts(targets, options, settings)
-        except DiscoveryError as error:
-            raise JobcheckError(str(error)) from None
-    project = Project(
-        analysis.facts,
-        settings_modules=options.django_settings,
-        celery_app=options.celery_app,
-        loader=analysis.loader,
-    )
+        project = _project_of(targets, options, settings)
     selection = Selection.resolve(load_catalog(), options.select, options.ignore)
     found = review(project, options, run_checks(project, options, selection))
     changes = None
@@ -1172,8 +1152,7 @@ def _changes_since(
     """The tree at ``revision`` read like the current one, and what changed for jobs."""
     import tempfile
 
-    from jobcheck.engine import RunSettings, collect_facts
-    from jobcheck.project import Project
+    from jobcheck.engine import RunSettings
     from jobcheck.review_diff import changes
     from jobcheck.scope import ScopeError, tree_at
 
@@ -1184,14 +1163,25 @@ def _changes_since(
             old_root = tree_at(revision, Path(targets[0]), Path(folder))
         except ScopeError as error:
             raise JobcheckError(str(error)) from None
-        _, analysis = collect_facts((str(old_root),), options, RunSettings(cache_dir=None))
-        old = Project(
-            analysis.facts,
-            settings_modules=options.django_settings,
-            celery_app=options.celery_app,
-            loader=analysis.loader,
-        )
+        old = _project_of((str(old_root),), options, RunSettings(cache_dir=None))
         return changes(old, project, str(old_root), targets[0].rstrip("/"), options)
+
+
+def _project_of(targets: tuple[str, ...], options: Options, settings: RunSettings) -> Project:
+    """The project model of ``targets``, for the commands that review rather than check."""
+    from jobcheck.engine import collect_facts
+    from jobcheck.project import Project
+
+    try:
+        _, analysis = collect_facts(targets, options, settings)
+    except DiscoveryError as error:
+        raise JobcheckError(str(error)) from None
+    return Project(
+        analysis.facts,
+        settings_modules=options.django_settings,
+        celery_app=options.celery_app,
+        loader=analysis.loader,
+    )
 
 
 def _usage_line(error: click.UsageError) -> str:
