@@ -1109,7 +1109,8 @@ def review_command(
 
     targets = paths or (".",)
     options = _options(config_file, targets)
-    settings = RunSettings()
+    # Facts cached as check caches them (the tree at REV is read without a cache).
+    settings = RunSettings(cache_dir=_cache_dir(None, options, targets))
     # A progress bar on long runs in a terminal (text output only: never in a file or CI).
     with progress_bar(enabled=output_format == "text") as bar:
         settings.progress = bar

@@ -155,9 +155,10 @@ def review(project: Project, options: Options, findings: Iterable[Finding]) -> R
     by_qualname = {j.task.qualname: j for j in project.jobs}
     jobs = []
     limits: dict[str, str] = {}
+    sites = _sites_by_job(project)
     for contract in contracts(project, options):
         job = _job_of(project, contract, by_qualname)
-        jobs.append(_job_review(project, contract, job, findings))
+        jobs.append(_job_review(project, contract, job, findings, sites))
         if job is not None:
             limits[job.task.qualname] = contract.time_limit
     return Review(jobs, _queues(project, options), _schedules(project, limits))
@@ -204,11 +205,15 @@ def _job_of(project: Project, contract: Contract, by_qualname: dict[str, Job]) -
 
 
 def _job_review(
-    project: Project, contract: Contract, job: Job | None, findings: list[Finding]
+    project: Project,
+    contract: Contract,
+    job: Job | None,
+    findings: list[Finding],
+    sites_by_job: dict[int, list[str]],
 ) -> JobReview:
     parameters = _parameters(project, job)
     idempotency = _idempotency(project, job)
-    sites = _enqueue_sites(project, job)
+    sites = sites_by_job.get(id(job), []) if job is not None else []
     own = _findings_of(project, contract, job, findings)
     item = JobReview(contract, parameters, idempotency, sites, own)
     _score(item)
@@ -251,14 +256,13 @@ def _idempotency(project: Project, job: Job | None) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _enqueue_sites(project: Project, job: Job | None) -> list[str]:
-    if job is None:
-        return []
-    return [
-        f"{f.path}:{site.loc.line}"
-        for f, site, sent in project.enqueues()
-        if sent is job and not is_test_code(f)
-    ]
+def _sites_by_job(project: Project) -> dict[int, list[str]]:
+    """Where each job is enqueued (outside test code), by the job object's id."""
+    found: dict[int, list[str]] = {}
+    for f, site, job in project.enqueues():
+        if job is not None and not is_test_code(f):
+            found.setdefault(id(job), []).append(f"{f.path}:{site.loc.line}")
+    return found
 
 
 def _findings_of(
