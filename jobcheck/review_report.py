@@ -243,10 +243,12 @@ def _idempotency(project: Project, job: Job | None) -> list[str]:
     if job is None or job.task.function is None:
         return []
     summary = project.summaries.of(job.task.function)
+    # The job's own body and the helpers it calls directly: a guard deeper down guards
+    # that helper's own work, not the job's (saleor's webhook cleanup filters).
     found = [
         f"{reach.item.kind} ({reach.path}:{reach.item.loc.line})"
         for reach in summary.guards
-        if reach.item.kind not in EXCLUSION_ONLY
+        if reach.item.kind not in EXCLUSION_ONLY and len(reach.chain) <= 1
     ]
     found += [
         f"idempotency key on {reach.item.func} ({reach.path}:{reach.item.loc.line})"

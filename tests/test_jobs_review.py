@@ -261,3 +261,32 @@ def test_jobs_lists_sidekiq_and_activejob_contracts() -> None:
     assert jobs["CrmPushJob"]["retries"].startswith(
         "retry_on Faraday::ConnectionFailed: 8 attempts, wait :polynomially_longer; then"
     )
+
+
+def test_a_job_on_a_sidekiq_application_job_is_a_sidekiq_job(tmp_path: Path) -> None:
+    """email-alert-api: ``class ApplicationJob; include Sidekiq::Job; end`` in app/jobs
+    makes its subclasses Sidekiq jobs, not ActiveJobs."""
+    pytest.importorskip("tree_sitter_ruby", reason="Ruby needs the ruby extra")
+    jobs = tmp_path / "app" / "jobs"
+    jobs.mkdir(parents=True)
+    (jobs / "application_job.rb").write_text("class ApplicationJob\n  include Sidekiq::Job\nend\n")
+    (jobs / "digest_job.rb").write_text(
+        "class DigestJob < ApplicationJob\n  def perform(id)\n    Digest.run(id)\n  end\nend\n"
+    )
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert [(c["job"], c["framework"]) for c in json.loads(result.output)] == [
+        ("DigestJob", "sidekiq")
+    ]
+
+
+def test_retry_kwargs_max_retries_is_the_cap(tmp_path: Path) -> None:
+    (tmp_path / "tasks.py").write_text(
+        "from celery import shared_task\n\n\n"
+        "@shared_task(autoretry_for=(ConnectionError,), retry_kwargs={'max_retries': 5})\n"
+        "def push(order_id):\n    return order_id\n"
+    )
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    (push,) = json.loads(result.output)
+    assert push["retries"] == "automatic on ConnectionError, max 5 (retry_kwargs)"

@@ -76,7 +76,9 @@ COUNTER_METHODS = frozenset(
 GET_OR_CREATE = frozenset(
     {"find_or_create_by", "find_or_create_by!", "create_or_find_by", "create_or_find_by!"}
 )
-CONFLICT_METHODS = frozenset({"upsert", "upsert_all", "insert_all", "insert", "insert_all!"})
+# ``insert``/``insert_all`` skip rows that conflict (ON CONFLICT DO NOTHING); ``insert!``/
+# ``insert_all!`` raise on them (activerecord/lib/active_record/persistence.rb).
+CONFLICT_METHODS = frozenset({"upsert", "upsert_all", "insert_all", "insert"})
 ROW_LOCKS = frozenset({"with_lock", "lock!"})
 # with_advisory_lock gem (ClosureTree/with_advisory_lock): ``Model.with_advisory_lock(name,
 # timeout_seconds: 0) { }`` runs the block only while holding a database advisory lock.

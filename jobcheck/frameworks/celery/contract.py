@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import SeqV, Value, describe, env_note, is_none, number, truthy
+from jobcheck.facts.values import DictV, SeqV, Value, describe, env_note, is_none, number, truthy
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project, Resolved
@@ -36,6 +36,13 @@ def retries(project: Project, job: Job) -> str:
         if cap.is_set and is_none(cap.value)
         else (f"max {_value(cap)}" if cap.is_set else "max 3 (Celery default)")
     )
+    # retry_kwargs go to every retry() autoretry makes (celery/app/autoretry.py
+    # ``task.retry(exc=exc, **retry_kwargs)``) and to ``self.retry(**self.retry_kwargs)``:
+    # a max_retries there wins over the task's.
+    kwargs = project.option(job, "retry_kwargs").value
+    given = kwargs.get("max_retries") if isinstance(kwargs, DictV) else None
+    if given is not None:
+        limit = "unbounded" if is_none(given) else f"max {describe(given)} (retry_kwargs)"
     if autoretry.is_set:
         return f"automatic on {_exceptions(autoretry.value)}, {limit}"
     function = project.function(job.task.function)

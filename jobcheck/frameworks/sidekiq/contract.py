@@ -64,6 +64,22 @@ def _ruby_tasks(project: Project) -> dict[str, tuple[FileFacts, TaskDef]]:
     return memo  # type: ignore[no-any-return]
 
 
+def built_on_sidekiq(project: Project, task: TaskDef) -> bool:
+    """A class taken for an ActiveJob (``< ApplicationJob``) whose base in the project is
+    a Sidekiq class (``include Sidekiq::Job``)."""
+    seen: set[str] = set()
+    base = task.base
+    while base and base not in seen:
+        seen.add(base)
+        found = _ruby_tasks(project).get(base)
+        if found is None:
+            return False
+        if found[1].framework == "sidekiq":
+            return True
+        base = found[1].base
+    return False
+
+
 def is_abstract_base(project: Project, task: TaskDef) -> bool:
     """A job class other job classes inherit from that defines no ``perform`` of its
     own (``ApplicationJob``, ``BaseWorker``): a base, not a job."""

@@ -21,7 +21,9 @@ CLIENT_ENQUEUE = frozenset(
 DEFAULT_MAX_RETRY_ATTEMPTS = 25
 """``DEFAULT_MAX_RETRY_ATTEMPTS = 25`` (job_retry.rb:73); the ``:max_retries`` config key
 overrides it globally (``Sidekiq.default_configuration[:max_retries] || ...``, :77)."""
-BACKOFF_FORMULA = "count**4 + 15 + rand(10 * (count + 1)) seconds"
+BACKOFF_FORMULA = (
+    "count**4 + 15 s plus jitter (rand(10 * (count + 1)) on 8.x, rand(10) * (count + 1) on 7.x)"
+)
 """``delay_for``: ``(count**4) + 15`` (job_retry.rb:238); ``process_retry`` adds
 ``jitter = rand(10 * (count + 1))`` (:202-203), also after a custom ``sidekiq_retry_in``.
 7.x jitter is ``rand(10) * (count + 1)`` (7-x job_retry.rb:192). The default 25 retries

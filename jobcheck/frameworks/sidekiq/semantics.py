@@ -68,6 +68,12 @@ class SidekiqSemantics(Semantics):
             return None  # ApplicationJob: its options count for its subclasses
         if task.framework != "activejob":
             return task
+        if contract.built_on_sidekiq(project, task):
+            # ``class ApplicationJob; include Sidekiq::Job; end`` (email-alert-api): its
+            # subclasses in app/jobs are Sidekiq jobs, whatever their folder suggests.
+            import dataclasses
+
+            return dataclasses.replace(task, framework="sidekiq")
         return task if contract.activejob_adapter(project) in ("sidekiq", None) else None
 
     # -- jobs and enqueues -----------------------------------------------------------------
