@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from jobcheck.checks.scl38_single_job_runs import SingleJobRuns
 from jobcheck.config import Options
 from jobcheck.facts import ScheduleEntry
+from jobcheck.facts.values import CallV, EnvDefault, is_none, string
 from jobcheck.project import Project
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe as describe_schedule
@@ -107,8 +108,25 @@ def _when(entry: ScheduleEntry) -> str:
 def _queue(project: Project, job: Job) -> str:
     route = project.routing.job_route(job)
     if not route.known:
-        return "unknown (computed at run time)"
+        return _env_queue(project, job) or "unknown (computed at run time)"
     return f"{route.queue} (default)" if route.default else str(route.queue)
+
+
+def _env_queue(project: Project, job: Job) -> str | None:
+    """``queue=settings.X`` where ``X = os.environ.get("X")``: the default queue unless
+    the variable is set (saleor's search-vector and webhook queues)."""
+    value = project.value(job.task.option("queue"))
+    if isinstance(value, EnvDefault) and value.value is None and value.variable:
+        return f"the default queue, unless ${value.variable} names another"
+    if (
+        isinstance(value, CallV)
+        and value.func in ("os.environ.get", "os.getenv")
+        and value.args
+        and (len(value.args) == 1 or is_none(value.args[1]))
+        and string(value.args[0])
+    ):
+        return f"the default queue, unless ${string(value.args[0])} names another"
+    return None
 
 
 def _lock(locks: SingleJobRuns, job: Job) -> str:

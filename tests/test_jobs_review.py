@@ -290,3 +290,23 @@ def test_retry_kwargs_max_retries_is_the_cap(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (push,) = json.loads(result.output)
     assert push["retries"] == "automatic on ConnectionError, max 5 (retry_kwargs)"
+
+
+def test_a_queue_named_by_an_unset_environment_variable(tmp_path: Path) -> None:
+    """saleor: ``queue=settings.X`` with ``X = os.environ.get("X", None)`` is the default
+    queue unless the variable is set."""
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "settings.py").write_text(
+        "import os\n\nCELERY_BROKER_URL = 'redis://localhost:6379/0'\n"
+        'REPORTS_QUEUE_NAME = os.environ.get("REPORTS_QUEUE_NAME", None)\n'
+    )
+    (tmp_path / "shop" / "tasks.py").write_text(
+        "from celery import shared_task\nfrom django.conf import settings\n\n\n"
+        "@shared_task(queue=settings.REPORTS_QUEUE_NAME)\n"
+        "def build_report(report_id):\n    return report_id\n"
+    )
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    (report,) = json.loads(result.output)
+    assert report["queue"] == "the default queue, unless $REPORTS_QUEUE_NAME names another"
