@@ -132,6 +132,13 @@ def plugin(name: str | None) -> Plugin | None:
     return _by_name().get(name or "")
 
 
+def owner(name: str | None) -> str | None:
+    """The name of the plugin whose facts carry ``name`` (an alias: an ActiveJob's is
+    "sidekiq"); ``name`` itself when no plugin knows it."""
+    found = plugin(name)
+    return found.name if found is not None else name
+
+
 def names() -> tuple[str, ...]:
     """Every plugin's name, in registry order."""
     return tuple(p.name for p in plugins())

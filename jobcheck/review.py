@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from jobcheck.checks.scl38_single_job_runs import SingleJobRuns
 from jobcheck.config import Options
 from jobcheck.facts import ScheduleEntry
-from jobcheck.facts.values import CallV, EnvDefault, is_none, string
 from jobcheck.project import Project
+from jobcheck.project.environment import unset_read
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe as describe_schedule
 from jobcheck.project.test_code import is_test_code
@@ -115,18 +115,8 @@ def _queue(project: Project, job: Job) -> str:
 def _env_queue(project: Project, job: Job) -> str | None:
     """``queue=settings.X`` where ``X = os.environ.get("X")``: the default queue unless
     the variable is set (saleor's search-vector and webhook queues)."""
-    value = project.value(job.task.option("queue"))
-    if isinstance(value, EnvDefault) and value.value is None and value.variable:
-        return f"the default queue, unless ${value.variable} names another"
-    if (
-        isinstance(value, CallV)
-        and value.func in ("os.environ.get", "os.getenv")
-        and value.args
-        and (len(value.args) == 1 or is_none(value.args[1]))
-        and string(value.args[0])
-    ):
-        return f"the default queue, unless ${string(value.args[0])} names another"
-    return None
+    variable = unset_read(project.value(job.task.option("queue")))
+    return f"the default queue, unless ${variable} names another" if variable else None
 
 
 def _lock(locks: SingleJobRuns, job: Job) -> str:

@@ -20,8 +20,7 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import DocFile
 from jobcheck.findings import Finding
 from jobcheck.project.routing import Place
-from jobcheck.registry import plugin as plugin_named
-from jobcheck.registry import plugins, semantics
+from jobcheck.registry import owner, plugins, semantics
 
 
 @dataclass(frozen=True)
@@ -87,27 +86,21 @@ class DeadLetterRunbook(RuleChecks):
             Place(f.path, decl.loc)
             for f in self.project.files
             for decl in f.queues
-            if _owner(decl.framework) == framework
+            if owner(decl.framework) == framework
         ]
         if not places:
             places = [
                 Place(job.file.path, job.task.loc)
                 for job in self.project.jobs
-                if _owner(job.framework) == framework
+                if owner(job.framework) == framework
             ]
         if not places:
             places = [
                 Place(f.path, site.loc)
                 for f, site, job in self.project.enqueues()
-                if _owner(job.framework if job else site.framework_hint) == framework
+                if owner(job.framework if job else site.framework_hint) == framework
             ]
         return min(places, key=lambda p: (p.path, p.loc.line)) if places else None
-
-
-def _owner(framework: str | None) -> str | None:
-    """The plugin a framework name belongs to (an ActiveJob's is Sidekiq's)."""
-    found = plugin_named(framework)
-    return found.name if found is not None else framework
 
 
 def _covered(destination: _Destination, runbooks: list[DocFile]) -> bool:

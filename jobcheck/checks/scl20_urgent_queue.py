@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
 from jobcheck.project.routing import Place, Route, is_test_code
-from jobcheck.registry import plugin as plugin_named
-from jobcheck.registry import semantics
+from jobcheck.registry import owner, semantics
 from jobcheck.vocabulary.words import matching_word
 
 
@@ -48,7 +47,7 @@ class UrgentQueue(RuleChecks):
             if word is None or self._urgent_word(unit) is not None:
                 continue
             for route, _ in unit.routes:
-                bulk.setdefault((_owner(unit.framework), route.queue), (unit.name, word))  # type: ignore[arg-type]
+                bulk.setdefault((owner(unit.framework), route.queue), (unit.name, word))  # type: ignore[arg-type]
         seen: set[tuple[str, int]] = set()
         for unit in units:
             word = self._urgent_word(unit)
@@ -58,7 +57,7 @@ class UrgentQueue(RuleChecks):
                 key = (place.path, place.loc.line)
                 if key in seen:
                     continue
-                shared = bulk.get((_owner(unit.framework), route.queue))  # type: ignore[arg-type]
+                shared = bulk.get((owner(unit.framework), route.queue))  # type: ignore[arg-type]
                 if route.default:
                     why = (
                         f"runs on the default queue '{route.queue}', behind every job nothing "
@@ -119,13 +118,6 @@ class UrgentQueue(RuleChecks):
                     place = route.where  # the queue_as line, where the queue is chosen
                 unit.routes.insert(0, (route, place))
         return list(units.values())
-
-
-def _owner(framework: str | None) -> str | None:
-    """The plugin a framework name belongs to: an ActiveJob and a Sidekiq job on one
-    queue share it."""
-    found = plugin_named(framework)
-    return found.name if found is not None else framework
 
 
 def _last(text: str) -> str:

@@ -44,6 +44,21 @@ def env_default(value: Value | None, instances: Mapping[str, str]) -> Value | No
     return read if read is not None else value
 
 
+def unset_read(value: Value | None) -> str | None:
+    """The variable of a standard-library environment read that falls back to None
+    (``os.environ.get("X")``, ``os.getenv("X", None)``): the value is None wherever the
+    variable is unset."""
+    if not isinstance(value, CallV) or value.func not in _STDLIB_READS:
+        return None
+    variable = value.arg(0, "key")
+    default = value.arg(1, "default")
+    if not isinstance(variable, Const) or not isinstance(variable.value, str):
+        return None
+    if default is not None and not (isinstance(default, Const) and default.value is None):
+        return None
+    return variable.value
+
+
 def _read(call: CallV, instances: Mapping[str, str]) -> EnvDefault | None:
     func = call.func or ""
     variable = call.arg(0, "key") if func in _STDLIB_READS else call.arg(0, "option")

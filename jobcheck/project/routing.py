@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts import EnqueueSite, FileFacts, Loc, LoopEnqueue, QueueBinding
 from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, is_join, is_none, string
 from jobcheck.project.test_code import is_test_code
-from jobcheck.registry import plugin as plugin_named
-from jobcheck.registry import plugins, semantics
+from jobcheck.registry import owner, plugins, semantics
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -357,8 +356,7 @@ class _Inventory:
     def use(self, framework: str, name: str) -> QueueUse:
         # One queue whatever alias named its framework: an ActiveJob's queue_as and
         # config/sidekiq.yml name the same Sidekiq queue.
-        owner = plugin_named(framework)
-        framework = owner.name if owner is not None else framework
+        framework = owner(framework) or framework
         key = (framework, name)
         if key not in self.uses:
             self.uses[key] = QueueUse(framework, name)
