@@ -152,12 +152,16 @@ class Review:
 
 def review(project: Project, options: Options, findings: Iterable[Finding]) -> Review:
     findings = list(findings)
-    by_qualname = {j.task.qualname: j for j in project.jobs}
+    # A contract names its job as (path, line, registered name or qualname).
+    by_place = {
+        (j.file.path, j.task.loc.line, j.task.registered_name or j.task.qualname): j
+        for j in project.jobs
+    }
     jobs = []
     limits: dict[str, str] = {}
     sites = _sites_by_job(project)
     for contract in contracts(project, options):
-        job = _job_of(project, contract, by_qualname)
+        job = by_place.get((contract.path, contract.line, contract.job))
         jobs.append(_job_review(project, contract, job, findings, sites))
         if job is not None:
             limits[job.task.qualname] = contract.time_limit
@@ -194,14 +198,6 @@ def overlap(gap: float | None, time_limit: str | None) -> str | None:
             f"{describe_seconds(gap)}"
         )
     return None
-
-
-def _job_of(project: Project, contract: Contract, by_qualname: dict[str, Job]) -> Job | None:
-    for job in project.jobs:
-        name = job.task.registered_name or job.task.qualname
-        if (job.file.path, job.task.loc.line, name) == (contract.path, contract.line, contract.job):
-            return job
-    return by_qualname.get(contract.job)
 
 
 def _job_review(
