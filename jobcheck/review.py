@@ -40,6 +40,8 @@ class Contract:
     dead_letter: str
     schedule: str
     lock: str
+    delivery: str = "-"
+    """When the message is acknowledged, and what a worker lost mid-run does to it."""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -58,6 +60,7 @@ def contracts(project: Project, options: Options) -> list[Contract]:
             **semantics(job.framework).contract(project, job),
             schedule="; ".join(dict.fromkeys(schedules.get(job.task.function or "", []))) or "-",
             lock=_lock(locks, job),
+            delivery=semantics(job.framework).delivery(project, job),
         )
         for job in project.jobs
         if not is_test_code(job.file)  # jobs of the test suite run nowhere in production
@@ -139,6 +142,7 @@ FIELDS = (
     ("retries", "retries"),
     ("backoff", "backoff"),
     ("dead_letter", "dead letter"),
+    ("delivery", "delivery"),
     ("schedule", "schedule"),
     ("lock", "lock"),
 )

@@ -194,3 +194,62 @@ def test_a_schedule_names_its_time_zone() -> None:
     whens = {(s["job"], s["when"]) for s in data["schedules"]}
     assert ("Maintenance::NightlyCleanupJob", "every day at 03:00 Europe/Berlin") in whens
     assert ("Maintenance::NightlyCleanupJob", "every day at 04:30") in whens  # whenever
+
+
+DELIVERY_CASES = {
+    # framework file, what the contract's delivery must say
+    "celery_early.py": (
+        "from celery import Celery\napp = Celery('s', broker='redis://r')\n\n"
+        "@app.task\ndef ping():\n    pass\n",
+        "early (Celery's default)",
+    ),
+    "celery_late.py": (
+        "from celery import Celery\napp = Celery('s', broker='redis://r')\n\n"
+        "@app.task(acks_late=True, reject_on_worker_lost=True)\ndef ping():\n    pass\n",
+        "after the visibility timeout, 3600 s (the redis transport's default); "
+        "a killed child process's run is requeued",
+    ),
+    "rq_job.py": (
+        "from redis import Redis\nfrom rq import Queue\nq = Queue(connection=Redis())\n\n"
+        "def ping():\n    pass\n\ndef send():\n    q.enqueue(ping)\n",
+        "failed as abandoned (AbandonedJobError)",
+    ),
+    "dramatiq_actor.py": (
+        "import dramatiq\nfrom dramatiq.brokers.redis import RedisBroker\n"
+        "broker = RedisBroker(url='redis://r')\ndramatiq.set_broker(broker)\n\n"
+        "@dramatiq.actor\ndef ping():\n    pass\n",
+        "return to the queue once its heartbeat is 60 s old",
+    ),
+    "huey_task.py": (
+        "from huey import RedisHuey\nhuey = RedisHuey()\n\n@huey.task()\ndef ping():\n    pass\n",
+        "a consumer killed mid-run loses it",
+    ),
+    "arq_worker.py": (
+        "from arq.connections import RedisSettings\n\nasync def ping(ctx):\n    pass\n\n"
+        "class WorkerSettings:\n    functions = [ping]\n    redis_settings = RedisSettings()\n",
+        "once the in-progress key expires (the longest job timeout + 10 s)",
+    ),
+    "taskiq_task.py": (
+        "from taskiq_redis import ListQueueBroker\nbroker = ListQueueBroker('redis://r')\n\n"
+        "@broker.task\nasync def ping():\n    pass\n",
+        "acked when_saved (taskiq's default); ListQueueBroker pops the message",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DELIVERY_CASES))
+def test_the_contract_says_when_a_message_is_acknowledged(tmp_path: Path, name: str) -> None:
+    source, expected = DELIVERY_CASES[name]
+    (tmp_path / name).write_text(source)
+    data = json.loads(_review(tmp_path, "--format", "json").output)
+    deliveries = [j["delivery"] for j in data["jobs"] if j["job"].endswith("ping")]
+    assert len(deliveries) == 1, data["jobs"]
+    assert expected in deliveries[0]
+
+
+def test_sidekiq_delivery_is_early_with_basic_fetch() -> None:
+    pytest.importorskip("tree_sitter_ruby", reason="Ruby needs the ruby extra")
+    case = Path(__file__).parent / "fixtures" / "sidekiq" / "rails_app"
+    data = json.loads(_review(case, "--format", "json").output)
+    sidekiq = [j["delivery"] for j in data["jobs"] if j["framework"] == "sidekiq"]
+    assert sidekiq and all("BasicFetch pops the job" in d for d in sidekiq)

@@ -501,6 +501,11 @@ class Semantics:
             "dead_letter": "unknown",
         }
 
+    def delivery(self, project: Project, job: Job) -> str:
+        """When the job's message is acknowledged and what a worker lost mid-run does to
+        it (late ack, visibility timeout, redelivery), in words."""
+        return "unknown"
+
     def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
         """Contracts of jobs that are plain functions enqueued by reference (RQ)."""
         return iter(())

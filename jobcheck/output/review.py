@@ -46,6 +46,7 @@ def text(review: Review) -> Iterator[Any]:
             ("retries", c.retries),
             ("backoff", c.backoff),
             ("dead letter", c.dead_letter),
+            ("delivery", c.delivery),
             ("schedule", c.schedule),
             ("lock", c.lock),
             ("idempotency", "; ".join(j.idempotency) or "none found"),
@@ -116,9 +117,9 @@ def _cell(text: str) -> str:
 
 def _job_table(review: Review) -> list[str]:
     rows = [
-        "| job | framework | queue | time limit | retries | backoff | dead letter | schedule "
-        "| lock | idempotency | sends | score |",
-        "|---|---|---|---|---|---|---|---|---|---|---:|---:|",
+        "| job | framework | queue | time limit | retries | backoff | dead letter | delivery "
+        "| schedule | lock | idempotency | sends | score |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---:|---:|",
     ]
     for j in review.jobs:
         c = j.contract
@@ -130,6 +131,7 @@ def _job_table(review: Review) -> list[str]:
             c.retries,
             c.backoff,
             c.dead_letter,
+            c.delivery,
             c.schedule,
             c.lock,
             "; ".join(j.idempotency) or "none found",

@@ -290,5 +290,13 @@ class ArqSemantics(Semantics):
             "dead_letter": "none (failed results expire after keep_result)",
         }
 
+    def delivery(self, project: Project, job: Job) -> str:
+        # arq/worker.py: the job stays in the queue while it runs, marked by an
+        # in-progress key of ``max(job timeouts) + 10`` s (``in_progress_timeout_s``).
+        return (
+            "late: the job stays queued while it runs; if its worker dies another runs "
+            "it again once the in-progress key expires (the longest job timeout + 10 s)"
+        )
+
 
 SEMANTICS = ArqSemantics()

@@ -22,7 +22,7 @@ from jobcheck.facts.values import (
     number,
     truthy,
 )
-from jobcheck.frameworks.celery import routes, tasks
+from jobcheck.frameworks.celery import contract, routes, tasks
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project.schedule_words import describe, expiry_hint, job_label
 from jobcheck.project.test_code import is_test_code
@@ -33,9 +33,6 @@ if TYPE_CHECKING:
     from jobcheck.project.model import Job, Resolved
     from jobcheck.project.routing import QueueUse
 
-# kombu/transport/redis.py: ``Channel.visibility_timeout = 3600  # 1 hour``.
-# kombu/transport/SQS/__init__.py: ``Channel.default_visibility_timeout = 1800  # 30 minutes``.
-DEFAULT_VISIBILITY_TIMEOUT = {"redis": 3600.0, "sqs": 1800.0}
 CATCH_ALL = frozenset(
     {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
 )
@@ -109,7 +106,7 @@ def _jobs_limited_per_call(check: Check) -> frozenset[str]:
 
 
 def time_limit_exceeds_visibility(check: Check) -> Iterator[Finding]:
-    visibility = _visibility(check)
+    visibility = contract.visibility_timeout(check.project)
     if visibility is None:
         return
     seconds, origin = visibility
@@ -150,7 +147,7 @@ def time_limit_exceeds_visibility(check: Check) -> Iterator[Finding]:
 
 
 def countdown_exceeds_visibility(check: Check) -> Iterator[Finding]:
-    visibility = _visibility(check)
+    visibility = contract.visibility_timeout(check.project)
     if visibility is None:
         return
     seconds, origin = visibility
@@ -169,23 +166,6 @@ def countdown_exceeds_visibility(check: Check) -> Iterator[Finding]:
             "runs more than once; schedule long delays with a periodic job or raise "
             "visibility_timeout",
         )
-
-
-def _visibility(check: Check) -> tuple[float, str] | None:
-    """The broker's visibility timeout in seconds and where it comes from."""
-    configured = []
-    for _, setting in check.project.settings("broker_transport_options"):
-        if isinstance(setting.value, DictV):
-            value = number(setting.value.get("visibility_timeout"))
-            if value is not None:
-                configured.append(value)
-    if configured:
-        # Several settings modules may disagree: only flag what exceeds them all.
-        return max(configured), "broker_transport_options"
-    scheme = check.project.broker_scheme()
-    if scheme in DEFAULT_VISIBILITY_TIMEOUT:
-        return DEFAULT_VISIBILITY_TIMEOUT[scheme], f"the {scheme} transport's default"
-    return None
 
 
 def soft_limit_not_below_hard(check: Check) -> Iterator[Finding]:

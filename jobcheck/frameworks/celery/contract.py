@@ -134,3 +134,48 @@ def _exceptions(value: Value | None) -> str:
     items = value.items if isinstance(value, SeqV) else (value,) if value is not None else ()
     names = [describe(item).rsplit(".", 1)[-1] for item in items]
     return ", ".join(names) or "nothing"
+
+
+# kombu/transport/redis.py: ``Channel.visibility_timeout = 3600  # 1 hour``.
+# kombu/transport/SQS/__init__.py: ``Channel.default_visibility_timeout = 1800  # 30 minutes``.
+DEFAULT_VISIBILITY_TIMEOUT = {"redis": 3600.0, "sqs": 1800.0}
+
+
+def visibility_timeout(project: Project) -> tuple[float, str] | None:
+    """The broker's visibility timeout in seconds and where it comes from."""
+    configured = []
+    for _, setting in project.settings("broker_transport_options"):
+        if isinstance(setting.value, DictV):
+            value = number(setting.value.get("visibility_timeout"))
+            if value is not None:
+                configured.append(value)
+    if configured:
+        # Several settings modules may disagree: only flag what exceeds them all.
+        return max(configured), "broker_transport_options"
+    scheme = project.broker_scheme()
+    if scheme in DEFAULT_VISIBILITY_TIMEOUT:
+        return DEFAULT_VISIBILITY_TIMEOUT[scheme], f"the {scheme} transport's default"
+    return None
+
+
+def delivery(project: Project, job: Job) -> str:
+    """When the task's message is acknowledged, and what a lost worker does to it.
+
+    ``acks_late=Option(False)`` (celery/app/defaults.py): acked as the task starts. With
+    acks_late a run whose child process is killed is still acked unless
+    ``reject_on_worker_lost`` (celery/worker/request.py ``on_failure``); a worker that
+    loses its broker connection leaves the message to be redelivered, on Redis and SQS
+    once the visibility timeout has passed.
+    """
+    late = project.option(job, "acks_late")
+    if not (late.is_set and truthy(late.value)):
+        origin = f"acks_late=False, {_source(late)}" if late.is_set else "Celery's default"
+        return f"early ({origin}): acked as it starts; a worker lost mid-run loses the job"
+    text = f"late (acks_late, {_source(late)}): a lost worker's job is redelivered"
+    visibility = visibility_timeout(project)
+    if visibility is not None:
+        text += f" after the visibility timeout, {visibility[0]:g} s ({visibility[1]})"
+    lost = project.option(job, "reject_on_worker_lost")
+    if lost.is_set and truthy(lost.value):
+        return text + "; a killed child process's run is requeued (reject_on_worker_lost)"
+    return text + "; a killed child process's run is acked, not retried"

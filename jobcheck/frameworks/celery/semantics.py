@@ -346,6 +346,9 @@ class CelerySemantics(Semantics):
             "dead_letter": contract.dead_letter(project, job),
         }
 
+    def delivery(self, project: Project, job: Job) -> str:
+        return contract.delivery(project, job)
+
 
 # Celery beat schedulers that keep each entry's last run in a database or Redis
 # (django-celery-beat, redbeat...), so intervals survive restarts; the default

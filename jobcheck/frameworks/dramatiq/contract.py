@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import describe, is_none, number
+from jobcheck.facts.values import describe, is_none, number, string
 from jobcheck.frameworks.dramatiq.companions import BrokerMiddleware, broker_middleware
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
+
+NAME = "dramatiq"
 
 DRAMATIQ_DEFAULT_LIMIT = "600 s (Dramatiq default)"
 
@@ -54,3 +56,35 @@ def _middleware_option(middleware: BrokerMiddleware | None, name: str, key: str)
     if middleware is None:
         return None
     return number(dict(middleware.options.get(name, ())).get(key))
+
+
+# dramatiq/brokers/redis.py ``DEFAULT_HEARTBEAT_TIMEOUT = 60000`` (ms): maintenance in
+# brokers/redis/dispatch.lua moves the unacked messages of a worker without a heartbeat
+# for that long back to their queue. brokers/rabbitmq.py acks (``basic_ack``) only after
+# the message is processed, so RabbitMQ redelivers a lost consumer's unacked messages.
+REDIS_HEARTBEAT_TIMEOUT_MS = 60_000
+_REDELIVERY = {
+    "RedisBroker": (
+        f"a dead worker's messages return to the queue once its heartbeat is "
+        f"{REDIS_HEARTBEAT_TIMEOUT_MS // 1000} s old (RedisBroker heartbeat_timeout)"
+    ),
+    "RabbitmqBroker": "RabbitMQ redelivers a lost worker's unacked messages",
+}
+
+
+def delivery(project: Project) -> str:
+    """Dramatiq acks a message after the actor returns, on either broker."""
+    brokers = set()
+    for _, config in project.configs(NAME):
+        text = config.cls if config.kind == "broker" else None
+        if config.kind == "settings":
+            text = string(config.option("BROKER"))
+        if text:
+            brokers.add(text.replace(":", ".").rsplit(".", 1)[-1])
+    known = sorted(brokers & _REDELIVERY.keys())
+    if len(known) == 1:
+        return f"late: acked after the actor returns; {_REDELIVERY[known[0]]}"
+    return (
+        "late: acked after the actor returns; the broker redelivers a lost worker's "
+        "messages (RabbitMQ at once, Redis after 60 s without a heartbeat)"
+    )

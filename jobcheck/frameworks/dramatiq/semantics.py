@@ -151,5 +151,8 @@ class DramatiqSemantics(Semantics):
             "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)" if retrying else "none",
         }
 
+    def delivery(self, project: Project, job: Job) -> str:
+        return contract.delivery(project)
+
 
 SEMANTICS = DramatiqSemantics()

@@ -369,6 +369,11 @@ class HueySemantics(Semantics):
             "dead_letter": "none (Huey keeps no failed tasks)",
         }
 
+    def delivery(self, project: Project, job: Job) -> str:
+        # huey/storage.py ``RedisStorage.dequeue``: ``brpop``/``rpop`` take the message
+        # off the queue before the task runs; nothing puts it back.
+        return "early: the consumer takes the task off the queue before running it; a consumer killed mid-run loses it"
+
 
 def _instance_config(project: Project, app_ref: str | None) -> FrameworkConfig | None:
     """The Huey instance (or djhuey ``HUEY`` setting) a task's decorator belongs to."""

@@ -49,6 +49,16 @@ def backoff(project: Project, job: Job) -> str:
     return intervals(job.task.option("retry"))
 
 
+# rq/registry.py ``StartedJobRegistry.cleanup``: a job whose work-horse died expires from
+# the started registry and is failed with AbandonedJobError, or retried while its Retry
+# has attempts left.
+DELIVERY = (
+    "the job waits in the started registry while it runs; if its worker dies it is "
+    "failed as abandoned (AbandonedJobError) or retried if Retry attempts are left, "
+    "once that entry expires"
+)
+
+
 def plain_functions(project: Project) -> Iterator[dict[str, object]]:
     """RQ jobs that are plain functions, enqueued by reference: their contract is in
     the enqueue call (the first call seen for each function)."""
@@ -82,6 +92,7 @@ def plain_functions(project: Project) -> Iterator[dict[str, object]]:
             else "none",
             "backoff": intervals(retry),
             "dead_letter": "failed job registry (RQ)",
+            "delivery": DELIVERY,
         }
 
 

@@ -202,6 +202,9 @@ class RQSemantics(Semantics):
             "dead_letter": "failed job registry (RQ)",
         }
 
+    def delivery(self, project: Project, job: Job) -> str:
+        return contract.DELIVERY
+
     def site_count_bound(self, site: EnqueueSite) -> str | None:
         if site.option(DEDUPLICATED) is None:
             return None

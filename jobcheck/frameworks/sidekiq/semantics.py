@@ -378,6 +378,15 @@ class SidekiqSemantics(Semantics):
 
         return contract.contract(project, job)
 
+    def delivery(self, project: Project, job: Job) -> str:
+        from jobcheck.frameworks.sidekiq import defaults
+
+        return (
+            f"early: BasicFetch pops the job; a process killed mid-run (OOM, SIGKILL) "
+            f"loses it, a graceful stop pushes it back after {defaults.SHUTDOWN_TIMEOUT_SECONDS} s "
+            "(Sidekiq Pro's super_fetch recovers lost jobs)"
+        )
+
 
 # The commit callback that runs after the transaction a save or destroy callback runs in
 # (activerecord/lib/active_record/transactions.rb ``after_create_commit``...).

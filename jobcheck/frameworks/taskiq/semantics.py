@@ -333,6 +333,30 @@ class TaskiqSemantics(Semantics):
             "dead_letter": "none (taskiq keeps no failed tasks)",
         }
 
+    def delivery(self, project: Project, job: Job) -> str:
+        return taskiq_delivery(project, job)
+
+
+# taskiq/acks.py ``AcknowledgeType``; receiver.py and cli/worker/args.py default to
+# ``WHEN_SAVED`` (after the result is stored), a task's ``ack_type`` label overriding it.
+# taskiq-redis redis_broker.py: ``ListQueueBroker`` pops with ``brpop`` (a message taken
+# is gone); ``RedisStreamBroker`` reclaims unacked messages idle for ``idle_timeout``
+# (600000 ms) with ``xautoclaim``.
+_BROKER_REDELIVERY = {
+    "ListQueueBroker": "ListQueueBroker pops the message, so a worker lost mid-run loses it",
+    "RedisStreamBroker": "RedisStreamBroker reclaims an unacked message after 10 min idle",
+    "AioPikaBroker": "RabbitMQ redelivers a lost worker's unacked message",
+}
+
+
+def taskiq_delivery(project: Project, job: Job) -> str:
+    label = job.task.option("ack_type")
+    when = describe(label) if label is not None else "when_saved (taskiq's default)"
+    config = _broker_config(project, job.task.app_ref)
+    broker = ((config.cls if config else None) or "").rsplit(".", 1)[-1]
+    after = _BROKER_REDELIVERY.get(broker, "what happens to it after a crash depends on the broker")
+    return f"acked {when}; {after}"
+
 
 QUEUE_NAMED_BROKERS = ("taskiq_redis.",)
 """Packages whose brokers take ``queue_name=`` with "taskiq" as its default
