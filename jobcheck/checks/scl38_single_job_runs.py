@@ -9,8 +9,8 @@ Docs: docs/rules/SCL-38.md.
 from __future__ import annotations
 
 import functools
-import shlex
 from collections.abc import Iterable, Iterator
+from itertools import product
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import (
@@ -29,6 +29,7 @@ from jobcheck.findings import Finding
 from jobcheck.project.model import Job, Project
 from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.project.test_code import is_test_code
+from jobcheck.project.workers import commands
 from jobcheck.registry import plugins, semantics
 from jobcheck.vocabulary.lock_names import decorates_with_lock, name_words
 
@@ -336,14 +337,9 @@ def _enqueued_note(entry: ScheduleEntry) -> str:
 def _process_scheduler(project: Project, process: ProcessDecl) -> str | None:
     """Why ``process`` runs a scheduler in each of its copies, or None: each framework
     says which of its commands schedule (``Semantics.process_scheduler``)."""
-    try:
-        words = shlex.split(process.command)
-    except ValueError:
-        return None
     copies = _copies(process)
-    kind = "Procfile process" if process.source == "procfile" else "supervisord program"
-    where = f"{kind} '{process.name}'"
-    for plugin in plugins():
+    where = _process_name(process)
+    for words, plugin in product(commands(process.command), plugins()):
         found = semantics(plugin.name).process_scheduler(project, words)
         if found is None:
             continue
@@ -366,9 +362,28 @@ def _process_scheduler(project: Project, process: ProcessDecl) -> str | None:
     return None
 
 
+PROCESS_KINDS = {
+    "procfile": "Procfile process",
+    "supervisord": "supervisord program",
+    "compose": "docker-compose service",
+    "systemd": "systemd unit",
+    "dockerfile": "Dockerfile",
+    "script": "script",
+    "values": "Helm values",
+}
+
+
+def _process_name(process: ProcessDecl) -> str:
+    """``Procfile process 'worker'``; a Kubernetes workload names its own kind."""
+    if process.source == "kubernetes":
+        return process.name
+    return f"{PROCESS_KINDS.get(process.source, process.source)} '{process.name}'"
+
+
 def _copies(process: ProcessDecl) -> float:
-    """supervisord's ``numprocs`` (an ini string), 1 when absent or unreadable."""
-    value = process.option("numprocs")
+    """supervisord's ``numprocs`` (an ini string) or a workload's ``replicas``, 1 when
+    absent or unreadable."""
+    value = process.option("numprocs") or process.option("replicas")
     text = string(value) if value is not None else None
     if text is not None and text.strip().isdigit():
         return float(text)

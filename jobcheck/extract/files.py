@@ -48,6 +48,9 @@ class FileKind:
     claims_by_content: bool = False
     """A file of another kind by its name is of this one when its triggers match its bytes
     (a CronJob manifest named ``cron.yaml``)."""
+    claim_triggers: tuple[Trigger, ...] | None = None
+    """The triggers that claim such a file, when only some of ``triggers`` may (a
+    worker command in a compose file does not make it a manifest)."""
 
 
 # A crontab line: five fields (or an @keyword) and a command.
@@ -56,6 +59,9 @@ _CRON_LINE = (
     rb"|[\d*/,?LW#-]+[ \t]+[\d*/,-]+[ \t]+[\d*/,?LW#-]+[ \t]+[\w*/,-]+[ \t]+[\w*/,?L#-]+)"
     rb"[ \t]+\S"
 )
+
+_CRONJOB = Trigger("Kubernetes CronJob", b"CronJob", rb"kind:[ \t]*[\"']?CronJob\b")
+_WORKLOAD = rb"kind:[ \t]*[\"']?(?:Deployment|StatefulSet|DaemonSet|ReplicaSet|Pod)\b"
 
 FILE_KINDS: tuple[FileKind, ...] = (
     # Ruby sources and Sidekiq's YAML files (jobcheck/ruby), before the YAML manifests.
@@ -101,12 +107,34 @@ FILE_KINDS: tuple[FileKind, ...] = (
         "jobcheck.frameworks.crontab.reader:read_crontab",
         (Trigger("crontab line", b" ", _CRON_LINE), Trigger("crontab line", b"\t", _CRON_LINE)),
     ),
+    # docker-compose services (process definitions), before the YAML manifests.
+    FileKind(
+        "compose",
+        (
+            "*/docker-compose*.yml",
+            "*/docker-compose*.yaml",
+            "*/compose.yml",
+            "*/compose.yaml",
+            "*/compose.*.yml",
+            "*/compose.*.yaml",
+        ),
+        "jobcheck.frameworks.crontab.deployment:read_compose",
+    ),
     FileKind(
         "kubernetes",
         ("*.yaml", "*.yml"),
         "jobcheck.frameworks.kubernetes.manifests:read",
-        (Trigger("Kubernetes CronJob", b"CronJob", rb"kind:[ \t]*[\"']?CronJob\b"),),
+        (
+            _CRONJOB,
+            Trigger("Kubernetes workload", b"kind:", _WORKLOAD),
+            # Helm values and other YAML that name a worker command.
+            Trigger("worker command", b"worker", rb"(?s)\b(?:celery|rq)\b.{0,200}?\bworker\b"),
+            Trigger("worker command", b"dramatiq", rb"[\"'\s\[]dramatiq[\"'\s\],]"),
+            Trigger("worker command", b"huey_consumer"),
+            Trigger("worker command", b"run_huey"),
+        ),
         claims_by_content=True,
+        claim_triggers=(_CRONJOB,),
     ),
     FileKind(
         "procfile",
@@ -122,10 +150,27 @@ FILE_KINDS: tuple[FileKind, ...] = (
             Trigger("runs manage.py", b"manage.py"),
             Trigger("runs django-admin", b"django-admin"),
             Trigger("runs celery", b"celery"),
+            Trigger("runs a worker", b"rq", rb"\brq\s+worker\b"),
+            Trigger("runs a worker", b"dramatiq"),
+            Trigger("runs a worker", b"huey"),
+            Trigger("runs a worker", b"arq", rb"\barq\s"),
+            Trigger("runs a worker", b"sidekiq"),
             Trigger("takes a lock", b"flock"),
             Trigger("takes a lock", b"run-one"),
             Trigger("limits its time", b"timeout"),
         ),
+    ),
+    FileKind(
+        "systemd",
+        ("*.service",),
+        "jobcheck.frameworks.crontab.deployment:read_systemd",
+        (Trigger("systemd service", b"ExecStart"),),
+    ),
+    FileKind(
+        "dockerfile",
+        ("*/Dockerfile", "*/Dockerfile.*", "*.dockerfile", "*/Containerfile"),
+        "jobcheck.frameworks.crontab.deployment:read_dockerfile",
+        (Trigger("container command", b"CMD"), Trigger("container command", b"ENTRYPOINT")),
     ),
     FileKind(
         "supervisord",
@@ -172,6 +217,12 @@ def _prefilter(name: str) -> Prefilter:
     return Prefilter(kind.triggers or ())
 
 
+@functools.cache
+def _claim_prefilter(name: str) -> Prefilter:
+    kind = next(k for k in FILE_KINDS if k.name == name)
+    return Prefilter(kind.claim_triggers or ())
+
+
 def kind_triggers(kind: FileKind) -> Prefilter | None:
     """The prefilter of a kind (None: every file of the kind is kept)."""
     return _prefilter(kind.name) if kind.triggers is not None else None
@@ -188,7 +239,7 @@ def kind_for(path: str, data: bytes) -> FileKind | None:
     for other in FILE_KINDS:
         if not other.claims_by_content or not _matches_kind(other, text):
             continue
-        triggers = kind_triggers(other)
+        triggers = _claim_prefilter(other.name) if other.claim_triggers else kind_triggers(other)
         if triggers is not None and triggers.reason(data) is not None:
             return other
     return kind

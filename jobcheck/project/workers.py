@@ -1,6 +1,8 @@
 """Which queues the project's worker processes consume, read from its process definitions
-(Procfile lines and supervisord programs: ``ProcessDecl`` facts), for ``jobcheck review``.
-Each framework reads its own worker command (``Semantics.worker_queues``)."""
+(``ProcessDecl`` facts: Procfile lines, supervisord programs, docker-compose services,
+Kubernetes workloads and Helm values, systemd units, Dockerfiles and shell entrypoints),
+for ``jobcheck review`` and SCL-20's queue-without-worker. Each framework reads its own
+worker command (``Semantics.worker_queues``)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import shlex
 from dataclasses import dataclass
 
 from jobcheck.facts import FileFacts
+from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import plugins, semantics
 
 EVERY_QUEUE = "*"
@@ -26,18 +29,54 @@ class Worker:
 def workers(files: list[FileFacts]) -> list[Worker]:
     found = []
     for f in files:
+        if is_test_code(f):
+            continue  # a test suite's compose file starts no production worker
         for process in f.processes:
-            try:
-                words = shlex.split(process.command)
-            except ValueError:
-                continue
-            for plugin in plugins():
-                queues = semantics(plugin.name).worker_queues(words)
-                if queues is not None:
-                    where = f"{f.path}:{process.loc.line} ({process.name})"
-                    found.append(Worker(plugin.name, queues, where))
-                    break
+            where = f"{f.path}:{process.loc.line} ({process.name})"
+            for words in commands(process.command):
+                for plugin in plugins():
+                    queues = semantics(plugin.name).worker_queues(words)
+                    if queues is not None:
+                        found.append(Worker(plugin.name, queues, where))
+                        break
     return found
+
+
+SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
+SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
+
+
+def commands(line: str, depth: int = 0) -> list[list[str]]:
+    """The simple commands of a command line, as words: split at ``&&``, ``;``, ``|``,
+    with ``sh -c "..."`` opened (``["/bin/sh", "-c", "celery -A app worker"]``)."""
+    try:
+        words = shlex.split(line, comments=True)
+    except ValueError:
+        return []
+    found: list[list[str]] = []
+    current: list[str] = []
+    for word in [*words, ";"]:
+        pieces = [word] if word in SEPARATORS else _split_glued(word)
+        for piece in pieces:
+            if piece not in SEPARATORS:
+                current.append(piece)
+                continue
+            if len(current) >= 3 and current[0].rsplit("/", 1)[-1] in SHELLS and depth < 2:
+                if current[1] == "-c" or current[1].startswith("-") and "c" in current[1]:
+                    found.extend(commands(current[2], depth + 1))
+                    current = []
+                    continue
+            if current:
+                found.append(current)
+            current = []
+    return found
+
+
+def _split_glued(word: str) -> list[str]:
+    """``migrate;`` -> ``migrate``, ``;`` (a separator written against a word)."""
+    if len(word) > 1 and word[-1] in ";&|" and not word.endswith(("\\;",)):
+        return [word.rstrip(";&|"), ";"]
+    return [word]
 
 
 def consumers(found: list[Worker], framework: str, queue: str) -> list[str]:

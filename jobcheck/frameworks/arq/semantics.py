@@ -261,6 +261,14 @@ class ArqSemantics(Semantics):
 
     # -- the contract -------------------------------------------------------------------
 
+    def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
+        """``arq app.worker.WorkerSettings`` (arq/cli.py): a worker of the settings class
+        it names, on that class's ``queue_name``; taken here as every arq queue
+        (``--check`` only reports a health check)."""
+        if not any(w.rsplit("/", 1)[-1] == "arq" for w in words[:3]) or "--check" in words:
+            return None
+        return ("*",)
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         from jobcheck.frameworks.arq import checks
 

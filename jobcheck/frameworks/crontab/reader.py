@@ -289,8 +289,28 @@ _SCRIPT_PROGRAMS = re.compile(
 def read_script(facts: FileFacts, text: str) -> None:
     """The command lines of a shell script that start Python or a job system, with
     backslash continuations joined: what a crontab line or CronJob running the script
-    runs (``jobcheck/project/commands.py``)."""
-    for line in text.replace("\\\n", " ").splitlines():
+    runs (``jobcheck/project/commands.py``). A line that may start a worker (an
+    entrypoint's ``exec celery -A app worker -Q mail``) is also a process definition."""
+    lines = text.splitlines()
+    number = 0
+    while number < len(lines):
+        first, line = number, lines[number]
+        while line.endswith("\\") and number + 1 < len(lines):
+            number += 1
+            line = line[:-1] + " " + lines[number]
+        number += 1
         stripped = line.strip()
-        if stripped and not stripped.startswith("#") and _SCRIPT_PROGRAMS.search(stripped):
+        if not stripped or stripped.startswith("#"):
+            continue
+        if _SCRIPT_PROGRAMS.search(stripped):
             facts.script_commands.append(stripped)
+        if _WORKER_PROGRAMS.search(stripped):
+            name = facts.path.replace("\\", "/").rsplit("/", 1)[-1]
+            where = Loc(first + 1, 1, first + 1, len(lines[first].rstrip()) + 1)
+            facts.processes.append(ProcessDecl("script", name, stripped, where))
+
+
+# Programs that start a job system's worker (each framework reads the command itself).
+_WORKER_PROGRAMS = re.compile(
+    r"\b(?:celery|rq|dramatiq|huey_consumer(?:\.py)?|run_huey|djangohuey|arq|sidekiq)\b"
+)

@@ -345,6 +345,20 @@ class HueySemantics(Semantics):
 
     # -- the contract -------------------------------------------------------------------
 
+    def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
+        """``huey_consumer main.huey`` (huey/bin/huey_consumer.py) or Django's
+        ``manage.py run_huey`` (huey/contrib/djhuey/management/commands/run_huey.py), and
+        django-huey's ``djangohuey --queue name``: a consumer runs one Huey instance's
+        queue, taken here as every queue of the project's Huey."""
+        from jobcheck.commandline import option_values
+
+        names = [w.rsplit("/", 1)[-1] for w in words]
+        if "djangohuey" in names:
+            return tuple(option_values(words, ("--queue",))) or ("*",)
+        if any(n in ("huey_consumer", "huey_consumer.py", "run_huey") for n in names):
+            return ("*",)
+        return None
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         timeout = number(job.task.option("timeout"))
         retries = number(job.task.option("retries"))

@@ -19,7 +19,7 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from jobcheck import timing
-from jobcheck.facts import FileFacts, Loc, ScheduleEntry, Timing
+from jobcheck.facts import FileFacts, Loc, ProcessDecl, ScheduleEntry, Timing
 from jobcheck.facts.values import Const, Opaque, Value
 
 TEMPLATED = "__jobcheck_templated__"
@@ -65,10 +65,74 @@ def read(facts: FileFacts, text: str) -> None:
         return  # not YAML once the templates are gone: not a manifest we can read
     constructor = SafeConstructor()
     for document in documents:
-        for resource in _resources(document):
+        resources = _resources(document)
+        for resource in resources:
             entry = _cronjob(resource, constructor)
             if entry is not None:
                 facts.schedules.append(entry)
+            facts.processes.extend(_workload_processes(resource))
+        if not any(_scalar(_get(r, "kind")) for r in resources):
+            facts.processes.extend(_values_processes(document, ()))
+
+
+# Resources whose pods run for as long as they live: the worker processes of a cluster.
+WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"})
+
+
+def _workload_processes(node: MappingNode) -> list[ProcessDecl]:
+    """A process per container of a workload (``spec.template.spec.containers``, a Pod's
+    ``spec.containers``), with ``spec.replicas`` as its number of copies."""
+    kind = _scalar(_get(node, "kind"))
+    if kind not in WORKLOAD_KINDS:
+        return []
+    spec = _get(node, "spec")
+    pod_spec = spec if kind == "Pod" else _get(_get(spec, "template"), "spec")
+    containers = _get(pod_spec, "containers")
+    if not isinstance(containers, SequenceNode):
+        return []
+    name = _shown(_scalar(_get(_get(node, "metadata"), "name"))) or "?"
+    replicas = _scalar(_get(spec, "replicas")) if kind != "Pod" else None
+    options = (("replicas", Const(replicas)),) if replicas and replicas.isdigit() else ()
+    found = []
+    for container in containers.value:
+        command = _command(container)
+        if command is None or not isinstance(container, MappingNode):
+            continue
+        label = f"{kind} {name}"
+        container_name = _scalar(_get(container, "name"))
+        if container_name and container_name != name:
+            label += f", container {container_name}"
+        found.append(ProcessDecl("kubernetes", label, command, _loc(container), options))
+    return found
+
+
+def _values_processes(node: Node | None, path: tuple[str, ...]) -> list[ProcessDecl]:
+    """Helm values and other YAML without ``kind``: every mapping with a ``command`` or
+    ``args`` list, named by its keys (``worker.command``)."""
+    if isinstance(node, SequenceNode):
+        return [p for item in node.value for p in _values_processes(item, path)]
+    if not isinstance(node, MappingNode) or len(path) > 12:
+        return []
+    found = []
+    command = _command(node)
+    if command is not None:
+        found.append(ProcessDecl("values", ".".join(path) or "?", command, _loc(node)))
+    for key, value in node.value:
+        if isinstance(key, ScalarNode) and key.value not in ("command", "args"):
+            found.extend(_values_processes(value, (*path, key.value)))
+    return found
+
+
+def _command(container: Node) -> str | None:
+    """A container's command line: ``command`` then ``args``."""
+    words: list[str] = []
+    for key in ("command", "args"):
+        part = _get(container, key)
+        if isinstance(part, SequenceNode):
+            words.extend(_word(item) for item in part.value)
+        elif isinstance(part, ScalarNode):
+            words.append(_word(part))
+    return shlex.join(words) if words else None
 
 
 def strip_templates(text: str) -> str:
@@ -174,14 +238,7 @@ def _container_command(
     container = containers.value[0]
     if not isinstance(container, MappingNode):
         return None, None
-    words: list[str] = []
-    for key in ("command", "args"):
-        part = _get(container, key)
-        if isinstance(part, SequenceNode):
-            words.extend(_word(item) for item in part.value)
-        elif isinstance(part, ScalarNode):
-            words.append(_word(part))
-    return container, shlex.join(words) if words else None
+    return container, _command(container)
 
 
 def _word(node: Node) -> str:

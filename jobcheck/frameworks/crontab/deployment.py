@@ -1,0 +1,147 @@
+"""Process definitions beyond Procfiles and supervisord: docker-compose services,
+systemd units and Dockerfiles. Each gives a :class:`ProcessDecl` per command it runs;
+which job system that command starts, and on which queues, each framework reads
+(``Semantics.worker_queues``). Kubernetes workloads are read with the other manifests
+(``jobcheck/frameworks/kubernetes/manifests.py``), shell entrypoints with the scripts
+(``reader.read_script``).
+
+YAML is read with PyYAML's safe loader, nodes only: nothing in a file is run or built.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from jobcheck.facts import FileFacts, Loc, ProcessDecl
+from jobcheck.facts.values import Const
+
+# -- docker-compose ------------------------------------------------------------------
+
+
+def read_compose(facts: FileFacts, text: str) -> None:
+    """``services.<name>.command`` (a string or a list), after its ``entrypoint``; with
+    ``deploy.replicas`` (or the older ``scale``) as the number of copies."""
+    try:
+        document = yaml.compose(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return
+    services = _get(document, "services")
+    if not isinstance(services, MappingNode):
+        return
+    for key, service in services.value:
+        if not isinstance(key, ScalarNode) or not isinstance(service, MappingNode):
+            continue
+        words: list[str] = []
+        at: Node | None = None
+        for part in ("entrypoint", "command"):
+            node = _get(service, part)
+            if node is not None:
+                words += _words(node)
+                at = at or node
+        if not words or at is None:
+            continue
+        replicas = _scalar(_get(_get(service, "deploy"), "replicas")) or _scalar(
+            _get(service, "scale")
+        )
+        options = (("replicas", Const(replicas)),) if replicas else ()
+        facts.processes.append(
+            ProcessDecl("compose", key.value, shlex.join(words), _loc(at), options)
+        )
+
+
+def _words(node: Node) -> list[str]:
+    if isinstance(node, ScalarNode):
+        try:
+            return shlex.split(node.value)
+        except ValueError:
+            return node.value.split()
+    if isinstance(node, SequenceNode):
+        return [item.value for item in node.value if isinstance(item, ScalarNode)]
+    return []
+
+
+def _get(node: Node | None, key: str) -> Node | None:
+    if not isinstance(node, MappingNode):
+        return None
+    for key_node, value in node.value:
+        if isinstance(key_node, ScalarNode) and key_node.value == key:
+            return value
+    return None
+
+
+def _scalar(node: Node | None) -> str | None:
+    return node.value if isinstance(node, ScalarNode) else None
+
+
+def _loc(node: Node) -> Loc:
+    start, end = node.start_mark, node.end_mark
+    return Loc(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+# -- systemd -------------------------------------------------------------------------
+
+# ``ExecStart=`` may start with special prefixes (systemd.service(5), "Command lines":
+# ``@``, ``-``, ``:``, ``+``, ``!``, ``!!``).
+_EXEC_START = re.compile(r"\s*ExecStart\s*=\s*[-@:+!]*\s*(\S.*)")
+
+
+def read_systemd(facts: FileFacts, text: str) -> None:
+    """A unit's ``ExecStart=`` lines (backslash continuations joined), named after the
+    unit file."""
+    name = facts.path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".service")
+    lines = text.splitlines()
+    number = 0
+    while number < len(lines):
+        first = number
+        line = lines[number]
+        while line.rstrip().endswith("\\") and number + 1 < len(lines):
+            number += 1
+            line = line.rstrip()[:-1] + " " + lines[number].strip()
+        number += 1
+        match = _EXEC_START.match(line)
+        if match is not None:
+            where = Loc(first + 1, 1, first + 1, len(lines[first].rstrip()) + 1)
+            facts.processes.append(ProcessDecl("systemd", name, match.group(1).strip(), where))
+
+
+# -- Dockerfile ----------------------------------------------------------------------
+
+_INSTRUCTION = re.compile(r"\s*(CMD|ENTRYPOINT)\s+(\S.*)", re.IGNORECASE)
+
+
+def read_dockerfile(facts: FileFacts, text: str) -> None:
+    """``CMD`` and ``ENTRYPOINT`` in their exec (JSON array) or shell form; the last of
+    each counts, as in Docker, the entrypoint first."""
+    found: dict[str, tuple[list[str], int]] = {}
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        match = _INSTRUCTION.match(line)
+        if match is None:
+            continue
+        found[match.group(1).upper()] = (_instruction_words(match.group(2)), number)
+    if not found:
+        return
+    words = [w for key in ("ENTRYPOINT", "CMD") if key in found for w in found[key][0]]
+    number = found.get("CMD", found.get("ENTRYPOINT"))[1]  # type: ignore[index]
+    if words:
+        where = Loc(number, 1, number, len(lines[number - 1].rstrip()) + 1)
+        facts.processes.append(ProcessDecl("dockerfile", "CMD", shlex.join(words), where))
+
+
+def _instruction_words(argument: str) -> list[str]:
+    text = argument.strip()
+    if text.startswith("["):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return []
+        return [str(v) for v in value] if isinstance(value, list) else []
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
