@@ -466,12 +466,14 @@ def test_yaml_that_is_not_a_cronjob_gives_no_facts_and_no_error() -> None:
             assert not f.schedules
 
 
-def test_the_prefilter_skips_yaml_without_a_cronjob() -> None:
+def test_the_prefilter_skips_yaml_without_a_cronjob_or_a_worker() -> None:
     path = str(FIXTURES / "kubernetes/manifests/deployment.yml")
     result = scan_file(FileTask(path, path, "", False))
     assert not result.kept and result.facts is None
     assert decide("x.yaml", b"kind: Deployment\n", "").kept is False
     assert decide("x.yaml", b"kind: 'CronJob'\n", "").kept is True
+    worker = b"kind: Deployment\nspec:\n  args: [celery, -A, app, worker]\n"
+    assert decide("x.yaml", worker, "").kept is True
 
 
 # -- crontab, Procfile, supervisord --------------------------------------------------------------

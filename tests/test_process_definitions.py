@@ -137,7 +137,7 @@ def test_each_kind_of_file_gives_its_processes() -> None:
     assert compose[1].option("replicas") is not None
     k8s = _facts("k8s/search.yaml", DEPLOYMENT).processes
     assert [(p.source, p.name) for p in k8s] == [
-        ("kubernetes", "Deployment search-worker, container worker")
+        ("workload", "Deployment search-worker, container worker")
     ]
     values = _facts("chart/values.yaml", VALUES).processes
     assert [(p.source, p.name) for p in values] == [("values", "imageWorker")]

@@ -375,7 +375,7 @@ PROCESS_KINDS = {
 
 def _process_name(process: ProcessDecl) -> str:
     """``Procfile process 'worker'``; a Kubernetes workload names its own kind."""
-    if process.source == "kubernetes":
+    if process.source == "workload":
         return process.name
     return f"{PROCESS_KINDS.get(process.source, process.source)} '{process.name}'"
 

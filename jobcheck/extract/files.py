@@ -61,7 +61,15 @@ _CRON_LINE = (
 )
 
 _CRONJOB = Trigger("Kubernetes CronJob", b"CronJob", rb"kind:[ \t]*[\"']?CronJob\b")
-_WORKLOAD = rb"kind:[ \t]*[\"']?(?:Deployment|StatefulSet|DaemonSet|ReplicaSet|Pod)\b"
+_WORKLOAD = re.compile(rb"kind:[ \t]*[\"']?(?:Deployment|StatefulSet|DaemonSet|ReplicaSet|Pod)\b")
+_WORKER_WORD = re.compile(rb"\b(?:worker|dramatiq|huey_consumer|run_huey|arq|sidekiq)\b")
+
+
+def _workload_with_worker(data: bytes) -> bool:
+    """A Deployment (or other workload) whose text names a worker: the only workloads
+    jobcheck reads (their containers' commands are process definitions)."""
+    return _WORKLOAD.search(data) is not None and _WORKER_WORD.search(data) is not None
+
 
 FILE_KINDS: tuple[FileKind, ...] = (
     # Ruby sources and Sidekiq's YAML files (jobcheck/ruby), before the YAML manifests.
@@ -126,7 +134,7 @@ FILE_KINDS: tuple[FileKind, ...] = (
         "jobcheck.frameworks.kubernetes.manifests:read",
         (
             _CRONJOB,
-            Trigger("Kubernetes workload", b"kind:", _WORKLOAD),
+            Trigger("Kubernetes workload", b"kind:", predicate=_workload_with_worker),
             # Helm values and other YAML that name a worker command.
             Trigger("worker command", b"worker", rb"(?s)\b(?:celery|rq)\b.{0,200}?\bworker\b"),
             Trigger("worker command", b"dramatiq", rb"[\"'\s\[]dramatiq[\"'\s\],]"),

@@ -667,7 +667,7 @@ class ProcessDecl:
     supervisord ``[program:x]``. Which job system it starts is read from the command."""
 
     source: str
-    """"procfile", "supervisord", "compose", "kubernetes", "values" (Helm), "systemd",
+    """"procfile", "supervisord", "compose", "workload" (Kubernetes), "values" (Helm), "systemd",
     "dockerfile" or "script"."""
     name: str
     """The process type or program name (``clock``, ``celerybeat``)."""

@@ -102,7 +102,7 @@ def _workload_processes(node: MappingNode) -> list[ProcessDecl]:
         container_name = _scalar(_get(container, "name"))
         if container_name and container_name != name:
             label += f", container {container_name}"
-        found.append(ProcessDecl("kubernetes", label, command, _loc(container), options))
+        found.append(ProcessDecl("workload", label, command, _loc(container), options))
     return found
 
 
