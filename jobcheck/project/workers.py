@@ -62,7 +62,7 @@ def commands(line: str, depth: int = 0) -> list[list[str]]:
                 current.append(piece)
                 continue
             if len(current) >= 3 and current[0].rsplit("/", 1)[-1] in SHELLS and depth < 2:
-                if current[1] == "-c" or current[1].startswith("-") and "c" in current[1]:
+                if current[1] == "-c" or (current[1].startswith("-") and "c" in current[1]):
                     found.extend(commands(current[2], depth + 1))
                     current = []
                     continue

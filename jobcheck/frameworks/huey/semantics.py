@@ -386,7 +386,10 @@ class HueySemantics(Semantics):
     def delivery(self, project: Project, job: Job) -> str:
         # huey/storage.py ``RedisStorage.dequeue``: ``brpop``/``rpop`` take the message
         # off the queue before the task runs; nothing puts it back.
-        return "early: the consumer takes the task off the queue before running it; a consumer killed mid-run loses it"
+        return (
+            "early: the consumer takes the task off the queue before running it; a "
+            "consumer killed mid-run loses it"
+        )
 
 
 def _instance_config(project: Project, app_ref: str | None) -> FrameworkConfig | None:
