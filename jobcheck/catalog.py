@@ -42,6 +42,12 @@ class Rule:
     def required(self) -> bool:
         return self.level == "required"
 
+    @property
+    def opt_in(self) -> bool:
+        """Off unless named by its id, alias or a check's slug (``ALL`` and prefixes such
+        as ``JOB`` leave it out)."""
+        return self.level == "opt-in"
+
     def check(self, slug: str) -> CheckInfo:
         for check in self.checks:
             if check.slug == slug:
@@ -101,7 +107,7 @@ class Catalog:
         one wins."""
         text = selector.strip()
         if text.upper() == "ALL":
-            return self.all_pairs, SPECIFICITY_ALL
+            return self.default_pairs, SPECIFICITY_ALL
         if text.lower() in self._rule_of_slug:
             slug = text.lower()
             return frozenset({(self._rule_of_slug[slug].id, slug)}), SPECIFICITY_CHECK
@@ -116,7 +122,8 @@ class Catalog:
             matched = [
                 rule
                 for rule in self.rules.values()
-                if rule.id.startswith(prefix) or (rule.alias or "").startswith(prefix)
+                if (rule.id.startswith(prefix) or (rule.alias or "").startswith(prefix))
+                and not rule.opt_in
             ]
             if matched:
                 pairs = frozenset((r.id, c.slug) for r in matched for c in r.checks)
@@ -144,6 +151,16 @@ class Catalog:
     def all_pairs(self) -> frozenset[tuple[str, str]]:
         return frozenset(
             (rule.id, check.slug) for rule in self.rules.values() for check in rule.checks
+        )
+
+    @functools.cached_property
+    def default_pairs(self) -> frozenset[tuple[str, str]]:
+        """Every check but those of opt-in rules: what runs when nothing is selected."""
+        return frozenset(
+            (rule.id, check.slug)
+            for rule in self.rules.values()
+            if not rule.opt_in
+            for check in rule.checks
         )
 
     def all_checks(self) -> frozenset[tuple[str, str]]:

@@ -77,7 +77,7 @@ class Selection:
         (a rule, a check), an ignore after a select of the same specificity; a layer
         that has ``select`` starts afresh, one with only ``extend-select`` or ``ignore``
         changes what the layers before it chose."""
-        chosen = set(catalog.all_pairs)
+        chosen = set(catalog.default_pairs)
         for layer in layers:
             updates: dict[tuple[str, str], bool] = {}
             ranked = [
@@ -388,7 +388,7 @@ def _unused(
     catalog: Catalog,
     selection: Selection | None,
 ) -> list[UnusedSuppression]:
-    every_check = selection is None or selection.enabled >= catalog.all_pairs
+    every_check = selection is None or selection.enabled >= catalog.default_pairs
     found = []
     for path, facts in facts_by_path.items():
         for line, codes in facts.suppressions.items():

@@ -7,6 +7,8 @@ from jobcheck.checks.base import RuleChecks
 from jobcheck.checks.evt24_dead_letter_runbook import DeadLetterRunbook
 from jobcheck.checks.job01_enqueue_after_commit import EnqueueAfterCommit
 from jobcheck.checks.job02_schedule_targets import ScheduleTargets
+from jobcheck.checks.job03_data_not_code import DataNotCode
+from jobcheck.checks.scl16_eager_jobs import EagerJobs
 from jobcheck.checks.scl16_slow_work import SlowWorkOffRequests
 from jobcheck.checks.scl17_idempotent_jobs import IdempotentJobs
 from jobcheck.checks.scl18_time_limits import JobTimeLimits
@@ -31,6 +33,8 @@ RULE_CLASSES: tuple[type[RuleChecks], ...] = (
     UrgentQueue,
     DeadLetterRunbook,
     SlowWorkOffRequests,
+    EagerJobs,
+    DataNotCode,
     IdempotentJobs,
 )
 

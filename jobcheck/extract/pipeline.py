@@ -21,7 +21,7 @@ from jobcheck.extract.routing import RoutingRecognizer
 from jobcheck.extract.schedules import ScheduleBookkeeping
 from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
-from jobcheck.facts import FileFacts
+from jobcheck.facts import FileFacts, Loc, SecretURL
 from jobcheck.registry import plugins
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.syntax.deep import run_deep
@@ -69,6 +69,7 @@ def _extract_file(
     try:
         text = decode(data)
         facts.suppressions = suppressions(text)
+        facts.credential_urls = credential_urls(text)
         tree, text = parse_source(text)
     except SourceError as error:
         facts.error = str(error)
@@ -142,6 +143,24 @@ def _extract_tree(
         )
         failed.parsed = False
         return failed
+
+
+def credential_urls(text: str) -> list[SecretURL]:
+    """Broker and result-backend URLs with a password, their secret masked at once."""
+    if "://" not in text:
+        return []
+    from jobcheck.vocabulary import credentials
+
+    return [
+        SecretURL(
+            Loc(c.line, c.column, c.line, c.end_column),
+            c.masked,
+            c.local,
+            c.placeholder,
+            c.templated,
+        )
+        for c in credentials.find(text)
+    ]
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:

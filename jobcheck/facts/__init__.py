@@ -323,6 +323,18 @@ class Setting:
 
 
 @dataclass(frozen=True, slots=True)
+class SecretURL:
+    """A broker or result-backend URL with a password, written in source (JOB-03)."""
+
+    loc: Loc
+    masked: str
+    """The URL up to its host with the password masked: the secret is never kept."""
+    local: bool
+    placeholder: bool
+    templated: bool
+
+
+@dataclass(frozen=True, slots=True)
 class CeleryApp:
     qualname: str
     loc: Loc
@@ -427,6 +439,8 @@ class FileFacts:
     script_commands: list[str] = field(default_factory=list)
     """For a shell script: the command lines it runs that start Python or a job system
     (a crontab line or CronJob that runs the script runs them)."""
+    credential_urls: list[SecretURL] = field(default_factory=list)
+    """Broker and result-backend URLs with a password in this file's text."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -501,6 +501,11 @@ class Semantics:
             "dead_letter": "unknown",
         }
 
+    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
+        """SCL-16 jobs-run-eagerly: production settings that make this framework run its
+        jobs inline in the caller."""
+        return iter(())
+
     def delivery(self, project: Project, job: Job) -> str:
         """When the job's message is acknowledged and what a worker lost mid-run does to
         it (late ack, visibility timeout, redelivery), in words."""

@@ -24,6 +24,7 @@ from jobcheck.facts.values import (
 )
 from jobcheck.frameworks.celery import contract, routes, tasks
 from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project import production
 from jobcheck.project.schedule_words import describe, expiry_hint, job_label
 from jobcheck.project.test_code import is_test_code
 
@@ -466,3 +467,31 @@ def schedule_without_expiry(
         f"once when workers return; set {where}, no longer than the time between "
         f"two runs{within}, or expires= on the task",
     )
+
+
+# celery/app/defaults.py ``always_eager=Option(False, type='bool')`` under ``task``:
+# ``Task.apply_async`` runs ``self.apply(...)`` in the caller when it is set
+# (celery/app/task.py).
+EAGER_SETTING = "task_always_eager"
+
+
+def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
+    found = [
+        (f, setting)
+        for f, setting in check.project.settings(EAGER_SETTING)
+        if production.is_production(f)
+    ]
+    if any(truthy(setting.value) is False for _, setting in found):
+        return  # another production settings module turns it off: which one wins is unknown
+    for f, setting in found:
+        if not truthy(setting.value):
+            continue
+        yield check.finding(
+            "jobs-run-eagerly",
+            f.path,
+            setting.loc,
+            f"{setting.raw_key} = True in {production.settings_module(f)}"
+            f"{env_note(setting.value)}: every Celery task runs inline in the process that "
+            "sends it, inside the request, as if there were no queue; set it only in test "
+            "settings",
+        )

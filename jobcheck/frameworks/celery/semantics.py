@@ -244,6 +244,9 @@ class CelerySemantics(Semantics):
     def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
         return checks.missing_time_limit(check, job)
 
+    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
+        return checks.jobs_run_eagerly(check)
+
     def time_limit_exceeds_visibility(self, check: Check) -> Iterator[Finding]:
         return checks.time_limit_exceeds_visibility(check)
 

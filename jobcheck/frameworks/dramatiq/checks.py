@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import is_infinite, is_none
-from jobcheck.frameworks.dramatiq.companions import broker_middleware
+from jobcheck.facts.values import is_infinite, is_none, string
+from jobcheck.frameworks.dramatiq.companions import STUB_BROKER, broker_middleware
 from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project import production
 
 if TYPE_CHECKING:
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job
+
+NAME = "dramatiq"
 
 
 def broken_time_limit(check: Check, job: Job) -> Iterator[Finding]:
@@ -114,3 +117,29 @@ def _actors(check: Check) -> list[Job]:
 
 def _count(actors: list[Job]) -> str:
     return f"{len(actors)} actor" + ("s" if len(actors) != 1 else "")
+
+
+def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
+    """A ``StubBroker`` (dramatiq/brokers/stub.py, "a broker that can be used within unit
+    tests") as the project's broker outside tests: messages stay in the memory of the
+    process that sends them, where no worker process sees them. A file that also makes a
+    real broker chooses between them (``if TESTING:``) and is left alone."""
+    for f, config in check.project.configs(NAME):
+        if not production.is_production(f):
+            continue
+        cls = config.cls if config.kind == "broker" else None
+        if config.kind == "settings":
+            cls = string(config.option("BROKER"))
+        if not cls or not cls.replace(":", ".").endswith(STUB_BROKER):
+            continue
+        if any(c.kind == "broker" and not (c.cls or "").endswith(STUB_BROKER) for c in f.configs):
+            continue
+        yield check.finding(
+            "jobs-run-eagerly",
+            f.path,
+            config.loc,
+            f"the Dramatiq broker is a StubBroker in {production.settings_module(f)}: "
+            "messages stay in the memory of the process that sends them, so no worker "
+            "process ever runs them (they run only where a test starts a Worker in that "
+            "process); use RedisBroker or RabbitmqBroker outside tests",
+        )

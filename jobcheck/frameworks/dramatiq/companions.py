@@ -68,6 +68,11 @@ class BrokerMiddleware:
     loc: Loc
 
 
+STUB_BROKER = "StubBroker"
+"""dramatiq/brokers/stub.py: "A broker that can be used within unit tests"; it keeps
+messages in the memory of the process that sends them."""
+
+
 def broker_middleware(project: Project) -> BrokerMiddleware | None:
     """The middleware of the project's one configured broker, when it is an explicit
     list: django_dramatiq's ``DRAMATIQ_BROKER`` (its ``MIDDLEWARE`` exactly, none without
@@ -79,7 +84,9 @@ def broker_middleware(project: Project) -> BrokerMiddleware | None:
     found = [
         (f, config)
         for f, config in project.configs("dramatiq")
-        if config.kind in ("settings", "instance", "broker") and not is_test_code(f)
+        if config.kind in ("settings", "instance", "broker")
+        and not is_test_code(f)
+        and not (config.cls or "").endswith(STUB_BROKER)
     ]
     if len(found) != 1:
         return None

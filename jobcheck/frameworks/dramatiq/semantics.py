@@ -151,6 +151,9 @@ class DramatiqSemantics(Semantics):
             "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)" if retrying else "none",
         }
 
+    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
+        return checks.jobs_run_eagerly(check)
+
     def delivery(self, project: Project, job: Job) -> str:
         return contract.delivery(project)
 

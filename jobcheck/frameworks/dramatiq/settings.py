@@ -19,7 +19,7 @@ from jobcheck.triggers import Trigger
 
 class DramatiqSettingsRecognizer(Recognizer):
     PREFILTER = (
-        Trigger("Dramatiq broker", b"Broker(", rb"(?:Redis|Rabbitmq)Broker\("),
+        Trigger("Dramatiq broker", b"Broker(", rb"(?:Redis|Rabbitmq|Stub)Broker\("),
         Trigger("Dramatiq middleware added", b".add_middleware("),
         Trigger("DRAMATIQ_BROKER setting", b"DRAMATIQ_BROKER"),
         Trigger("DRAMATIQ_CRONTAB setting", b"DRAMATIQ_CRONTAB"),

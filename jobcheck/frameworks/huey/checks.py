@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import is_none, number
+from jobcheck.facts.values import is_none, number, truthy
 from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project import production
 from jobcheck.project.schedule_words import describe, expiry_hint
 
 if TYPE_CHECKING:
@@ -150,3 +151,33 @@ def periodic_without_expiry(
         f"that waited all run back to back when a worker is free; set expires={hint} on "
         f"the decorator, no longer than the time between two runs{within}",
     )
+
+
+def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
+    """huey/api.py ``Huey(..., immediate=False, always_eager=None)``: in immediate mode
+    ``enqueue`` runs the task at once, in the caller (``always_eager`` is its deprecated
+    alias); djhuey passes a ``HUEY`` dict's ``immediate`` key (``settings.DEBUG`` when the
+    key is absent)."""
+    for f, config in check.project.configs(NAME):
+        if config.kind not in ("instance", "settings") or not production.is_production(f):
+            continue
+        from jobcheck.frameworks.huey.semantics import IMMEDIATE_ALIASES
+
+        for key in IMMEDIATE_ALIASES:
+            value = config.option(key)
+            if value is None or not truthy(value):
+                continue
+            made = (
+                "HUEY setting"
+                if config.kind == "settings"
+                else f"Huey instance '{config.qualname}'"
+            )
+            yield check.finding(
+                "jobs-run-eagerly",
+                f.path,
+                config.loc,
+                f"{made} has {key}=True in {production.settings_module(f)}: every task runs "
+                "at once in the process that enqueues it, inside the request, as if there "
+                "were no consumer; keep immediate mode for tests and development",
+            )
+            break

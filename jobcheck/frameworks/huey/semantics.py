@@ -383,6 +383,11 @@ class HueySemantics(Semantics):
             "dead_letter": "none (Huey keeps no failed tasks)",
         }
 
+    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
+        from jobcheck.frameworks.huey import checks
+
+        return checks.jobs_run_eagerly(check)
+
     def delivery(self, project: Project, job: Job) -> str:
         # huey/storage.py ``RedisStorage.dequeue``: ``brpop``/``rpop`` take the message
         # off the queue before the task runs; nothing puts it back.

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import CallV, SeqV, Value, number
+from jobcheck.facts.values import CallV, SeqV, Value, number, truthy
 from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project import production
 
 if TYPE_CHECKING:
     from jobcheck.findings import Finding
@@ -104,3 +105,27 @@ def _flat_message(name: str) -> str:
         f"'{name}' uses RQ Retry without growing intervals: every retry waits the same "
         "time; pass interval=[10, 30, 120, ...] so waits grow"
     )
+
+
+def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
+    """rq/queue.py ``Queue.__init__(..., is_async=True)``: with ``is_async=False`` a job
+    runs "on the same process from where it was called"; django-rq's ``RQ_QUEUES``
+    ``ASYNC`` key is passed as ``is_async``."""
+    for f in check.project.files:
+        if not production.is_production(f):
+            continue
+        for queue in f.queues:
+            if queue.framework != NAME:
+                continue
+            value = queue.option("is_async")
+            if value is None or truthy(value) is not False:
+                continue
+            yield check.finding(
+                "jobs-run-eagerly",
+                f.path,
+                queue.loc,
+                f"RQ queue '{queue.name or '?'}' is made with is_async=False "
+                f"in {production.settings_module(f)}: every job enqueued on it runs at once in "
+                "the process that enqueues it, inside the request, as if there were no "
+                "worker; keep is_async=False for tests",
+            )

@@ -13,7 +13,7 @@ import libcst as cst
 
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import EnqueueSite, QueueDecl
-from jobcheck.facts.values import CallV, Const, Opaque, Value, string
+from jobcheck.facts.values import CallV, Const, DictV, Opaque, Value, string
 from jobcheck.triggers import Trigger
 
 if TYPE_CHECKING:
@@ -42,8 +42,12 @@ class RQQueues(Recognizer):
             if isinstance(element, cst.DictElement):
                 key = walker.evaluate(element.key)
                 if string(key):
+                    config = walker.evaluate(element.value)
+                    # django_rq/queues.py: a queue's ``ASYNC`` becomes ``is_async``.
+                    run_async = config.get("ASYNC") if isinstance(config, DictV) else None
+                    options = (("is_async", run_async),) if run_async is not None else ()
                     walker.facts.queues.append(
-                        QueueDecl(NAME, string(key), walker.loc(element.key))
+                        QueueDecl(NAME, string(key), walker.loc(element.key), options)
                     )
 
     def call(self, node: cst.Call, func: str | None) -> None:
@@ -53,7 +57,12 @@ class RQQueues(Recognizer):
             assert isinstance(value, CallV)
             name = value.arg(0, "name")
             walker.facts.queues.append(
-                QueueDecl(NAME, "default" if name is None else string(name), walker.loc(node))
+                QueueDecl(
+                    NAME,
+                    "default" if name is None else string(name),
+                    walker.loc(node),
+                    value.kwargs,
+                )
             )
 
 

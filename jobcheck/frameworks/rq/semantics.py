@@ -202,6 +202,9 @@ class RQSemantics(Semantics):
             "dead_letter": "failed job registry (RQ)",
         }
 
+    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
+        return checks.jobs_run_eagerly(check)
+
     def delivery(self, project: Project, job: Job) -> str:
         return contract.DELIVERY
 

@@ -1,0 +1,83 @@
+"""JOB-03 Job messages carry data, not code or secrets.
+
+A worker that accepts pickle runs whatever a message tells it to: anyone who can write
+to the broker (a leaked Redis password, an exposed port) runs code on every worker
+(Celery's security guide, "Serializers"). And a broker URL with its password in source
+is in every clone, fork and CI log of the repository. Docs: docs/rules/JOB-03.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from jobcheck.checks.base import RuleChecks, check
+from jobcheck.facts.values import SeqV, Value, string
+from jobcheck.findings import Finding
+from jobcheck.project import production
+from jobcheck.triggers import Trigger
+from jobcheck.vocabulary import credentials
+
+# celery/app/defaults.py: ``task.serializer``, ``result.serializer`` and
+# ``event_serializer`` default to 'json', ``accept_content`` to ['json'] and
+# ``result_accept_content`` to None (the accept_content list). kombu/serialization.py
+# registers pickle as 'pickle' with the content type 'application/x-python-serialize'.
+SERIALIZER_SETTINGS = ("task_serializer", "result_serializer", "event_serializer")
+ACCEPT_SETTINGS = ("accept_content", "result_accept_content")
+PICKLE_NAMES = frozenset({"pickle", "application/x-python-serialize"})
+
+
+class DataNotCode(RuleChecks):
+    rule = "JOB-03"
+    PREFILTER = (Trigger("broker URL with a password", b"://", credentials.PREFILTER),)
+
+    @check("pickle-serializer")
+    def pickle_serializer(self) -> Iterator[Finding]:
+        for key in (*SERIALIZER_SETTINGS, *ACCEPT_SETTINGS):
+            for f, setting in self.project.settings(key):
+                if not production.is_production(f) or not _names_pickle(setting.value):
+                    continue
+                does = "accepts" if key in ACCEPT_SETTINGS else "produces"
+                yield self.finding(
+                    "pickle-serializer",
+                    f.path,
+                    setting.loc,
+                    f"{setting.raw_key} in {production.settings_module(f)} {does} pickle: "
+                    "unpickling a message runs the code it names, so whoever can write to "
+                    "the broker runs code on every worker; use 'json' and pass IDs and "
+                    "plain values",
+                )
+        for job in self.project.jobs:
+            value = job.task.option("serializer")
+            if production.is_production(job.file) and _names_pickle(value):
+                yield self.finding(
+                    "pickle-serializer",
+                    job.file.path,
+                    job.task.loc,
+                    f"task '{job.task.name}' is sent as pickle (serializer='pickle'): the "
+                    "workers must accept pickle, so whoever can write to the broker runs "
+                    "code on them; send IDs and plain values as JSON",
+                )
+
+    @check("credentials-in-source")
+    def credentials_in_source(self) -> Iterator[Finding]:
+        for f in self.project.files:
+            if not production.is_production(f):
+                continue
+            for url in f.credential_urls:
+                if url.templated or (url.placeholder and url.local):
+                    continue  # filled in elsewhere, or guest:guest@localhost
+                yield self.finding(
+                    "credentials-in-source",
+                    f.path,
+                    url.loc,
+                    f"{url.masked} carries its password in source: it is in every clone, "
+                    "fork and CI log of the repository; read the URL from the environment "
+                    "or a secret store (no default with the password in it) and rotate "
+                    "the password",
+                )
+
+
+def _names_pickle(value: Value | None) -> bool:
+    if isinstance(value, SeqV):
+        return any((string(item) or "").lower() in PICKLE_NAMES for item in value.items)
+    return (string(value) or "").lower() in PICKLE_NAMES
