@@ -335,7 +335,12 @@ def _queues(project: Project, options: Options) -> list[QueueReview]:
                 person_facing=[n for n in names if matching_word(n, options.urgent_words)],
                 bulk=[n for n in names if matching_word(n, options.bulk_words)],
                 workers=(
-                    consumers(found, use.framework, use.name)
+                    consumers(
+                        found,
+                        use.framework,
+                        use.name,
+                        semantics(use.framework).configured_queues(project.routing),
+                    )
                     if any(w.framework == use.framework for w in found)
                     else None
                 ),

@@ -176,7 +176,7 @@ def test_workers_are_read_from_every_kind(deployed: Path) -> None:
         ("celery", ("mail", "reports"), "docker-compose.yml"),
         ("celery", ("search",), "k8s/search.yaml"),
         ("celery", ("images",), "chart/values.yaml"),
-        ("celery", ("celery",), "deploy/celery.service"),
+        ("celery", ("@configured",), "deploy/celery.service"),
         ("rq", ("high", "low"), "entrypoint.sh"),
     }
 

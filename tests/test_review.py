@@ -174,7 +174,8 @@ def test_a_worker_command_is_read_for_each_framework() -> None:
         return (found[0].framework, found[0].queues) if found else None
 
     assert read("celery -A shop worker -Q mail,default -X default") == ("celery", ("mail",))
-    assert read("celery -A shop worker") == ("celery", ("celery",))
+    assert read("celery -A shop worker") == ("celery", ("@configured",))
+    assert read("celery -A shop worker -X mail") == ("celery", ("@configured", "!mail"))
     assert read("rq worker -c settings high low --with-scheduler") == ("rq", ("high", "low"))
     assert read("rq worker --url redis://r") == ("rq", ("default",))
     assert read("dramatiq shop.actors --queues a b --processes 2") == ("dramatiq", ("a", "b"))

@@ -14,6 +14,7 @@ from jobcheck.checks.scl17_idempotent_jobs import IdempotentJobs
 from jobcheck.checks.scl18_time_limits import JobTimeLimits
 from jobcheck.checks.scl19_bounded_backlog import BoundedBacklog
 from jobcheck.checks.scl19_schedule_expiry import ScheduleExpiry
+from jobcheck.checks.scl20_queue_workers import QueueWorkers
 from jobcheck.checks.scl20_urgent_queue import UrgentQueue
 from jobcheck.checks.scl21_ids_in_jobs import IdsInJobs
 from jobcheck.checks.scl22_spread_schedules import SpreadScheduledJobs
@@ -35,6 +36,7 @@ RULE_CLASSES: tuple[type[RuleChecks], ...] = (
     SlowWorkOffRequests,
     EagerJobs,
     DataNotCode,
+    QueueWorkers,
     IdempotentJobs,
 )
 

@@ -431,6 +431,11 @@ class Semantics:
         None when it starts no worker of this framework."""
         return None
 
+    def configured_queues(self, routing: Routing) -> frozenset[str] | None:
+        """The queues a worker of this framework started without a queue list consumes
+        (``worker_queues`` gave ``CONFIGURED``); None when unknown."""
+        return None
+
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         """SCL-38: the scheduler of this framework a process command line (``words``, a
         Procfile or supervisord ``command``) starts, in words, and whether it is embedded

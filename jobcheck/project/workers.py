@@ -15,6 +15,11 @@ from jobcheck.registry import plugins, semantics
 
 EVERY_QUEUE = "*"
 """A worker that consumes every queue of its framework (Dramatiq without --queues)."""
+CONFIGURED = "@configured"
+"""A worker that consumes the queues its configuration declares (Celery without -Q:
+``task_queues``, else the default queue): ``Semantics.configured_queues`` names them."""
+EXCLUDED = "!"
+"""Prefix of a queue a worker leaves out (Celery's ``-X mail``)."""
 
 
 @dataclass(frozen=True)
@@ -79,11 +84,17 @@ def _split_glued(word: str) -> list[str]:
     return [word]
 
 
-def consumers(found: list[Worker], framework: str, queue: str) -> list[str]:
-    """The worker processes that consume ``queue`` of ``framework``."""
-    return [
-        w.where
-        for w in found
-        if w.framework == framework
-        and (not w.queues or queue in w.queues or EVERY_QUEUE in w.queues)
-    ]
+def consumers(
+    found: list[Worker], framework: str, queue: str, configured: frozenset[str] | None = None
+) -> list[str]:
+    """The worker processes that consume ``queue`` of ``framework``; ``configured``: the
+    queues a worker started without a queue list consumes (None: unknown, any)."""
+    return [w.where for w in found if w.framework == framework and _consumes(w, queue, configured)]
+
+
+def _consumes(worker: Worker, queue: str, configured: frozenset[str] | None) -> bool:
+    if EXCLUDED + queue in worker.queues:
+        return False
+    if not worker.queues or queue in worker.queues or EVERY_QUEUE in worker.queues:
+        return True
+    return CONFIGURED in worker.queues and (configured is None or queue in configured)

@@ -219,17 +219,37 @@ class CelerySemantics(Semantics):
 
     def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
         """``celery -A app worker -Q a,b`` (``--queues``), less ``-X``/``--exclude-queues``;
-        without ``-Q`` the default queue ("celery": celery/app/defaults.py
-        ``task_default_queue``)."""
+        without ``-Q`` the queues of ``task_queues``, else the default queue
+        (celery/app/amqp.py ``Queues``: the worker consumes ``app.amqp.queues``, which
+        holds ``task_default_queue`` when ``task_queues`` is empty)."""
         from jobcheck.commandline import option_values
+        from jobcheck.project.workers import CONFIGURED, EXCLUDED
 
         if "worker" not in words or not any(w.rsplit("/", 1)[-1] == "celery" for w in words):
             return None
         chosen = [q for v in option_values(words, ("-Q", "--queues")) for q in v.split(",") if q]
         excluded = {
-            q for v in option_values(words, ("-X", "--exclude-queues")) for q in v.split(",")
+            q for v in option_values(words, ("-X", "--exclude-queues")) for q in v.split(",") if q
         }
-        return tuple(q for q in (chosen or ["celery"]) if q not in excluded)
+        if chosen:
+            return tuple(q for q in chosen if q not in excluded)
+        return (CONFIGURED, *sorted(EXCLUDED + q for q in excluded))
+
+    def configured_queues(self, routing: Routing) -> frozenset[str] | None:
+        """The default queue and the queues ``task_queues`` declares (kombu Queues); None
+        when ``task_queues`` is set to something jobcheck cannot read."""
+        celery = routes.of(routing)
+        default = celery.default.queue
+        if default is None:
+            return None
+        declared = {
+            name
+            for (framework, name), use in routing.queues().items()
+            if framework == self.name and use.declarations
+        }
+        if routing.project.settings("task_queues") and not declared:
+            return None
+        return frozenset({default, *declared}) if not declared else frozenset(declared)
 
     def how_to_route(self) -> str:
         return "queue= on the task or a task_routes entry"

@@ -1,0 +1,49 @@
+"""SCL-20 queue-without-worker: jobs routed to a queue no worker consumes.
+
+The process definitions of the repository (Procfile, docker-compose, Kubernetes
+workloads and Helm values, supervisord, systemd, Dockerfiles, shell entrypoints:
+``jobcheck/project/workers.py``) say which queues the workers read. A queue that jobs
+are routed to and that none of them reads fills up while the job silently never runs.
+Silent for a framework when no worker command of it is found at all (the workers are
+started somewhere jobcheck cannot see). Docs: docs/rules/SCL-20.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from jobcheck.checks.base import RuleChecks, check
+from jobcheck.findings import Finding
+from jobcheck.project.workers import consumers, workers
+from jobcheck.registry import semantics
+
+
+class QueueWorkers(RuleChecks):
+    rule = "SCL-20"
+
+    @check("queue-without-worker")
+    def queue_without_worker(self) -> Iterator[Finding]:
+        found = workers(self.project.files)
+        started = {w.framework for w in found}
+        routing = self.project.routing
+        for (framework, name), use in sorted(routing.queues().items()):
+            if framework not in started or not use.jobs:
+                continue
+            configured = semantics(framework).configured_queues(routing)
+            if consumers(found, framework, name, configured):
+                continue
+            place = use.namings[0] if use.namings else None
+            job = use.jobs[0]
+            path, loc = (place.path, place.loc) if place else (job.file.path, job.task.loc)
+            names = ", ".join(sorted({j.task.name for j in use.jobs})[:3])
+            more = f" and {len(use.jobs) - 3} more" if len(use.jobs) > 3 else ""
+            listed = "; ".join(sorted({w.where for w in found if w.framework == framework})[:3])
+            yield self.finding(
+                "queue-without-worker",
+                path,
+                loc,
+                f"queue '{name}' receives {names}{more}, but none of the "
+                f"{semantics(framework).title} workers the process definitions start "
+                f"consumes it ({listed}): its jobs wait forever; add it to a worker's "
+                "queues or route the jobs to a queue a worker reads",
+            )
