@@ -27,8 +27,7 @@ from jobcheck.project import Project
 from jobcheck.project.model import Job
 from jobcheck.project.test_code import is_test_code
 from jobcheck.review import contracts
-from jobcheck.review_report import gap_seconds, limit_seconds
-from jobcheck.timing import describe_seconds
+from jobcheck.timing import describe_seconds, gap_seconds, limit_seconds
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 from jobcheck.config import Options
-from jobcheck.facts import Timing
 from jobcheck.findings import Finding
 from jobcheck.project import Project
 from jobcheck.project.model import Job
@@ -30,7 +29,7 @@ from jobcheck.project.test_code import is_test_code
 from jobcheck.project.workers import consumers, workers
 from jobcheck.registry import semantics
 from jobcheck.review import Contract, contracts
-from jobcheck.timing import Firing, describe_seconds, firing, is_full
+from jobcheck.timing import Firing, describe_seconds, firing, gap_seconds, is_full, limit_seconds
 from jobcheck.vocabulary.words import matching_word
 
 SCHEMA_VERSION = 1
@@ -166,22 +165,6 @@ def review(project: Project, options: Options, findings: Iterable[Finding]) -> R
         if job is not None:
             limits[job.task.qualname] = contract.time_limit
     return Review(jobs, _queues(project, options), _schedules(project, limits))
-
-
-def limit_seconds(time_limit: str) -> float | None:
-    """The hard limit in seconds a contract's words give ("hard 600 s (task), soft 50 s"
-    -> 600); None for none or unknown."""
-    import re
-
-    found = re.search(r"(\d+(?:\.\d+)?) s\b", time_limit)
-    return float(found.group(1)) if found else None
-
-
-def gap_seconds(when: Timing) -> float | None:
-    """The shortest time between two starts of a schedule."""
-    if when.kind == "interval":
-        return when.seconds
-    return when.gap if when.kind == "cron" else None
 
 
 def overlap(gap: float | None, time_limit: str | None) -> str | None:

@@ -357,3 +357,17 @@ def describe_seconds(seconds: float) -> str:
             count = int(seconds // length)
             return single if count == 1 else f"{count}{unit}"
     return f"{seconds:g} s"
+
+
+def limit_seconds(time_limit: str) -> float | None:
+    """The hard limit in seconds a contract's words give ("hard 600 s (task), soft 50 s"
+    -> 600); None for none or unknown."""
+    found = re.search(r"(\d+(?:\.\d+)?) s\b", time_limit)
+    return float(found.group(1)) if found else None
+
+
+def gap_seconds(when: Timing) -> float | None:
+    """The shortest time between two starts of a schedule."""
+    if when.kind == "interval":
+        return when.seconds
+    return when.gap if when.kind == "cron" else None

@@ -8,6 +8,7 @@ from jobcheck.checks.evt24_dead_letter_runbook import DeadLetterRunbook
 from jobcheck.checks.job01_enqueue_after_commit import EnqueueAfterCommit
 from jobcheck.checks.job02_schedule_targets import ScheduleTargets
 from jobcheck.checks.job03_data_not_code import DataNotCode
+from jobcheck.checks.job04_stable_names import StableNames
 from jobcheck.checks.scl16_eager_jobs import EagerJobs
 from jobcheck.checks.scl16_slow_work import SlowWorkOffRequests
 from jobcheck.checks.scl17_idempotent_jobs import IdempotentJobs
@@ -37,6 +38,7 @@ RULE_CLASSES: tuple[type[RuleChecks], ...] = (
     EagerJobs,
     DataNotCode,
     QueueWorkers,
+    StableNames,
     IdempotentJobs,
 )
 

@@ -9,6 +9,7 @@ by name (arq's ``enqueue_job("x")``). Docs: docs/rules/JOB-02.md.
 from __future__ import annotations
 
 import difflib
+import fnmatch
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
@@ -52,6 +53,42 @@ class ScheduleTargets(RuleChecks):
         each framework knows which names its workers register."""
         for plugin in plugins():
             yield from semantics(plugin.name).unknown_enqueue_names(self)
+
+    @check("route-names-unknown-task")
+    def route_names_unknown_task(self) -> Iterator[Finding]:
+        """A ``task_routes``/``task_annotations`` key or a ``send_task`` name that points
+        into the project's own packages and names no task: the route or the call does
+        nothing. A name of another service (``billing.tasks.charge`` with no ``billing``
+        package here) is left alone."""
+        registered = {j.task.registered_name for j in self.project.jobs if j.task.registered_name}
+        if not registered:
+            return
+        unreadable = self._functions_with_unreadable_names()
+        for plugin in plugins():
+            framework = semantics(plugin.name)
+            for path, loc, name, what in framework.named_tasks(self.project):
+                root = name.split(".")[0]
+                if "." not in name or root not in self.project.root_packages:
+                    continue
+                if name.rpartition(".")[2] in unreadable:
+                    continue
+                if "*" in name:
+                    if any(fnmatch.fnmatchcase(r, name) for r in registered):
+                        continue
+                    problem = "matches no task the project registers"
+                elif self._is_known(name, registered):
+                    continue
+                else:
+                    problem = "names no task the project registers"
+                close = difflib.get_close_matches(name, sorted(registered), n=1, cutoff=0.75)
+                yield self.finding(
+                    "route-names-unknown-task",
+                    path,
+                    loc,
+                    f"the {what} '{name}' {problem}: the route or call silently does "
+                    "nothing (a task's name is its module path and function name unless "
+                    "name= says otherwise)" + (f"; did you mean '{close[0]}'?" if close else ""),
+                )
 
     def _functions_with_unreadable_names(self) -> set[str]:
         """Tasks whose ``name=`` is computed (``name=f"{PREFIX}.sync"``): their registered

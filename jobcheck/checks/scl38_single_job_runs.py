@@ -31,6 +31,7 @@ from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.project.test_code import is_test_code
 from jobcheck.project.workers import commands
 from jobcheck.registry import plugins, semantics
+from jobcheck.timing import describe_seconds, gap_seconds, limit_seconds
 from jobcheck.vocabulary.lock_names import decorates_with_lock, name_words
 
 LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
@@ -57,10 +58,68 @@ class SingleJobRuns(RuleChecks):
 
     # -- scheduled-job-without-lock ----------------------------------------------------
 
+    def run(self, slugs: set[str]) -> Iterator[Finding]:
+        self._enabled = slugs
+        return super().run(slugs)
+
+    @check("schedule-overlaps-time-limit")
+    def schedule_overlaps_time_limit(self) -> Iterator[Finding]:
+        """A job whose time limit is longer than the time between two of its starts, and
+        that takes no lock: its runs overlap by design (one finding per job)."""
+        for f, entry, job, limit, gap in self._overlapping():
+            assert job is not None
+            framework = semantics(job.framework)
+            examples = framework.own_lock_examples() or self._lock_examples
+            yield self.finding(
+                "schedule-overlaps-time-limit",
+                f.path,
+                entry.loc,
+                f"'{framework.display_name(job)}' runs on a schedule ({describe(entry)}) "
+                f"that starts it every {describe_seconds(gap)} at the closest, but may run for "
+                f"{_duration(limit)} (its time limit) and takes no lock: a run "
+                "still going at the next start overlaps it, by design; take a lock at the "
+                f"top ({examples}) and skip the run when it is held, or keep the limit "
+                "below the time between runs",
+            )
+
+    def _overlapping(
+        self,
+    ) -> list[tuple[FileFacts, ScheduleEntry, Job | None, float, float]]:
+        """(file, entry, job, limit, gap) of each job scheduled more often than its time
+        limit allows, without a lock; memoized (the lock check skips these jobs)."""
+        if hasattr(self, "_overlap_memo"):
+            return self._overlap_memo  # type: ignore[no-any-return]
+        found = []
+        seen: set[str] = set()
+        for f, entry, job in self.project.scheduled_jobs():
+            if job is None or is_test_code(f) or job.task.qualname in seen:
+                continue
+            enqueued = job.task.function != entry.target
+            if semantics(entry.framework).runs_one_at_a_time(entry) and not enqueued:
+                continue
+            gap = gap_seconds(entry.timing)
+            words = semantics(job.framework).contract(self.project, job)["time_limit"]
+            limit = limit_seconds(words)
+            if gap is None or limit is None or limit <= gap:
+                continue
+            function = self.project.scheduled_function(entry, job)
+            if function is None or self._guarded(function, job):
+                continue
+            seen.add(job.task.qualname)
+            found.append((f, entry, job, limit, gap))
+        self._overlap_memo = found
+        return found
+
     @check("scheduled-job-without-lock")
     def scheduled_job_without_lock(self) -> Iterator[Finding]:
-        """One finding per job, at the first schedule entry that runs it."""
+        """One finding per job, at the first schedule entry that runs it (a job the
+        overlap check reports is left to it)."""
         seen: set[str] = set()
+        if "schedule-overlaps-time-limit" in getattr(self, "_enabled", ()):
+            seen |= {
+                self.project.scheduled_function(entry, job) or ""
+                for _, entry, job, _, _ in self._overlapping()
+            }
         for f, entry, job in self.project.scheduled_jobs():
             enqueued = job is not None and job.task.function != entry.target
             if semantics(entry.framework).runs_one_at_a_time(entry) and not enqueued:
@@ -378,6 +437,12 @@ def _process_name(process: ProcessDecl) -> str:
     if process.source == "workload":
         return process.name
     return f"{PROCESS_KINDS.get(process.source, process.source)} '{process.name}'"
+
+
+def _duration(seconds: float) -> str:
+    """``10 min``, ``1 minute`` (describe_seconds says "minute" for "every minute")."""
+    text = describe_seconds(seconds)
+    return text if text[:1].isdigit() else f"1 {text}"
 
 
 def _copies(process: ProcessDecl) -> float:

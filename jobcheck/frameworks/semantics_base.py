@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jobcheck.facts import EnqueueSite, FileFacts, ScheduleEntry, TaskDef
+    from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry, TaskDef
     from jobcheck.facts.values import CallV
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project, Resolved
@@ -510,6 +510,20 @@ class Semantics:
         """SCL-16 jobs-run-eagerly: production settings that make this framework run its
         jobs inline in the caller."""
         return iter(())
+
+    def named_tasks(self, project: Project) -> Iterator[tuple[str, Loc, str, str]]:
+        """JOB-02 route-names-unknown-task: (path, loc, task name, what names it) for the
+        task names this framework's routes, annotations and by-name sends write."""
+        return iter(())
+
+    def name_from_module_path(self, job: Job) -> str | None:
+        """JOB-04: the name a job is registered under when that name is made from its
+        module path (a move renames it); None when its name is written down."""
+        return None
+
+    def none_inherits(self, key: str) -> bool:
+        """Whether a job option set to None takes the global setting's value."""
+        return False
 
     def delivery(self, project: Project, job: Job) -> str:
         """When the job's message is acknowledged and what a worker lost mid-run does to

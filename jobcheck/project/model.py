@@ -34,6 +34,7 @@ from jobcheck.facts.values import (
     Ref,
     Value,
     is_join,
+    is_none,
     string,
 )
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
@@ -548,7 +549,8 @@ class Project:
     def _option(self, job: Job, key: str) -> Resolved:
         task = job.task
         if task.has_option(key):
-            return Resolved(task.option(key), "task", job.file.path, task.option_loc(key))
+            resolved = Resolved(task.option(key), "task", job.file.path, task.option_loc(key))
+            return self._filled_when_none(job, key, resolved)
         if task.has_option(SPLAT):  # @shared_task(**OPTIONS): set there, for all we know
             spread = task.option(SPLAT)
             value = spread.get(key) if isinstance(spread, DictV) else None
@@ -560,9 +562,18 @@ class Project:
             )
         found = self._base_option(job, key)
         if found is not None:
-            return found
+            return self._filled_when_none(job, key, found)
         found = semantics(job.framework).inherited_option(self, job, key)
         return found if found is not None else Resolved(None, "default")
+
+    def _filled_when_none(self, job: Job, key: str, resolved: Resolved) -> Resolved:
+        """An option set to None that the framework fills from a global setting (Celery's
+        ``Task.from_config``: celery/app/task.py fills a None ``time_limit`` from
+        ``task_time_limit``): the setting's value when there is one."""
+        if not is_none(resolved.value) or not semantics(job.framework).none_inherits(key):
+            return resolved
+        inherited = semantics(job.framework).inherited_option(self, job, key)
+        return inherited if inherited is not None and inherited.value is not None else resolved
 
     def task_bases(self, job: Job) -> list[str]:
         """The task classes a job is built on: its own class (class-based tasks), its

@@ -64,13 +64,26 @@ def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
             return
     if _has_limit(hard) or _has_limit(soft) or _limited_per_call(check, job):
         return
+    zero = next((r for r in (hard, soft) if r.is_set and number(r.value) == 0), None)
+    if zero is not None:
+        where = "the global setting" if zero.source == "settings" else "its time_limit"
+        yield check.finding(
+            "missing-time-limit",
+            zero.path or job.file.path,
+            zero.loc or job.task.loc,
+            f"Celery task '{job.task.name}' has a time limit of 0 ({where}), which means no "
+            "limit (billiard starts no timer for 0): a stuck call pins the worker forever; "
+            "set a limit in seconds",
+        )
+        return
     if hard.source == "task" and is_none(hard.value):
         yield check.finding(
             "missing-time-limit",
             job.file.path,
             hard.loc or job.task.loc,
-            f"Celery task '{job.task.name}' sets time_limit=None, which means no limit: "
-            "a stuck call pins the worker forever; set time_limit= (seconds)",
+            f"Celery task '{job.task.name}' sets time_limit=None, which takes the global "
+            "task_time_limit, and none is set: a stuck call pins the worker forever; set "
+            "time_limit= (seconds)",
         )
         return
     yield check.finding(
@@ -213,8 +226,9 @@ def _origin(resolved: Resolved) -> str:
 
 
 def _has_limit(resolved: Resolved) -> bool:
-    """A limit is present unless unset or explicitly None (an unknown value counts)."""
-    return resolved.is_set and not is_none(resolved.value)
+    """A limit is present unless unset, None or 0 (billiard takes a 0 timeout as no
+    limit); an unknown value counts."""
+    return resolved.is_set and not is_none(resolved.value) and number(resolved.value) != 0
 
 
 def unbounded_retry_options(check: Check, job: Job) -> Iterator[Finding]:

@@ -23,7 +23,7 @@ def time_limit(project: Project, job: Job) -> str:
     parts = [
         f"{name} {_value(r)} s ({_source(r)})"
         for name, r in (("hard", hard), ("soft", soft))
-        if r.is_set and not is_none(r.value)
+        if r.is_set and not is_none(r.value) and number(r.value) != 0
     ]
     return ", ".join(parts) or "none (Celery has no default)"
 

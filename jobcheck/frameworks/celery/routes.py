@@ -32,7 +32,8 @@ from jobcheck.project.routing import (
 from jobcheck.project.test_code import is_test_code
 
 if TYPE_CHECKING:
-    from jobcheck.project.model import Job
+    from jobcheck.facts import Loc
+    from jobcheck.project.model import Job, Project
 
 NAME = "celery"
 CELERY_DEFAULT_QUEUE = "celery"  # celery/app/defaults.py: default_queue=Option('celery')
@@ -259,3 +260,31 @@ def _pattern(key: Value | None) -> re.Pattern[str] | None:
         except re.error:
             return None
     return None
+
+
+def named_tasks(project: Project) -> Iterator[tuple[str, Loc, str, str]]:
+    """(path, loc, name, what) for every task name the configuration and the calls write:
+    ``task_routes`` and ``task_annotations`` keys (globs included, ``"*"`` not), and the
+    names ``send_task``/``signature`` send by string (celery/app/routes.py ``MapRoute``,
+    celery/app/annotations.py ``MapAnnotation``)."""
+    for key in ("task_routes", "task_annotations"):
+        for f, setting in project.settings(key):
+            if is_test_code(f):
+                continue
+            value = setting.value
+            routers = value.items if isinstance(value, SeqV) else (value,)
+            for router in routers:
+                for name_value, _ in _route_pairs(router) or ():
+                    name = string(name_value) if name_value is not None else None
+                    if name and name != "*":
+                        yield f.path, setting.loc, name, f"{setting.raw_key} entry"
+    for f, site, job in project.enqueues():
+        if job is not None or is_test_code(f) or site.method not in ("send_task", "signature"):
+            continue
+        if site.framework_hint not in (None, "celery") or site.target is not None:
+            continue  # a constant's name: the value is elsewhere
+        if _LITERAL_NAME.fullmatch(site.target_text):  # a string literal, as written
+            yield f.path, site.loc, site.target_text, f"{site.method}() call"
+
+
+_LITERAL_NAME = re.compile(r"[\w.:-]+")

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from jobcheck.facts import TaskDef
+from jobcheck.facts import SPLAT, TaskDef
 from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
@@ -30,7 +30,7 @@ from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
-    from jobcheck.facts import EnqueueSite, FileFacts, ScheduleEntry
+    from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry
     from jobcheck.facts.values import CallV
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project, Resolved
@@ -371,6 +371,22 @@ class CelerySemantics(Semantics):
 
     def delivery(self, project: Project, job: Job) -> str:
         return contract.delivery(project, job)
+
+    def named_tasks(self, project: Project) -> Iterator[tuple[str, Loc, str, str]]:
+        return routes.named_tasks(project)
+
+    def name_from_module_path(self, job: Job) -> str | None:
+        # celery/app/base.py ``Celery._task_from_fun``: ``name or self.gen_task_name(
+        # fun.__name__, fun.__module__)``; a class-based task's ``name`` attribute is read
+        # as a task option.
+        if job.task.has_option("name") or job.task.has_option(SPLAT):
+            return None
+        return job.task.registered_name or job.task.qualname
+
+    def none_inherits(self, key: str) -> bool:
+        # celery/app/task.py ``_get_app``: ``for attr_name, config_name in
+        # cls.from_config: if getattr(cls, attr_name, None) is None: setattr(...)``.
+        return key in GLOBAL_TASK_SETTINGS
 
 
 # Celery beat schedulers that keep each entry's last run in a database or Redis
