@@ -27,22 +27,28 @@ class QueueWorkers(RuleChecks):
         started = {w.framework for w in found}
         routing = self.project.routing
         for (framework, name), use in sorted(routing.queues().items()):
-            if framework not in started or not use.jobs:
+            if framework not in started or not (use.jobs or use.sites):
                 continue
             configured = semantics(framework).configured_queues(routing)
             if consumers(found, framework, name, configured):
                 continue
-            place = use.namings[0] if use.namings else None
-            job = use.jobs[0]
-            path, loc = (place.path, place.loc) if place else (job.file.path, job.task.loc)
-            names = ", ".join(sorted({j.task.name for j in use.jobs})[:3])
-            more = f" and {len(use.jobs) - 3} more" if len(use.jobs) > 3 else ""
+            if use.namings:
+                path, loc = use.namings[0].path, use.namings[0].loc
+            elif use.jobs:
+                path, loc = use.jobs[0].file.path, use.jobs[0].task.loc
+            else:
+                path, loc = use.sites[0][0].path, use.sites[0][1].loc
+            sent = sorted(
+                {j.task.name for j in use.jobs}
+                | {(site.target or site.target_text).rsplit(".", 1)[-1] for _, site in use.sites}
+            )
+            names = ", ".join(sent[:3]) + (f" and {len(sent) - 3} more" if len(sent) > 3 else "")
             listed = "; ".join(sorted({w.where for w in found if w.framework == framework})[:3])
             yield self.finding(
                 "queue-without-worker",
                 path,
                 loc,
-                f"queue '{name}' receives {names}{more}, but none of the "
+                f"queue '{name}' receives {names}, but none of the "
                 f"{semantics(framework).title} workers the process definitions start "
                 f"consumes it ({listed}): its jobs wait forever; add it to a worker's "
                 "queues or route the jobs to a queue a worker reads",
