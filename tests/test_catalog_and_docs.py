@@ -29,6 +29,8 @@ def test_catalog_has_every_rule_of_the_spec() -> None:
         "EVT-24",
         "JOB-01",
         "JOB-02",
+        "JOB-03",
+        "JOB-04",
     ]
 
 

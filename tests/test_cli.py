@@ -328,9 +328,12 @@ def test_rules_lists_every_rule_with_state() -> None:
         "EVT-24",
         "JOB-01",
         "JOB-02",
+        "JOB-03",
+        "JOB-04",
     }
     states = {c["slug"]: c["implemented"] for c in rules["SCL-18"]["checks"]}
     assert states["missing-time-limit"] is True
+    assert rules["JOB-04"]["level"] == "opt-in"
 
 
 @pytest.mark.parametrize("ident", ["SCL-21", "EVT-20", "fat-payload"])

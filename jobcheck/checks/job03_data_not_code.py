@@ -33,8 +33,8 @@ class DataNotCode(RuleChecks):
     @check("pickle-serializer")
     def pickle_serializer(self) -> Iterator[Finding]:
         for key in (*SERIALIZER_SETTINGS, *ACCEPT_SETTINGS):
-            for f, setting in self.project.settings(key):
-                if not production.is_production(f) or not _names_pickle(setting.value):
+            for f, setting in production.production_settings(self.project, key):
+                if not _names_pickle(setting.value):
                     continue
                 does = "accepts" if key in ACCEPT_SETTINGS else "produces"
                 yield self.finding(

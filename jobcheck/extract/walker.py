@@ -32,7 +32,7 @@ from jobcheck.facts import (
 )
 from jobcheck.facts.values import TYPE_ALIAS, CallV, Const, DictV, Ref, Value, is_join
 from jobcheck.syntax.evaluate import MAX_EXCERPT, Evaluator, excerpt
-from jobcheck.syntax.names import Names, dotted
+from jobcheck.syntax.names import Names, dotted, module_of_import
 from jobcheck.syntax.positions import ANCHOR_TYPES, Positions
 from jobcheck.syntax.walk import children
 from jobcheck.triggers import Trigger
@@ -299,6 +299,11 @@ class Walker:
 
     def _import(self, node: cst.CSTNode) -> None:
         self.names.add_import(node)  # type: ignore[arg-type]
+        if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+            # ``from .base import *``: split settings modules build on each other.
+            source = module_of_import(node, self.names.module, self.names.is_package)
+            if source is not None and self.at_module_level:
+                self.facts.star_imports.append(source)
 
     def _function(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.FunctionDef)

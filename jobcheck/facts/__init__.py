@@ -441,6 +441,9 @@ class FileFacts:
     (a crontab line or CronJob that runs the script runs them)."""
     credential_urls: list[SecretURL] = field(default_factory=list)
     """Broker and result-backend URLs with a password in this file's text."""
+    star_imports: list[str] = field(default_factory=list)
+    """Modules this one imports everything from at module level (``from .base import *``:
+    a settings module built on another)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,13 @@ tests) says nothing about how the deployed project runs its jobs."""
 
 from __future__ import annotations
 
-from jobcheck.facts import FileFacts
+from typing import TYPE_CHECKING
+
+from jobcheck.facts import FileFacts, Setting
 from jobcheck.project.test_code import is_test_code
+
+if TYPE_CHECKING:
+    from jobcheck.project.model import Project
 
 # Module names (the last part) of settings kept for a developer's machine or a test run.
 NOT_PRODUCTION = frozenset(
@@ -47,3 +52,37 @@ def is_production(f: FileFacts) -> bool:
 def settings_module(f: FileFacts) -> str:
     """How a message names the settings module a value comes from."""
     return f.module or f.path
+
+
+def production_settings(project: Project, key: str) -> list[tuple[FileFacts, Setting]]:
+    """The production values of setting ``key``: those of test and development settings
+    left out, and those a module built on theirs overrides (``settings/production.py``
+    does ``from .base import *`` and sets the key again: base's value is not the one in
+    effect there)."""
+    found = [(f, s) for f, s in project.settings(key) if is_production(f)]
+    setting_modules = {f.module for f, _ in found}
+    return [
+        (f, setting)
+        for f, setting in found
+        if not _overridden_below(project, f.module, setting_modules - {f.module})
+    ]
+
+
+def _overridden_below(project: Project, module: str, others: set[str]) -> bool:
+    """Whether a module that star-imports ``module`` (directly or through others) is
+    among ``others``, the modules that set the key too."""
+    if not module or not others:
+        return False
+    importers: dict[str, set[str]] = {}
+    for f in project.files:
+        for source in f.star_imports:
+            importers.setdefault(source, set()).add(f.module)
+    pending, seen = [module], {module}
+    while pending:
+        for importer in importers.get(pending.pop(), ()):
+            if importer in others:
+                return True
+            if importer not in seen:
+                seen.add(importer)
+                pending.append(importer)
+    return False

@@ -52,3 +52,10 @@ def mail_unpaid_digest_once():
         return
     count = Order.objects.filter(paid=False).count()
     send_mail("Unpaid orders", f"{count} unpaid", "shop@example.com", ["staff@example.com"])
+
+
+# Mistake: started every minute (shop/schedules.py) with a five-minute limit and no
+# lock: up to five runs overlap by design (SCL-38).
+@shared_task(time_limit=300, soft_time_limit=270, expires=50)
+def sync_stock_levels():
+    Order.objects.filter(paid=True, shipped=False).update(stock_checked=timezone.now())

@@ -11,6 +11,7 @@ from orders.periodic import (
     mail_unpaid_digest,
     mail_unpaid_digest_once,
     refresh_exchange_rates,
+    sync_stock_levels,
 )
 
 CELERY_BEAT_SCHEDULE = {
@@ -59,6 +60,11 @@ CELERY_BEAT_SCHEDULE = {
     "mail-unpaid-digest-once": {
         "task": mail_unpaid_digest_once.name,
         "schedule": crontab(minute=47, hour=7),
+    },
+    # Mistake: every minute, for a task that may run five (see the task).
+    "sync-stock-levels": {
+        "task": sync_stock_levels.name,
+        "schedule": 60.0,
     },
     # Mistake: a typo; no task is registered as "orders.periodic.refresh_exchange_rate",
     # so beat sends messages no worker accepts (JOB-02). The entries above name tasks by

@@ -24,5 +24,12 @@ DATABASES = {
 }
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "redis://localhost:6379/0")
+# Mistake: the result backend's password is in the repository, as the default of an
+# environment read (JOB-03); the broker URL above has no password.
+CELERY_RESULT_BACKEND = os.environ.get(
+    "CELERY_RESULT_BACKEND", "redis://:shop-7Rq2vXk9@cache.shop.internal:6379/1"
+)
+# Mistake: workers accept pickle, so whoever can write to Redis runs code on them (JOB-03).
+CELERY_ACCEPT_CONTENT = ["json", "pickle"]
 CELERY_TASK_ACKS_LATE = True
 # Mistake: no CELERY_TASK_TIME_LIMIT, so every task without its own limit can run forever.

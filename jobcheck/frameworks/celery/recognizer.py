@@ -523,7 +523,10 @@ def _looks_like_setting_name(name: str) -> bool:
     (Django settings), lower-case ones only with a Celery prefix (config modules)."""
     if name.isupper():
         return name.startswith(("CELERY", "BROKER_"))
-    return name.startswith(("task_", "broker_", "beat_", "worker_", "result_"))
+    return name.startswith(("task_", "broker_", "beat_", "worker_", "result_")) or name in (
+        "accept_content",
+        "event_serializer",
+    )
 
 
 def dict_keys(value: Value) -> list[str]:

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from jobcheck.project.model import Job
 
 NAME = "huey"
+IMMEDIATE_ALIASES = ("immediate", "always_eager")
+"""huey/api.py ``Huey.__init__``: ``always_eager`` is a deprecated alias of ``immediate``."""
 TASK_BASE = "task_base"
 """huey/api.py ``TaskWrapper.__init__(..., task_base=None, **settings)``: the task class is
 built on it (``create_task``), so its ``default_timeout``, ``retry_delay``... apply."""
@@ -161,8 +163,6 @@ def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
     for f, config in check.project.configs(NAME):
         if config.kind not in ("instance", "settings") or not production.is_production(f):
             continue
-        from jobcheck.frameworks.huey.semantics import IMMEDIATE_ALIASES
-
         for key in IMMEDIATE_ALIASES:
             value = config.option(key)
             if value is None or not truthy(value):

@@ -142,7 +142,6 @@ PERIODIC_IN_EVERY_CONSUMER = True
 # tasks synchronously in ``enqueue`` and, with ``immediate_use_memory``, swaps the storage
 # for MemoryStorage (``create_storage``).
 INSTANCE_DEFAULTS = {"name": "huey", "results": True, "utc": True, "immediate": False}
-IMMEDIATE_ALIASES = ("immediate", "always_eager")
 
 # djhuey (huey/contrib/djhuey/__init__.py): ``settings.HUEY`` as a dict names the class with
 # ``huey_class`` (older ``backend_class``, default ``'huey.RedisHuey'``), ``name``
