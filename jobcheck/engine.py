@@ -326,6 +326,7 @@ def run_checks(
             findings.extend(rule_class(project, options).run(slugs))
             continue
         rule = rule_class(project, options)
+        rule.enabled = set(slugs)
         for slug in sorted(slugs & rule_class.implemented().keys()):
             try:
                 findings.extend(list(rule.run({slug})))

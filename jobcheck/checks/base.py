@@ -43,6 +43,8 @@ class RuleChecks:
     def __init__(self, project: Project, options: Options) -> None:
         self.project = project
         self.options = options
+        self.enabled: set[str] = set()
+        """The checks of this rule the run enables (a check may leave a case to another)."""
 
     @classmethod
     def implemented(cls) -> dict[str, str]:
@@ -55,6 +57,7 @@ class RuleChecks:
         return found
 
     def run(self, slugs: set[str]) -> Iterator[Finding]:
+        self.enabled = self.enabled or set(slugs)
         for slug, name in self.implemented().items():
             if slug in slugs:
                 yield from getattr(self, name)()

@@ -58,10 +58,6 @@ class SingleJobRuns(RuleChecks):
 
     # -- scheduled-job-without-lock ----------------------------------------------------
 
-    def run(self, slugs: set[str]) -> Iterator[Finding]:
-        self._enabled = slugs
-        return super().run(slugs)
-
     @check("schedule-overlaps-time-limit")
     def schedule_overlaps_time_limit(self) -> Iterator[Finding]:
         """A job whose time limit is longer than the time between two of its starts, and
@@ -115,7 +111,7 @@ class SingleJobRuns(RuleChecks):
         """One finding per job, at the first schedule entry that runs it (a job the
         overlap check reports is left to it)."""
         seen: set[str] = set()
-        if "schedule-overlaps-time-limit" in getattr(self, "_enabled", ()):
+        if "schedule-overlaps-time-limit" in self.enabled:
             seen |= {
                 self.project.scheduled_function(entry, job) or ""
                 for _, entry, job, _, _ in self._overlapping()

@@ -69,7 +69,6 @@ def _extract_file(
     try:
         text = decode(data)
         facts.suppressions = suppressions(text)
-        facts.credential_urls = credential_urls(text)
         tree, text = parse_source(text)
     except SourceError as error:
         facts.error = str(error)
@@ -123,6 +122,7 @@ def _extract_tree(
     defined: frozenset[str] = frozenset(),
 ) -> FileFacts:
     path, module = facts.path, facts.module
+    facts.credential_urls = credential_urls(text)
     try:
         walker = walker_class(facts, tree, text, is_package, positions)
         for name in defined:
