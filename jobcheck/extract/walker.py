@@ -9,6 +9,7 @@ facts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
@@ -116,6 +117,25 @@ class Recognizer:
 
     def with_item(self, item: cst.WithItem) -> None:
         """One item of a ``with`` statement (``with X() as y``), after ``X()`` is walked."""
+
+
+# Words of an ``if`` test that holds outside production only, and of one that holds in it.
+DEVELOPMENT_WORDS = frozenset(
+    {"test", "tests", "testing", "pytest", "debug", "dev", "development", "local", "ci"}
+)
+PRODUCTION_WORDS = frozenset({"production", "prod"})
+_CONDITION_WORD = re.compile(r"[a-z]+")
+
+
+def _positive(test: cst.BaseExpression, negated: bool) -> tuple[cst.BaseExpression, bool]:
+    """``not X`` is ``X`` negated; so are ``X != "dev"`` and ``X not in (...)``."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, not negated
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        operator = test.comparisons[0].operator
+        if isinstance(operator, (cst.NotEqual, cst.NotIn, cst.IsNot)):
+            return test, not negated
+    return test, negated
 
 
 class Walker:
@@ -765,6 +785,19 @@ class Walker:
                 self.constants[target.value] = evaluated
                 if is_alias or (is_constant and target.value.isupper()):
                     self.facts.aliases[self.names.local(target.value)] = evaluated
+
+    def development_branch(self) -> str | None:
+        """The condition of an enclosing ``if`` that holds only outside production (``if
+        TESTING:``, ``if DEBUG:``, ``if "pytest" in sys.modules:``, the ``else:`` of ``if
+        PRODUCTION:``), as written; None when there is none."""
+        for written, was_negated in self.conditions:
+            test, negated = _positive(written, was_negated)
+            words = set(_CONDITION_WORD.findall(self.text(test).lower()))
+            if not negated and words & DEVELOPMENT_WORDS:
+                return f"if {self.text(test)}"
+            if negated and words & PRODUCTION_WORDS:
+                return f"else of if {self.text(test)}"
+        return None
 
     @property
     def in_main_guard(self) -> bool:

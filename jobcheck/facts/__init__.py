@@ -320,6 +320,8 @@ class Setting:
     origin: str
     """"module" (a module-level assignment), "conf" (``app.conf``) or "ctor" (``Celery(...)``)."""
     app: str | None = None
+    development: str | None = None
+    """The enclosing condition that holds only outside production (``if TESTING``)."""
 
 
 @dataclass(frozen=True, slots=True)

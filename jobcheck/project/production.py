@@ -59,7 +59,7 @@ def production_settings(project: Project, key: str) -> list[tuple[FileFacts, Set
     left out, and those a module built on theirs overrides (``settings/production.py``
     does ``from .base import *`` and sets the key again: base's value is not the one in
     effect there)."""
-    found = [(f, s) for f, s in project.settings(key) if is_production(f)]
+    found = [(f, s) for f, s in project.settings(key) if is_production(f) and s.development is None]
     setting_modules = {f.module for f, _ in found}
     return [
         (f, setting)

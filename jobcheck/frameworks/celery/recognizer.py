@@ -454,6 +454,7 @@ class CeleryRecognizer(Recognizer):
                 loc=walker.loc(node),
                 origin=origin,
                 app=app,
+                development=walker.development_branch(),
             )
         )
 
