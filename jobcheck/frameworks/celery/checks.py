@@ -193,6 +193,8 @@ def soft_limit_not_below_hard(check: Check) -> Iterator[Finding]:
         soft_value, hard_value = number(soft.value), number(hard.value)
         if soft_value is None or hard_value is None or soft_value < hard_value:
             continue
+        if not soft_value or not hard_value:
+            continue  # 0 is no limit (billiard starts no timer): nothing to compare
         # Point at the more specific of the two settings: a task's own option
         # before a base class, before a global setting.
         culprit = min((soft, hard), key=lambda r: _SPECIFICITY.get(r.source, 9))
