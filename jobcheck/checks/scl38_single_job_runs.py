@@ -70,12 +70,11 @@ class SingleJobRuns(RuleChecks):
                 "schedule-overlaps-time-limit",
                 f.path,
                 entry.loc,
-                f"'{framework.display_name(job)}' runs on a schedule ({describe(entry)}) "
-                f"that starts it every {describe_seconds(gap)} at the closest, but may run for "
-                f"{_duration(limit)} (its time limit) and takes no lock: a run "
-                "still going at the next start overlaps it, by design; take a lock at the "
-                f"top ({examples}) and skip the run when it is held, or keep the limit "
-                "below the time between runs",
+                f"'{framework.display_name(job)}' may run for {_duration(limit)} but "
+                f"starts every {describe_seconds(gap)} and takes no lock: a run still going "
+                f"at the next start overlaps it, by design ({describe(entry)}, its time "
+                f"limit {_duration(limit)}); take a lock at the top ({examples}) and skip the "
+                "run when it is held, or keep the limit below the time between runs",
             )
 
     def _overlapping(
