@@ -19,6 +19,9 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from jobcheck.facts import FileFacts, Loc, ProcessDecl
 from jobcheck.facts.values import Const
+from jobcheck.syntax.yaml_nodes import get as _get
+from jobcheck.syntax.yaml_nodes import loc as _loc
+from jobcheck.syntax.yaml_nodes import scalar as _scalar
 
 # -- docker-compose ------------------------------------------------------------------
 
@@ -63,24 +66,6 @@ def _words(node: Node) -> list[str]:
     if isinstance(node, SequenceNode):
         return [item.value for item in node.value if isinstance(item, ScalarNode)]
     return []
-
-
-def _get(node: Node | None, key: str) -> Node | None:
-    if not isinstance(node, MappingNode):
-        return None
-    for key_node, value in node.value:
-        if isinstance(key_node, ScalarNode) and key_node.value == key:
-            return value
-    return None
-
-
-def _scalar(node: Node | None) -> str | None:
-    return node.value if isinstance(node, ScalarNode) else None
-
-
-def _loc(node: Node) -> Loc:
-    start, end = node.start_mark, node.end_mark
-    return Loc(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
 
 
 # -- systemd -------------------------------------------------------------------------

@@ -19,8 +19,11 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from jobcheck import timing
-from jobcheck.facts import FileFacts, Loc, ProcessDecl, ScheduleEntry, Timing
+from jobcheck.facts import FileFacts, ProcessDecl, ScheduleEntry, Timing
 from jobcheck.facts.values import Const, Opaque, Value
+from jobcheck.syntax.yaml_nodes import get as _get
+from jobcheck.syntax.yaml_nodes import loc as _loc
+from jobcheck.syntax.yaml_nodes import scalar as _scalar
 
 TEMPLATED = "__jobcheck_templated__"
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
@@ -254,19 +257,6 @@ def _go_duration(text: str) -> float | None:
     return sum(float(n) * _DURATION_SECONDS[unit] for n, unit in _DURATION.findall(text))
 
 
-def _get(node: Node | None, key: str) -> Node | None:
-    if not isinstance(node, MappingNode):
-        return None
-    for key_node, value in node.value:
-        if isinstance(key_node, ScalarNode) and key_node.value == key:
-            return value
-    return None
-
-
-def _scalar(node: Node | None) -> str | None:
-    return node.value if isinstance(node, ScalarNode) else None
-
-
 def _value(node: Node, constructor: SafeConstructor) -> Value:
     if not isinstance(node, ScalarNode):
         return Opaque("...")
@@ -283,10 +273,3 @@ def _value(node: Node, constructor: SafeConstructor) -> Value:
 
 def _shown(text: str | None) -> str | None:
     return text.replace(TEMPLATED, "{{...}}") if text is not None else None
-
-
-def _loc(node: Node | None) -> Loc:
-    if node is None:
-        return Loc(1, 1, 1, 1)
-    start, end = node.start_mark, node.end_mark
-    return Loc(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
