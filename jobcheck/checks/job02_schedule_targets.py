@@ -13,7 +13,7 @@ import fnmatch
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import ScheduleEntry
+from jobcheck.facts import Loc, ScheduleEntry
 from jobcheck.facts.values import string
 from jobcheck.findings import Finding
 from jobcheck.project.schedule_words import describe, short
@@ -64,6 +64,8 @@ class ScheduleTargets(RuleChecks):
         if not registered:
             return
         unreadable = self._functions_with_unreadable_names()
+        # One finding per place: a route setting names many tasks at one place.
+        unknown: dict[tuple[str, Loc], tuple[str, list[str]]] = {}
         for plugin in plugins():
             framework = semantics(plugin.name)
             for path, loc, name, what in framework.named_tasks(self.project):
@@ -75,20 +77,16 @@ class ScheduleTargets(RuleChecks):
                 if "*" in name:
                     if any(fnmatch.fnmatchcase(r, name) for r in registered):
                         continue
-                    problem = "matches no task the project registers"
                 elif self._is_known(name, registered):
                     continue
-                else:
-                    problem = "names no task the project registers"
-                close = difflib.get_close_matches(name, sorted(registered), n=1, cutoff=0.75)
-                yield self.finding(
-                    "route-names-unknown-task",
-                    path,
-                    loc,
-                    f"the {what} '{name}' {problem}: the route or call silently does "
-                    "nothing (a task's name is its module path and function name unless "
-                    "name= says otherwise)" + (f"; did you mean '{close[0]}'?" if close else ""),
-                )
+                unknown.setdefault((path, loc), (what, []))[1].append(name)
+        for (path, loc), (what, names) in unknown.items():
+            yield self.finding(
+                "route-names-unknown-task",
+                path,
+                loc,
+                _unknown_route_message(what, names, registered),
+            )
 
     def _functions_with_unreadable_names(self) -> set[str]:
         """Tasks whose ``name=`` is computed (``name=f"{PREFIX}.sync"``): their registered
@@ -132,3 +130,26 @@ def _message(entry: ScheduleEntry, name: str, registered: set[str], renamed: str
         return problem + f"; that function is registered as '{renamed}'"
     close = difflib.get_close_matches(name, sorted(registered), n=1, cutoff=0.75)
     return problem + (f"; did you mean '{close[0]}'?" if close else "")
+
+
+def _unknown_route_message(what: str, names: list[str], registered: set[str]) -> str:
+    shown = ", ".join(f"'{n}'" for n in names[:4]) + (
+        f" and {len(names) - 4} more" if len(names) > 4 else ""
+    )
+    close = _close_name(names[0], registered)
+    subject = f"the {what}" if len(names) == 1 else f"{len(names)} {what.split()[0]} names"
+    return (
+        f"{subject} {shown} {'names' if len(names) == 1 else 'name'} no task the project "
+        "registers: the route or call silently does nothing (a task's name is its module "
+        "path and function name unless name= says otherwise)"
+        + (f"; did you mean '{close}'?" if close and len(names) == 1 else "")
+    )
+
+
+def _close_name(name: str, registered: set[str]) -> str | None:
+    """A registered name of the same module whose function name is close to ``name``'s
+    (the shared module path would make any two names look alike)."""
+    module, _, function = name.rpartition(".")
+    same_module = {r.rpartition(".")[2]: r for r in registered if r.rpartition(".")[0] == module}
+    close = difflib.get_close_matches(function, sorted(same_module), n=1, cutoff=0.75)
+    return same_module[close[0]] if close else None
