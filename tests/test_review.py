@@ -178,6 +178,8 @@ def test_a_worker_command_is_read_for_each_framework() -> None:
     assert read("celery -A shop worker -X mail") == ("celery", ("@configured", "!mail"))
     assert read("rq worker -c settings high low --with-scheduler") == ("rq", ("high", "low"))
     assert read("rq worker --url redis://r") == ("rq", ("default",))
+    assert read("python manage.py rqworker system default") == ("rq", ("system", "default"))
+    assert read("python manage.py rqworker") == ("rq", ("default",))
     assert read("dramatiq shop.actors --queues a b --processes 2") == ("dramatiq", ("a", "b"))
     assert read("dramatiq shop.actors") == ("dramatiq", ("*",))
     assert read("bundle exec sidekiq -q critical,3 -q default") == (

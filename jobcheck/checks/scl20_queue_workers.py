@@ -34,6 +34,8 @@ class QueueWorkers(RuleChecks):
                 continue
             if use.namings:
                 path, loc = use.namings[0].path, use.namings[0].loc
+            elif use.declarations:
+                path, loc = use.declarations[0][0].path, use.declarations[0][0].loc
             elif use.jobs:
                 path, loc = use.jobs[0].file.path, use.jobs[0].task.loc
             else:

@@ -31,7 +31,7 @@ from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.project.test_code import is_test_code
 from jobcheck.project.workers import commands
 from jobcheck.registry import plugins, semantics
-from jobcheck.timing import describe_seconds, gap_seconds, limit_seconds
+from jobcheck.timing import describe_seconds, gap_seconds
 from jobcheck.vocabulary.lock_names import decorates_with_lock, name_words
 
 LOCK_GUARDS = frozenset({"lock", "row-lock", "advisory-lock"})
@@ -63,14 +63,14 @@ class SingleJobRuns(RuleChecks):
         """A job whose time limit is longer than the time between two of its starts, and
         that takes no lock: its runs overlap by design (one finding per job)."""
         for f, entry, job, limit, gap in self._overlapping():
-            assert job is not None
-            framework = semantics(job.framework)
+            framework = semantics(job.framework if job else entry.framework)
             examples = framework.own_lock_examples() or self._lock_examples
+            shown = framework.display_name(job) if job else job_label(entry)
             yield self.finding(
                 "schedule-overlaps-time-limit",
                 f.path,
                 entry.loc,
-                f"'{framework.display_name(job)}' may run for {_duration(limit)} but "
+                f"'{shown}' may run for {_duration(limit)} but "
                 f"starts every {describe_seconds(gap)} and takes no lock: a run still going "
                 f"at the next start overlaps it, by design ({describe(entry)}, its time "
                 f"limit {_duration(limit)}); take a lock at the top ({examples}) and skip the "
@@ -87,20 +87,20 @@ class SingleJobRuns(RuleChecks):
         found = []
         seen: set[str] = set()
         for f, entry, job in self.project.scheduled_jobs():
-            if job is None or is_test_code(f) or job.task.qualname in seen:
+            function = self.project.scheduled_function(entry, job)
+            if function is None or is_test_code(f) or function in seen:
                 continue
-            enqueued = job.task.function != entry.target
+            enqueued = job is not None and job.task.function != entry.target
             if semantics(entry.framework).runs_one_at_a_time(entry) and not enqueued:
                 continue
             gap = gap_seconds(entry.timing)
-            words = semantics(job.framework).contract(self.project, job)["time_limit"]
-            limit = limit_seconds(words)
+            framework = semantics(job.framework if job else entry.framework)
+            limit = framework.schedule_time_limit(self.project, entry, job)
             if gap is None or limit is None or limit <= gap:
                 continue
-            function = self.project.scheduled_function(entry, job)
-            if function is None or self._guarded(function, job):
+            if self._guarded(function, job) or self._not_implemented(function):
                 continue
-            seen.add(job.task.qualname)
+            seen.add(function)
             found.append((f, entry, job, limit, gap))
         self._overlap_memo = found
         return found

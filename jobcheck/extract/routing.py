@@ -51,6 +51,12 @@ class RoutingRecognizer(Recognizer):
             for target in targets:
                 local.update(_target_names(target))
         for target in targets:
+            attribute = self._instance_attribute(target)
+            if attribute is not None and isinstance(value, cst.Call):
+                # ``self.reports = Queue("reports", ...)`` in a method: the queue every
+                # instance of the class holds (``queues.reports.enqueue(...)``).
+                self._maybe_binding(attribute, value)
+                continue
             if not isinstance(target, cst.Name):
                 continue
             key = self._variable(target.value)
@@ -58,6 +64,19 @@ class RoutingRecognizer(Recognizer):
                 self._maybe_binding(key, value)
             if walker.at_settings_level:
                 self._settings_level(target.value, value, node)
+
+    def _instance_attribute(self, target: cst.BaseExpression) -> str | None:
+        """``Class.attr`` for ``self.attr = ...`` written in a method of ``Class``."""
+        function = self.walker.function
+        if (
+            function is None
+            or not function.facts.class_qualname
+            or not isinstance(target, cst.Attribute)
+            or not isinstance(target.value, cst.Name)
+            or target.value.value != "self"
+        ):
+            return None
+        return f"{function.facts.class_qualname}.{target.attr.value}"
 
     def _variable(self, name: str) -> str:
         scope = self.walker.function
@@ -73,7 +92,7 @@ class RoutingRecognizer(Recognizer):
         framework, name = queue
         binding = QueueBinding(key, framework, name, self.walker.loc(call))
         self._bindings[key] = binding
-        if self.walker.function is None:
+        if self.walker.function is None or ":" not in key:  # a local's key is "f:name"
             self.walker.facts.queue_bindings.append(binding)
 
     def queue_of_call(self, call: cst.Call) -> tuple[str, str | None] | None:

@@ -786,6 +786,15 @@ class Walker:
                 if is_alias or (is_constant and target.value.isupper()):
                     self.facts.aliases[self.names.local(target.value)] = evaluated
 
+    def condition_text(self) -> str | None:
+        """The enclosing ``if`` tests as written, an ``else`` branch's as ``not (...)``."""
+        if not self.conditions:
+            return None
+        return " and ".join(
+            f"not ({self.text(test)})" if negated else self.text(test)
+            for test, negated in self.conditions
+        )
+
     def development_branch(self) -> str | None:
         """The condition of an enclosing ``if`` that holds only outside production (``if
         TESTING:``, ``if DEBUG:``, ``if "pytest" in sys.modules:``, the ``else:`` of ``if

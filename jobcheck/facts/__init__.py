@@ -672,6 +672,10 @@ class FrameworkConfig:
     parts: tuple[str, ...] = ()
     """What it is built from, as dotted paths or texts: a taskiq broker's middlewares,
     a scheduler's schedule sources, ``DRAMATIQ_BROKER["MIDDLEWARE"]``."""
+    development: str | None = None
+    """The enclosing condition that holds only outside production (``if TESTING``)."""
+    condition: str | None = None
+    """The enclosing ``if`` conditions as written (``not (REDIS_URL)`` for an ``else``)."""
 
     def option(self, key: str) -> Value | None:
         for k, v in self.options:

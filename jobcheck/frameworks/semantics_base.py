@@ -521,6 +521,17 @@ class Semantics:
         module path (a move renames it); None when its name is written down."""
         return None
 
+    def schedule_time_limit(
+        self, project: Project, entry: ScheduleEntry, job: Job | None
+    ) -> float | None:
+        """SCL-38 schedule-overlaps-time-limit: how long a run the entry starts may last,
+        in seconds (the entry's own limit, else the job's); None when unknown or none."""
+        if job is None:
+            return None
+        from jobcheck.timing import limit_seconds
+
+        return limit_seconds(semantics_of(job).contract(project, job)["time_limit"])
+
     def none_inherits(self, key: str) -> bool:
         """Whether a job option set to None takes the global setting's value."""
         return False
@@ -634,3 +645,9 @@ def spaced_minutes(entry: ScheduleEntry, minute: int) -> str:
         return f"{minute % step}-59/{step}"
     shift = minute - minutes[0]
     return ",".join(str(m) for m in sorted((m + shift) % 60 for m in minutes))
+
+
+def semantics_of(job: Job) -> Semantics:
+    from jobcheck.registry import semantics
+
+    return semantics(job.framework)

@@ -209,8 +209,16 @@ class Routing:
         _read_queue_arguments(use, options, place)
 
     def binding(self, variable: str) -> QueueBinding | None:
-        """The queue object a name stands for (``q = Queue("low")``)."""
-        return self._bindings.get(variable)
+        """The queue object a name stands for (``q = Queue("low")``), or an attribute of a
+        module-level instance holds (``queues.reports`` with ``queues = Queues()`` and
+        ``self.reports = Queue("reports")`` in a method of ``Queues``)."""
+        found = self._bindings.get(variable)
+        if found is None and "." in variable:
+            holder, _, attribute = variable.rpartition(".")
+            cls = self.project.instances.get(holder)
+            if cls is not None:
+                found = self._bindings.get(f"{cls}.{attribute}")
+        return found
 
     def site_names_queue(self, f: FileFacts, site: EnqueueSite, job: Job | None) -> bool:
         """Whether the call picks its queue itself (``queue=``, ``.set(queue=)``, the RQ

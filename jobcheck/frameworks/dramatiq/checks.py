@@ -122,8 +122,9 @@ def _count(actors: list[Job]) -> str:
 def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
     """A ``StubBroker`` (dramatiq/brokers/stub.py, "a broker that can be used within unit
     tests") as the project's broker outside tests: messages stay in the memory of the
-    process that sends them, where no worker process sees them. A file that also makes a
-    real broker chooses between them (``if TESTING:``) and is left alone."""
+    process that sends them, where no worker process sees them. A stub under ``if
+    TESTING:`` (or ``DEBUG``...), or standing in when no broker URL is configured, is left
+    alone."""
     for f, config in check.project.configs(NAME):
         if not production.is_production(f):
             continue
@@ -132,8 +133,12 @@ def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
             cls = string(config.option("BROKER"))
         if not cls or not cls.replace(":", ".").endswith(STUB_BROKER):
             continue
-        if any(c.kind == "broker" and not (c.cls or "").endswith(STUB_BROKER) for c in f.configs):
-            continue
+        if config.development is not None or _no_broker_fallback(config.condition):
+            continue  # ``if TESTING:``, or the stand-in when no broker URL is configured
+        if config.condition is None and any(
+            c.kind == "broker" and not (c.cls or "").endswith(STUB_BROKER) for c in f.configs
+        ):
+            continue  # beside a real broker, chosen in a way jobcheck cannot read
         yield check.finding(
             "jobs-run-eagerly",
             f.path,
@@ -143,3 +148,9 @@ def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
             "process ever runs them (they run only where a test starts a Worker in that "
             "process); use RedisBroker or RabbitmqBroker outside tests",
         )
+
+
+def _no_broker_fallback(condition: str | None) -> bool:
+    """An ``if``/``else`` on whether a broker is configured (``if not REDIS_URL:``)."""
+    text = (condition or "").lower()
+    return any(word in text for word in ("url", "redis", "broker", "rabbit"))

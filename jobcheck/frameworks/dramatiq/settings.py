@@ -136,6 +136,8 @@ class DramatiqSettingsRecognizer(Recognizer):
                 options=value.kwargs,
                 loc=walker.loc(node),
                 parts=_names(value.kwarg("middleware")),
+                development=walker.development_branch(),
+                condition=walker.condition_text(),
             )
         )
 

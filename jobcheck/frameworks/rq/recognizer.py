@@ -185,8 +185,14 @@ class RQRecognizer(Recognizer):
         name = walker.qualify(receiver)
         if name in self._queue_variables:
             return True
-        # A queue object made elsewhere: trust it when this file works with RQ.
-        return bool(walker.names.imported_roots & {"rq", "django_rq", "rq_scheduler"})
+        # A queue object made elsewhere: trust it when this file works with RQ, or when an
+        # object named for queues holds it (``queues.exports.enqueue(f)``, an app
+        # extension's queue attributes) and no other job library is in sight.
+        if walker.names.imported_roots & {"rq", "django_rq", "rq_scheduler"}:
+            return True
+        return _held_by_queues(walker.text(receiver)) and not (
+            walker.names.imported_roots & OTHER_ENQUEUE_LIBRARIES
+        )
 
     def _makes_queue(self, func: str | None) -> bool:
         """A project function that returns an RQ queue: annotated so (``def
@@ -301,3 +307,13 @@ def _management_command(
     if isinstance(name, Const) and isinstance(name.value, str):
         return MANAGEMENT_COMMAND + name.value
     return None
+
+
+# Job libraries with an ``enqueue`` of their own (huey/api.py ``Huey.enqueue``).
+OTHER_ENQUEUE_LIBRARIES = frozenset({"huey", "taskiq", "arq", "dramatiq", "celery"})
+
+
+def _held_by_queues(receiver: str) -> bool:
+    """``queues.exports``, ``app.queues.high``: an attribute of an object named for queues."""
+    parts = receiver.split(".")
+    return len(parts) >= 2 and any(part.lower() in ("queues", "rq_queues") for part in parts[:-1])

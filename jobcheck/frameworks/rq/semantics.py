@@ -49,6 +49,11 @@ _SCHEDULE_KINDS = {
 
 
 # rq worker's options that take no value (rq/cli/cli.py ``worker``).
+# django_rq/management/commands/rqworker.py: ``args`` (nargs='*') are the queues,
+# 'default' when none is given; these options take no value.
+DJANGO_RQWORKER_FLAGS = frozenset(
+    {"--burst", "-b", "--with-scheduler", "--quiet", "--verbose", "-v", "--max-jobs"}
+)
 RQ_WORKER_FLAGS = frozenset(
     {
         "-b",
@@ -150,6 +155,9 @@ class RQSemantics(Semantics):
         """``rq worker high low`` (rq/cli/cli.py ``worker``: no names, "default")."""
         from jobcheck.commandline import arguments_after
 
+        if "rqworker" in words:  # django-rq's ``manage.py rqworker high low``
+            tail = words[words.index("rqworker") + 1 :]
+            return tuple(arguments_after(tail, DJANGO_RQWORKER_FLAGS)) or ("default",)
         if "worker" not in words or not any(w.rsplit("/", 1)[-1] == "rq" for w in words):
             return None
         tail = words[words.index("worker") + 1 :]
@@ -207,6 +215,22 @@ class RQSemantics(Semantics):
 
     def delivery(self, project: Project, job: Job) -> str:
         return contract.DELIVERY
+
+    def schedule_time_limit(
+        self, project: Project, entry: ScheduleEntry, job: Job | None
+    ) -> float | None:
+        # rq-scheduler ``schedule(..., timeout=)`` is the job's timeout; without it the
+        # job's own, else its queue's default (Queue.DEFAULT_TIMEOUT = 180 s).
+        from jobcheck.facts.values import number
+        from jobcheck.timing import limit_seconds
+
+        own = number(entry.option("timeout"))
+        if own is not None:
+            return None if own == -1 else own
+        if job is not None:
+            return super().schedule_time_limit(project, entry, job)
+        queue = entry.option("queue_name")
+        return limit_seconds(contract.queue_default_timeout(project, string(queue)))
 
     def site_count_bound(self, site: EnqueueSite) -> str | None:
         if site.option(DEDUPLICATED) is None:
