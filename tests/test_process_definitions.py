@@ -216,3 +216,13 @@ def test_a_kubernetes_deployment_runs_beat_in_every_replica(tmp_path: Path) -> N
         "Deployment search-worker, container worker runs a Celery worker with an embedded "
         "beat (-B): each of its 3 copies sends every schedule"
     )
+
+
+def test_yaml_aliases_are_read_once() -> None:
+    """An alias may repeat a node or make a cycle (``&a [*a]``): each node is read once,
+    so a few hundred bytes cannot make the reader walk millions of nodes."""
+    fan_out = b"a: &a\n  - worker\n  - [" + b", ".join([b"*a"] * 50) + b"]\n"
+    text = fan_out + b"  - command: [celery, worker]\n"
+    facts = extract("chart/values.yaml", text, "", False)
+    assert facts.error is None
+    assert [p.command for p in facts.processes] == ["celery worker"]

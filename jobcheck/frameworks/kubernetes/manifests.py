@@ -111,18 +111,28 @@ def _workload_processes(node: MappingNode) -> list[ProcessDecl]:
 
 def _values_processes(node: Node | None, path: tuple[str, ...]) -> list[ProcessDecl]:
     """Helm values and other YAML without ``kind``: every mapping with a ``command`` or
-    ``args`` list, named by its keys (``worker.command``)."""
-    if isinstance(node, SequenceNode):
-        return [p for item in node.value for p in _values_processes(item, path)]
-    if not isinstance(node, MappingNode) or len(path) > 12:
-        return []
-    found = []
-    command = _command(node)
-    if command is not None:
-        found.append(ProcessDecl("values", ".".join(path) or "?", command, _loc(node)))
-    for key, value in node.value:
-        if isinstance(key, ScalarNode) and key.value not in ("command", "args"):
-            found.extend(_values_processes(value, (*path, key.value)))
+    ``args`` list, named by its keys (``worker.command``). Each node is read once (an
+    alias may repeat a node, or make the tree a cycle: ``&a [*a]``), 12 levels deep at
+    most."""
+    found: list[ProcessDecl] = []
+    seen: set[int] = set()
+    pending: list[tuple[Node, tuple[str, ...]]] = [(node, path)] if node is not None else []
+    while pending:
+        current, keys = pending.pop()
+        if id(current) in seen or len(keys) > 12:
+            continue
+        seen.add(id(current))
+        if isinstance(current, SequenceNode):
+            pending.extend((item, keys) for item in reversed(current.value))
+            continue
+        if not isinstance(current, MappingNode):
+            continue
+        command = _command(current)
+        if command is not None:
+            found.append(ProcessDecl("values", ".".join(keys) or "?", command, _loc(current)))
+        for key, value in reversed(current.value):
+            if isinstance(key, ScalarNode) and key.value not in ("command", "args"):
+                pending.append((value, (*keys, key.value)))
     return found
 
 
