@@ -19,6 +19,15 @@ _EXPECT_NEXT = re.compile(r"^\s*#\s*expect-next:\s*(.+?)\s*$")
 _ITEM = re.compile(r"([A-Z]{3}-\d{2})\s+([a-z0-9-]+)")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-snapshots",
+        action="store_true",
+        default=False,
+        help="Rewrite the fixtures' message and fix snapshots (tests/fixtures/*/*.snap).",
+    )
+
+
 @dataclass(frozen=True, order=True)
 class Expected:
     path: str
@@ -46,11 +55,16 @@ def expectations(case: Path) -> set[Expected]:
 
 
 def run_case(
-    case: Path, prefilter: bool = True, jobs: int = 1, options: Options | None = None
+    case: Path,
+    prefilter: bool = True,
+    jobs: int = 1,
+    options: Options | None = None,
+    fixes: bool = False,
 ) -> Report:
     options = options or case_options(case)
     selection = Selection.resolve(load_catalog(), options.select, options.ignore)
-    return check_paths([str(case)], options, selection, RunSettings(jobs=jobs, prefilter=prefilter))
+    settings = RunSettings(jobs=jobs, prefilter=prefilter, fixes=fixes)
+    return check_paths([str(case)], options, selection, settings)
 
 
 def case_options(case: Path) -> Options:
