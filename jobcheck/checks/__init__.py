@@ -1,46 +1,38 @@
-"""The checks: one module per rule, named after its id (``scl18_time_limits.py`` holds
-SCL-18). Each module has one :class:`RuleChecks` subclass with a method per check."""
+"""The checks: one module per rule or per part of a rule, named after its id
+(``scl18_time_limits.py`` holds SCL-18, ``scl20_queue_workers.py`` one of SCL-20's
+checks). Each module has one :class:`RuleChecks` subclass with a method per check; the
+classes are found by looking in this package, so a new module is all a new check needs
+(with its ``rules/*.yaml`` entry and docs)."""
 
 from __future__ import annotations
 
-from jobcheck.checks.base import RuleChecks
-from jobcheck.checks.evt24_dead_letter_runbook import DeadLetterRunbook
-from jobcheck.checks.job01_enqueue_after_commit import EnqueueAfterCommit
-from jobcheck.checks.job02_schedule_targets import ScheduleTargets
-from jobcheck.checks.job03_data_not_code import DataNotCode
-from jobcheck.checks.job04_stable_names import StableNames
-from jobcheck.checks.scl16_eager_jobs import EagerJobs
-from jobcheck.checks.scl16_slow_work import SlowWorkOffRequests
-from jobcheck.checks.scl17_idempotent_jobs import IdempotentJobs
-from jobcheck.checks.scl18_time_limits import JobTimeLimits
-from jobcheck.checks.scl19_bounded_backlog import BoundedBacklog
-from jobcheck.checks.scl19_schedule_expiry import ScheduleExpiry
-from jobcheck.checks.scl20_queue_workers import QueueWorkers
-from jobcheck.checks.scl20_urgent_queue import UrgentQueue
-from jobcheck.checks.scl21_ids_in_jobs import IdsInJobs
-from jobcheck.checks.scl22_spread_schedules import SpreadScheduledJobs
-from jobcheck.checks.scl34_dead_letter_queue import DeadLetterQueue
-from jobcheck.checks.scl38_single_job_runs import SingleJobRuns
+import importlib
+import pkgutil
 
-RULE_CLASSES: tuple[type[RuleChecks], ...] = (
-    JobTimeLimits,
-    IdsInJobs,
-    DeadLetterQueue,
-    EnqueueAfterCommit,
-    SpreadScheduledJobs,
-    SingleJobRuns,
-    ScheduleExpiry,
-    ScheduleTargets,
-    BoundedBacklog,
-    UrgentQueue,
-    DeadLetterRunbook,
-    SlowWorkOffRequests,
-    EagerJobs,
-    DataNotCode,
-    QueueWorkers,
-    StableNames,
-    IdempotentJobs,
-)
+from jobcheck.checks.base import RuleChecks
+
+# Modules of this package that hold no rule.
+NOT_RULES = frozenset({"base"})
+
+
+def _rule_classes() -> tuple[type[RuleChecks], ...]:
+    found: list[type[RuleChecks]] = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name in NOT_RULES or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        found.extend(
+            value
+            for value in vars(module).values()
+            if isinstance(value, type)
+            and issubclass(value, RuleChecks)
+            and value is not RuleChecks
+            and value.__module__ == module.__name__
+        )
+    return tuple(found)
+
+
+RULE_CLASSES: tuple[type[RuleChecks], ...] = _rule_classes()
 
 
 def implemented_checks() -> frozenset[tuple[str, str]]:
