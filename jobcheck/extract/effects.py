@@ -405,6 +405,10 @@ class EffectsRecognizer(Recognizer):
             frame.loop_calls.append((self.walker.order, fields))
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
+        if "select_for_update" in (func or "").rsplit(".", 1)[-1]:
+            # A project helper that returns locked rows (saleor's
+            # ``allocation_with_stock_qs_select_for_update()``): a row lock like the call.
+            frame.guards.append(("select_for_update", self.walker.order, node))
         if method == "mount" and receiver is not None:
             # A mounted adapter may carry its own default timeout: stop judging the client.
             binding = self._lookup(receiver)
