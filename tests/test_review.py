@@ -188,6 +188,8 @@ def test_a_worker_command_is_read_for_each_framework() -> None:
     )
     assert read("bundle exec sidekiq -C config/sidekiq.yml") == ("sidekiq", ())
     assert read("python clock.py") is None
+    # Queues filled in at run time may be any queue.
+    assert read("celery -A p worker --queues ${CELERY_TASK_QUEUES:-celery}") == ("celery", ("*",))
 
 
 def test_a_schedule_names_its_time_zone() -> None:

@@ -42,9 +42,17 @@ def workers(files: list[FileFacts]) -> list[Worker]:
                 for plugin in plugins():
                     queues = semantics(plugin.name).worker_queues(words)
                     if queues is not None:
-                        found.append(Worker(plugin.name, queues, where))
+                        found.append(Worker(plugin.name, _known(queues), where))
                         break
     return found
+
+
+def _known(queues: tuple[str, ...]) -> tuple[str, ...]:
+    """A queue list with a name filled in at run time (``-Q ${CELERY_QUEUES:-celery}``, a
+    Helm ``{{ .Values.queues }}``) may name any queue: taken as every queue."""
+    if any("$" in queue or "{{" in queue or "%(" in queue for queue in queues):
+        return (EVERY_QUEUE,)
+    return queues
 
 
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
