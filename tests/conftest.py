@@ -12,6 +12,20 @@ from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.findings import Report
 
 FIXTURES = Path(__file__).parent / "fixtures"
+"""Cases live at ``<RULE>/<check slug>/<case>/`` (``SCL-19/unbounded-fan-out/fan_out_celery``)
+or ``frameworks/<framework>/<case>/`` for a framework's cases that span rules."""
+
+
+def fixture_cases() -> list[Path]:
+    """Every fixture case folder, in a stable order."""
+    return sorted(p for p in FIXTURES.glob("*/*/*") if p.is_dir())
+
+
+def case_id(case: Path) -> str:
+    """``SCL-19/unbounded-fan-out/fan_out_celery``: how tests name a case."""
+    return case.relative_to(FIXTURES).as_posix()
+
+
 _EXPECT = re.compile(r"(?:#|<!--)\s*expect:\s*(.+?)\s*(?:-->)?\s*$")
 # On a line of its own, for the line below it: in crontab files a "#" after a command is
 # part of the command, so expectations cannot trail it.

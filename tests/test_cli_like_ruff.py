@@ -22,7 +22,7 @@ from jobcheck.cli import cli
 from tests.cli_helpers import write
 
 ROOT = Path(__file__).resolve().parent.parent
-FAN_OUT = ROOT / "tests" / "fixtures" / "scl19" / "fan_out_celery"
+FAN_OUT = ROOT / "tests" / "fixtures" / "SCL-19/unbounded-fan-out/fan_out_celery"
 
 NO_LIMIT = """\
     from celery import shared_task

@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from jobcheck.cli import cli
 from tests.conftest import FIXTURES
 
-FAN_OUT = FIXTURES / "scl19" / "fan_out_celery"
+FAN_OUT = FIXTURES / "SCL-19/unbounded-fan-out/fan_out_celery"
 
 
 def run(*args: str) -> Result:
@@ -216,7 +216,7 @@ def test_runbook_dirs_from_config(tmp_path: Path) -> None:
 
 
 def test_runbooks_are_not_judged_when_single_files_are_checked_alone(tmp_path: Path) -> None:
-    jobs = FIXTURES / "evt24" / "rq_no_runbook" / "jobs.py"
+    jobs = FIXTURES / "EVT-24/dead-letter-without-runbook/rq_no_runbook" / "jobs.py"
     assert findings("--select", "EVT-24", "--no-project", str(jobs)) == []
     # The folder around it is a project without a runbook.
     assert len(findings("--select", "EVT-24", str(jobs.parent))) == 1

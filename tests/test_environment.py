@@ -55,7 +55,7 @@ def test_messages_and_the_job_listing_name_the_variable() -> None:
     from jobcheck.engine import RunSettings, Selection, check_paths
     from tests.conftest import FIXTURES
 
-    case = FIXTURES / "scl18" / "celery_env_defaults"
+    case = FIXTURES / "SCL-18/soft-limit-not-below-hard/celery_env_defaults"
     options = Options(root=str(case), select=["SCL-18"])
     selection = Selection.resolve(load_catalog(), options.select, options.ignore)
     report = check_paths([str(case)], options, selection, RunSettings(jobs=1))

@@ -17,10 +17,10 @@ from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.findings import Finding, Report
 from jobcheck.fixes import FIX_MODULES
 from jobcheck.fixing import Outcome, applicable, fix_rounds
-from tests.conftest import FIXTURES, case_options
+from tests.conftest import case_id, case_options, fixture_cases
 
 # The fixture cases, as tests/test_fixtures.py finds them.
-CASES = sorted(p for p in FIXTURES.glob("*/*") if p.is_dir())
+CASES = fixture_cases()
 
 
 def _checker(root: Path, options: Options):  # type: ignore[no-untyped-def]
@@ -44,7 +44,7 @@ def _key(finding: Finding) -> tuple[str, str, str]:
     return (finding.path, finding.rule, finding.check)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{p.parent.name}/{p.name}" for p in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case_id(p) for p in CASES])
 def test_fixing_every_fixture_twice_is_fixing_it_once(case: Path, tmp_path: Path) -> None:
     _, outcome = _fixed_case(case, tmp_path)
     after, before = outcome.report, outcome.first

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, actual, expectations, run_case
+from tests.conftest import actual, case_id, expectations, fixture_cases, run_case
 
-CASES = sorted(p for p in FIXTURES.glob("*/*") if p.is_dir())
+CASES = fixture_cases()
 
 
 def _describe(items: set) -> str:
@@ -20,7 +20,7 @@ def _describe(items: set) -> str:
 
 
 @pytest.mark.parametrize("prefilter", [True, False], ids=["prefilter", "no-prefilter"])
-@pytest.mark.parametrize("case", CASES, ids=[f"{p.parent.name}/{p.name}" for p in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case_id(p) for p in CASES])
 def test_fixture_case(case: Path, prefilter: bool) -> None:
     report = run_case(case, prefilter=prefilter)
     assert not report.errors, report.errors

@@ -32,10 +32,10 @@ WORDS = {
 }
 # The fixture folders that hold one framework's projects.
 FOLDERS = {
-    "huey": "huey",
-    "arq": "arq",
-    "taskiq": "taskiq",
-    "kubernetes": "kubernetes",
+    "huey": "frameworks/huey",
+    "arq": "frameworks/arq",
+    "taskiq": "frameworks/taskiq",
+    "kubernetes": "frameworks/kubernetes",
 }
 CASES = [
     (framework, case)
@@ -75,7 +75,7 @@ def test_findings_speak_only_their_own_framework(framework: str, case) -> None: 
 
 def test_a_sqlalchemy_session_is_told_to_enqueue_after_its_commit() -> None:
     """Django's transaction.on_commit is no advice for a SQLAlchemy session."""
-    report = run_case(FIXTURES / "job01" / "sqlalchemy_commit")
+    report = run_case(FIXTURES / "JOB-01/enqueue-before-commit/sqlalchemy_commit")
     messages = [f.message for f in report.findings if f.rule == "JOB-01"]
     assert len(messages) == 3
     for message in messages:
@@ -86,7 +86,7 @@ def test_a_sqlalchemy_session_is_told_to_enqueue_after_its_commit() -> None:
 def test_a_huey_task_without_retries_is_not_said_to_be_redelivered() -> None:
     """Huey runs a task again only through retries= (0 by default), and redelivers
     nothing: the repeat comes from an enqueue made twice."""
-    report = run_case(FIXTURES / "huey" / "checked_project")
+    report = run_case(FIXTURES / "frameworks/huey/checked_project")
     messages = [f.message for f in report.findings if f.rule == "SCL-17"]
     assert messages and all("redelivered" not in m for m in messages)
     assert any("a task enqueued twice" in m for m in messages)

@@ -61,7 +61,7 @@ def option(entry: object, key: str) -> object:
 
 
 def test_tasks_of_taskiq_brokers_are_taskiq_jobs_not_celery_tasks() -> None:
-    found = jobs("scl18/not_celery_taskiq")
+    found = jobs("SCL-18/missing-time-limit/not_celery_taskiq")
     assert {q for q, j in found.items() if j.framework == "celery"} == {"tasks.cleanup"}
     resize, thumbnail = found["tasks.resize"], found["tasks.thumbnail"]
     assert resize.framework == thumbnail.framework == found["tasks.notify"].framework == "taskiq"
@@ -69,7 +69,10 @@ def test_tasks_of_taskiq_brokers_are_taskiq_jobs_not_celery_tasks() -> None:
     assert thumbnail.task.registered_name == "tasks:thumbnail"
     assert dict(thumbnail.task.options)["timeout"] == Const(30)
     assert found["local_broker.build_report"].task.registered_name == "reports.build"
-    checked = {j.task.qualname: j.framework for j in project("scl18/not_celery_taskiq").jobs}
+    checked = {
+        j.task.qualname: j.framework
+        for j in project("SCL-18/missing-time-limit/not_celery_taskiq").jobs
+    }
     assert checked == {
         "tasks.cleanup": "celery",
         "tasks.resize": "taskiq",
@@ -80,7 +83,7 @@ def test_tasks_of_taskiq_brokers_are_taskiq_jobs_not_celery_tasks() -> None:
 
 
 def test_tasks_of_a_project_subclass_of_huey_are_huey_jobs() -> None:
-    found = jobs("scl18/not_celery_huey_subclass")
+    found = jobs("SCL-18/missing-time-limit/not_celery_huey_subclass")
     assert {q for q, j in found.items() if j.framework == "celery"} == {"tasks.cleanup"}
     # AuditedHuey(ShopHuey(RedisHuey)), made in another file than its class.
     assert found["tasks.charge"].framework == "huey"
@@ -89,7 +92,7 @@ def test_tasks_of_a_project_subclass_of_huey_are_huey_jobs() -> None:
 
 
 def test_djhuey_tasks_are_huey_jobs() -> None:
-    found = jobs("scl18/not_celery_djhuey")
+    found = jobs("SCL-18/missing-time-limit/not_celery_djhuey")
     assert {q for q, j in found.items() if j.framework == "celery"} == {"tasks.cleanup"}
     assert {q for q, j in found.items() if j.framework == "huey"} == {
         "tasks.send_receipt",
@@ -120,7 +123,7 @@ def test_an_imported_celery_app_whose_module_is_not_analysed_still_makes_celery_
 
 
 def test_djhuey_tasks_options_locks_and_settings() -> None:
-    found = jobs("huey/django_project")
+    found = jobs("frameworks/huey/django_project")
     receipt = found["shop.tasks.send_receipt"].task
     assert receipt.framework == "huey" and receipt.decorator == "huey.contrib.djhuey.db_task"
     assert dict(receipt.options) == {
@@ -130,9 +133,11 @@ def test_djhuey_tasks_options_locks_and_settings() -> None:
     }
     # huey/registry.py task_to_string: the function's module and name= (else its name).
     assert found["shop.tasks.charge"].task.registered_name == "shop.tasks.shop.charge"
-    nightly = project("huey/django_project").function("shop.tasks.nightly_report")
+    nightly = project("frameworks/huey/django_project").function("shop.tasks.nightly_report")
     assert nightly is not None and [g.kind for g in nightly.guards] == ["lock"]
-    (settings,) = [c for c in every("huey/django_project", "configs") if c.kind == "settings"]
+    (settings,) = [
+        c for c in every("frameworks/huey/django_project", "configs") if c.kind == "settings"
+    ]
     assert (settings.framework, settings.kind, settings.cls) == (
         "huey",
         "settings",
@@ -142,7 +147,7 @@ def test_djhuey_tasks_options_locks_and_settings() -> None:
 
 
 def test_huey_periodic_tasks_read_crontab_with_its_defaults_and_and_semantics() -> None:
-    found = schedules("huey/django_project")
+    found = schedules("frameworks/huey/django_project")
     nightly = found["shop.tasks.nightly_report"]
     assert (nightly.framework, nightly.source) == ("huey", "periodic_task")
     assert nightly.timing.fields == ("0", "3", "*", "*", "*")
@@ -152,7 +157,7 @@ def test_huey_periodic_tasks_read_crontab_with_its_defaults_and_and_semantics() 
 
 
 def test_calling_a_huey_task_enqueues_it_and_call_local_does_not() -> None:
-    sites = [s for s in every("huey/django_project", "enqueues")]
+    sites = [s for s in every("frameworks/huey/django_project", "enqueues")]
     assert [(s.method, s.target) for s in sites] == [
         ("call", "shop.tasks.send_receipt"),
         ("schedule", "shop.tasks.send_receipt"),
@@ -165,16 +170,16 @@ def test_calling_a_huey_task_enqueues_it_and_call_local_does_not() -> None:
 
 
 def test_a_huey_instance_of_another_file_is_adopted_with_its_schedule() -> None:
-    found = jobs("huey/instance_project")
+    found = jobs("frameworks/huey/instance_project")
     assert set(found) == {"jobs.sync_inventory", "jobs.purge", "jobs.export"}
     assert {j.framework for j in found.values()} == {"huey"}
     assert found["jobs.sync_inventory"].task.registered_name == "jobs.sync_inventory"
-    purge = schedules("huey/instance_project")["jobs.purge"]
+    purge = schedules("frameworks/huey/instance_project")["jobs.purge"]
     assert purge.timing.fields == ("*", "4", "*", "*", "*") and purge.timing.minute_defaulted
-    (instance,) = every("huey/instance_project", "configs")
+    (instance,) = every("frameworks/huey/instance_project", "configs")
     assert (instance.kind, instance.cls) == ("instance", "hueyconf.ShopHuey")
     assert option(instance, "immediate") is True and option(instance, "name") == "shop"
-    model = project("huey/instance_project")
+    model = project("frameworks/huey/instance_project")
     assert {job.task.qualname for job in model.jobs} == set(found)  # Huey's are checked
 
 
@@ -200,7 +205,7 @@ def test_huey_crontab_pieces_huey_ignores_are_unknown() -> None:
 
 
 def test_arq_worker_settings_read_from_the_class_body_only() -> None:
-    workers = [c for c in every("arq/worker_project", "configs") if c.kind == "worker"]
+    workers = [c for c in every("frameworks/arq/worker_project", "configs") if c.kind == "worker"]
     (worker,) = workers
     assert worker.qualname == "worker.WorkerSettings"
     assert option(worker, "job_timeout") == 600 and option(worker, "queue_name") == "arq:reports"
@@ -209,7 +214,9 @@ def test_arq_worker_settings_read_from_the_class_body_only() -> None:
 
 
 def test_arq_functions_and_cron_jobs_are_jobs() -> None:
-    found = {j.task.registered_name: j.task for j in project("arq/worker_project").all_jobs}
+    found = {
+        j.task.registered_name: j.task for j in project("frameworks/arq/worker_project").all_jobs
+    }
     assert set(found) == {
         "download",
         "mail_report",
@@ -228,7 +235,7 @@ def test_arq_functions_and_cron_jobs_are_jobs() -> None:
 
 
 def test_arq_cron_entries_none_means_any_and_weekdays_count_from_monday() -> None:
-    found = schedules("arq/worker_project")
+    found = schedules("frameworks/arq/worker_project")
     assert found["cron:cleanup"].timing.fields == ("0", "3,15", "*", "*", "*")
     # arq/typing.py WEEKDAYS: 'mon'..'sun', weekday 0 = Monday.
     assert found["cron:report"].timing.fields == ("30", "6", "*", "*", "mon")
@@ -248,7 +255,7 @@ def test_arq_cron_hour_alone_runs_every_minute_of_that_hour() -> None:
 
 
 def test_arq_enqueue_job_names_the_job_by_a_string() -> None:
-    sites = every("arq/worker_project", "enqueues")
+    sites = every("frameworks/arq/worker_project", "enqueues")
     assert [(s.method, s.target_text, s.framework_hint) for s in sites] == [
         ("enqueue_job", "download", "arq"),
         ("enqueue_job", "daily-report", "arq"),
@@ -260,7 +267,7 @@ def test_arq_enqueue_job_names_the_job_by_a_string() -> None:
     # The name is the ``function`` option when it is readable, and only then.
     assert {k for k, _ in sites[0].options} == {"function", "_defer_by", "_job_id"}
     assert sites[0].option("function") == Const("download") and sites[4].option("function") is None
-    model = project("arq/worker_project")
+    model = project("frameworks/arq/worker_project")
     found = {site.target_text: job for _, site, job in model.enqueues()}
     assert found["download"] is not None and found["download"].task.qualname == "jobs.download"
     assert (
@@ -270,7 +277,7 @@ def test_arq_enqueue_job_names_the_job_by_a_string() -> None:
 
 
 def test_arq_coroutines_blocking_calls_and_swallowed_cancellation() -> None:
-    model = project("arq/worker_project")
+    model = project("frameworks/arq/worker_project")
     download, cleanup = model.function("jobs.download"), model.function("jobs.cleanup")
     report = model.function("jobs.report")
     assert download is not None and download.is_async and download.http_calls
@@ -280,31 +287,33 @@ def test_arq_coroutines_blocking_calls_and_swallowed_cancellation() -> None:
 
 
 def test_a_class_with_a_functions_list_outside_arq_is_not_a_worker() -> None:
-    assert not [c for c in every("arq/worker_project", "configs") if "Pipeline" in c.qualname]
+    assert not [
+        c for c in every("frameworks/arq/worker_project", "configs") if "Pipeline" in c.qualname
+    ]
 
 
 # -- taskiq ------------------------------------------------------------------------------------
 
 
 def test_taskiq_broker_chain_middlewares_and_scheduler() -> None:
-    configs = {c.kind: c for c in every("taskiq/fastapi_project", "configs")}
+    configs = {c.kind: c for c in every("frameworks/taskiq/fastapi_project", "configs")}
     broker = configs["broker"]
     assert (broker.qualname, broker.cls) == ("broker.broker", "taskiq_redis.RedisStreamBroker")
     assert broker.option("result_backend") is not None
     scheduler = configs["scheduler"]
     assert scheduler.option("broker") == Ref("broker.broker")
     assert scheduler.parts == ("taskiq.schedule_sources.LabelScheduleSource",)
-    (middleware,) = every("taskiq/fastapi_project", "middleware")
+    (middleware,) = every("frameworks/taskiq/fastapi_project", "middleware")
     assert (middleware.framework, middleware.name) == ("taskiq", "SmartRetryMiddleware")
     assert option(middleware, "default_retry_count") == 5
 
 
 def test_taskiq_tasks_labels_schedules_and_injected_parameters() -> None:
-    found = jobs("taskiq/fastapi_project")
+    found = jobs("frameworks/taskiq/fastapi_project")
     feed = found["tasks.import_feed"].task
     assert feed.framework == "taskiq" and feed.registered_name == "tasks:import_feed"
     assert {k for k, _ in feed.options} == {"timeout", "retry_on_error", "max_retries"}
-    model = project("taskiq/fastapi_project")
+    model = project("frameworks/taskiq/fastapi_project")
     import_feed, refresh = model.function("tasks.import_feed"), model.function("tasks.refresh")
     assert import_feed is not None and refresh is not None
     assert [(p.name, p.injected) for p in import_feed.params] == [
@@ -312,13 +321,13 @@ def test_taskiq_tasks_labels_schedules_and_injected_parameters() -> None:
         ("context", True),
     ]
     assert [(p.name, p.injected) for p in refresh.params] == [("session", True)]
-    (entry,) = schedules("taskiq/fastapi_project").values()
+    (entry,) = schedules("frameworks/taskiq/fastapi_project").values()
     assert entry.target == "tasks.refresh" and entry.timing.fields == ("*/15", "*", "*", "*", "*")
     assert option(entry, "cron_offset") == "Europe/Paris"
 
 
 def test_taskiq_kiq_and_kicker_are_enqueues() -> None:
-    sites = [s for s in every("taskiq/fastapi_project", "enqueues") if s.framework_hint]
+    sites = [s for s in every("frameworks/taskiq/fastapi_project", "enqueues") if s.framework_hint]
     assert [(s.method, s.target, s.framework_hint) for s in sites] == [
         ("kiq", "tasks.import_feed", "taskiq"),
         ("kiq", "tasks.import_feed", "taskiq"),
@@ -346,7 +355,7 @@ def test_taskiq_cron_labels_pycron_reads() -> None:
 
 
 def test_django_dramatiq_broker_without_middleware_and_flask_dramatiq() -> None:
-    configs = {c.qualname: c for c in every("dramatiq/companions", "configs")}
+    configs = {c.qualname: c for c in every("frameworks/dramatiq/companions", "configs")}
     broker = configs["settings.DRAMATIQ_BROKER"]
     assert broker.cls == "dramatiq.brokers.redis.RedisBroker"
     # django_dramatiq/apps.py: no MIDDLEWARE key means middleware=[]: none at all.
@@ -357,7 +366,7 @@ def test_django_dramatiq_broker_without_middleware_and_flask_dramatiq() -> None:
 
 
 def test_dramatiq_crontab_schedules() -> None:
-    found = schedules("dramatiq_crontab/actors")
+    found = schedules("frameworks/dramatiq_crontab/actors")
     weekly = found["weekly_report"]
     assert (weekly.framework, weekly.timing.fields) == (
         "dramatiq-crontab",
@@ -417,7 +426,7 @@ def test_a_scheduled_function_that_only_enqueues_schedules_that_job() -> None:
 
 
 def test_kubernetes_cronjobs_with_their_settings_and_commands() -> None:
-    found = {e.name: e for _, e in project("kubernetes/manifests").all_schedules()}
+    found = {e.name: e for _, e in project("frameworks/kubernetes/manifests").all_schedules()}
     assert set(found) == {"clear-sessions", "send-digest", "{{...}}-reports"}  # not suspended
     sessions = found["clear-sessions"]
     assert (sessions.framework, sessions.source) == ("kubernetes", "cronjob")
@@ -441,7 +450,9 @@ def test_kubernetes_cronjobs_with_their_settings_and_commands() -> None:
 
 def test_helm_templates_make_values_unknown_and_keep_lines() -> None:
     reports = next(
-        e for _, e in project("kubernetes/manifests").all_schedules() if e.name == "{{...}}-reports"
+        e
+        for _, e in project("frameworks/kubernetes/manifests").all_schedules()
+        if e.name == "{{...}}-reports"
     )
     assert reports.timing.kind == "other"
     assert reports.command == "python -m shop.reports"
@@ -457,7 +468,7 @@ def test_kubernetes_schedule_forms() -> None:
 
 
 def test_yaml_that_is_not_a_cronjob_gives_no_facts_and_no_error() -> None:
-    model = project("kubernetes/manifests")
+    model = project("frameworks/kubernetes/manifests")
     paths = {Path(f.path).name for f in model.files}
     assert "deployment.yml" not in paths  # skipped by the prefilter
     for f in model.files:
@@ -467,7 +478,7 @@ def test_yaml_that_is_not_a_cronjob_gives_no_facts_and_no_error() -> None:
 
 
 def test_the_prefilter_skips_yaml_without_a_cronjob_or_a_worker() -> None:
-    path = str(FIXTURES / "kubernetes/manifests/deployment.yml")
+    path = str(FIXTURES / "frameworks/kubernetes/manifests/deployment.yml")
     result = scan_file(FileTask(path, path, "", False))
     assert not result.kept and result.facts is None
     assert decide("x.yaml", b"kind: Deployment\n", "").kept is False
@@ -480,7 +491,11 @@ def test_the_prefilter_skips_yaml_without_a_cronjob_or_a_worker() -> None:
 
 
 def test_crontab_lines_with_locks_time_limits_and_commands() -> None:
-    entries = [e for _, e in project("crontab/deploy").all_schedules() if e.framework == "crontab"]
+    entries = [
+        e
+        for _, e in project("frameworks/crontab/deploy").all_schedules()
+        if e.framework == "crontab"
+    ]
     by_runs = {e.target_text: e for e in entries}
     sync = by_runs["python manage.py sync_orders"]
     assert sync.timing.fields == ("*/5", "*", "*", "*", "*")
@@ -503,14 +518,14 @@ def test_crontab_lines_with_locks_time_limits_and_commands() -> None:
     assert len(entries) == 13  # with docker/cron_entries.txt (not cron_notes.txt: prose)
     nightly = by_runs["/app/scripts/nightly.sh"]
     # The script's lines reach the code it runs (scripts/nightly.sh: manage.py nightly_export).
-    assert project("crontab/deploy").command_functions(nightly) == [
+    assert project("frameworks/crontab/deploy").command_functions(nightly) == [
         "shop.management.commands.nightly_export.Command.handle"
     ]
     assert "/opt/app/bin/sync.sh" in by_runs
 
 
 def test_procfile_and_supervisord_processes() -> None:
-    processes = {(p.source, p.name): p for p in every("crontab/deploy", "processes")}
+    processes = {(p.source, p.name): p for p in every("frameworks/crontab/deploy", "processes")}
     assert processes["procfile", "clock"].command == "python clock.py"
     assert processes["procfile", "worker"].command == "celery -A shop worker -B --concurrency 4"
     beat = processes["supervisord", "beat"]

@@ -142,16 +142,16 @@ def test_huey_arq_and_taskiq_contracts_are_in_their_own_terms() -> None:
         assert result.exit_code == 0, result.output
         return {c["job"]: c for c in json.loads(result.output)}
 
-    huey = contracts("huey/checked_project")
+    huey = contracts("frameworks/huey/checked_project")
     assert huey["shop.tasks.fetch_rates"]["time_limit"] == "30 s"
     assert huey["shop.tasks.fetch_rates"]["backoff"] == "fixed retry_delay=10 s"
     assert huey["shop.tasks.sync_stock"]["retries"] == "5"
     assert huey["shop.tasks.rebuild_search"]["time_limit"] == "none (Huey sets none)"
-    arq = contracts("arq/checked_project")
+    arq = contracts("frameworks/arq/checked_project")
     assert arq["backfill"]["time_limit"] == "none (worker job_timeout=None)"
     assert arq["sync_orders"]["time_limit"] == "120 s (worker job_timeout)"
     assert arq["sync_orders"]["retries"].startswith("max_tries 5 (arq's default)")
-    taskiq = contracts("taskiq/checked_project")
+    taskiq = contracts("frameworks/taskiq/checked_project")
     assert taskiq["tasks:sync_prices"]["time_limit"] == "60 s (timeout label)"
     assert taskiq["tasks:export"]["time_limit"] == "none"
     # middlewares/smart_retry_middleware.py: ``retries < max_retries`` counts the first run.
@@ -167,7 +167,7 @@ def _contracts(case: str) -> list[dict[str, str]]:
 
 
 def test_schedules_that_run_their_own_code_are_listed_in_their_schedulers_terms() -> None:
-    cronjobs = {c["job"]: c for c in _contracts("kubernetes/cronjobs_checked")}
+    cronjobs = {c["job"]: c for c in _contracts("frameworks/kubernetes/cronjobs_checked")}
     report = cronjobs["nightly-report"]
     assert report["framework"] == "kubernetes"
     assert report["time_limit"] == "none (no activeDeadlineSeconds)"
@@ -179,12 +179,15 @@ def test_schedules_that_run_their_own_code_are_listed_in_their_schedulers_terms(
     # The CronJob that only runs 'celery call' is the Celery task's: listed once, as it.
     assert "expire-carts" not in cronjobs and "shop.celery.expire_carts" in cronjobs
 
-    lines = {(c["path"].rsplit("/", 1)[-1], c["line"]): c for c in _contracts("crontab/deploy")}
+    lines = {
+        (c["path"].rsplit("/", 1)[-1], c["line"]): c
+        for c in _contracts("frameworks/crontab/deploy")
+    }
     sync = next(c for c in lines.values() if c["job"] == "python manage.py sync_orders")
     assert (sync["time_limit"], sync["lock"]) == ("600 s (timeout)", "flock")
     assert sync["dead_letter"] == "none: cron mails the output to MAILTO"
 
-    clock = {(c["job"], c["line"]): c for c in _contracts("apscheduler/job_defaults")}
+    clock = {(c["job"], c["line"]): c for c in _contracts("frameworks/apscheduler/job_defaults")}
     assert clock["poll_carriers", 10]["lock"] == "no: max_instances=3"  # job_defaults
     assert clock["poll_banks", 15]["lock"].startswith("one run at a time")
     assert clock["push_orders", 9]["lock"] == "no: max_instances=2"  # configure()
@@ -194,14 +197,18 @@ def test_schedules_that_run_their_own_code_are_listed_in_their_schedulers_terms(
 def test_dramatiq_contracts_follow_the_brokers_middleware() -> None:
     """dramatiq/broker.py: a middleware list replaces the defaults; TimeLimit's and
     Retries' own options are every actor's defaults."""
-    dropped = {c["job"]: c for c in _contracts("dramatiq/broker_middleware")}["send_email"]
+    dropped = {c["job"]: c for c in _contracts("frameworks/dramatiq/broker_middleware")}[
+        "send_email"
+    ]
     assert dropped["time_limit"] == "1800 s (TimeLimit middleware)"
     assert dropped["retries"].startswith("none: a failure is dropped")
     assert (dropped["backoff"], dropped["dead_letter"]) == ("none", "none")
-    added = {c["job"]: c for c in _contracts("dramatiq/broker_middleware_added")}["send_email"]
+    added = {c["job"]: c for c in _contracts("frameworks/dramatiq/broker_middleware_added")}[
+        "send_email"
+    ]
     assert added["retries"] == "max 3 (Retries middleware)"
     assert added["dead_letter"] == "dead-letter queue (Dramatiq, kept 7 days)"
-    django = {c["job"]: c for c in _contracts("dramatiq/django_middleware")}
+    django = {c["job"]: c for c in _contracts("frameworks/dramatiq/django_middleware")}
     assert django["reindex_product"]["time_limit"].startswith("none (no TimeLimit")
 
 
@@ -231,7 +238,7 @@ def test_django_rq_queue_default_timeouts_are_the_jobs_limits(tmp_path: Path) ->
     }
 
 
-RUBY_FIXTURES = Path(__file__).parent / "fixtures" / "sidekiq"
+RUBY_FIXTURES = Path(__file__).parent / "fixtures" / "frameworks" / "sidekiq"
 
 
 def test_jobs_lists_sidekiq_and_activejob_contracts() -> None:

@@ -14,6 +14,7 @@ from jobcheck.config import Options
 from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.lsp.actions import lines_that_cannot_end_with_a_comment
 from jobcheck.lsp.project_state import ProjectState, find_root, path_key
+from tests.conftest import case_id, fixture_cases
 
 SHOP = Path(__file__).parent.parent / "examples" / "shop"
 
@@ -122,10 +123,10 @@ def test_excluded_files_are_not_part_of_the_project(shop: Path) -> None:
     assert not state.contains(str(shop / "conftest.py"))
 
 
-CASES = sorted(p for p in (Path(__file__).parent / "fixtures").glob("*/*") if p.is_dir())
+CASES = fixture_cases()
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{p.parent.name}/{p.name}" for p in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case_id(p) for p in CASES])
 def test_fixture_cases_through_open_and_edited_buffers(case: Path, tmp_path: Path) -> None:
     """Every fixture case, with all its files open in the editor and then edited (a
     comment typed at the top of each): the findings are the expected ones, as with

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from jobcheck.messages import HEADLINE_MAX, split
-from tests.conftest import FIXTURES, run_case
+from tests.conftest import fixture_cases, run_case
 
-CASES = sorted(p for p in FIXTURES.glob("*/*") if p.is_dir())
+CASES = fixture_cases()
 
 
 def _words(text: str) -> list[str]:

@@ -19,10 +19,10 @@ from jobcheck.catalog import load_catalog
 from jobcheck.config import Options
 from jobcheck.engine import RunSettings, Selection, check_paths
 from jobcheck.findings import Report
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, fixture_cases
 
 ROOT = Path(__file__).parent.parent
-CASES = sorted(p for p in FIXTURES.glob("*/*") if p.is_dir())
+CASES = fixture_cases()
 PROJECTS = [*CASES, ROOT / "examples" / "shop"]
 
 

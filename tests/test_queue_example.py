@@ -42,7 +42,7 @@ def _unbounded_queue_messages(case: Path) -> list[str]:
 
 
 def test_unbounded_queue_advice_follows_the_broker() -> None:
-    (redis,) = _unbounded_queue_messages(FIXTURES / "scl19" / "celery_default_queue")
+    (redis,) = _unbounded_queue_messages(FIXTURES / "SCL-19/unbounded-queue/celery_default_queue")
     assert "expires=" in redis and "redis transport" in redis and "x-max-length" not in redis
-    (amqp,) = _unbounded_queue_messages(FIXTURES / "scl18" / "celery_inheritance")
+    (amqp,) = _unbounded_queue_messages(FIXTURES / "SCL-18/missing-time-limit/celery_inheritance")
     assert "'x-max-length': N" in amqp and "expires=" in amqp

@@ -136,7 +136,7 @@ def test_text_shows_cards_queues_schedule_and_heat_map(shop: Path) -> None:
 
 def test_review_reads_sidekiq_schedules_and_queues() -> None:
     pytest.importorskip("tree_sitter_ruby", reason="Ruby needs the ruby extra")
-    case = Path(__file__).parent / "fixtures" / "sidekiq" / "schedules_and_queues"
+    case = Path(__file__).parent / "fixtures" / "frameworks/sidekiq/schedules_and_queues"
     data = json.loads(_review(case, "--format", "json").output)
     cleanup = next(j for j in data["jobs"] if j["job"] == "ExportCleanupWorker")
     assert cleanup["lock"] == "yes" and "single_run" in cleanup["score"]["met"]
@@ -194,7 +194,7 @@ def test_a_worker_command_is_read_for_each_framework() -> None:
 
 def test_a_schedule_names_its_time_zone() -> None:
     pytest.importorskip("tree_sitter_ruby", reason="Ruby needs the ruby extra")
-    case = Path(__file__).parent / "fixtures" / "sidekiq" / "rails_app"
+    case = Path(__file__).parent / "fixtures" / "frameworks/sidekiq/rails_app"
     data = json.loads(_review(case, "--format", "json").output)
     whens = {(s["job"], s["when"]) for s in data["schedules"]}
     assert ("Maintenance::NightlyCleanupJob", "every day at 03:00 Europe/Berlin") in whens
@@ -254,7 +254,7 @@ def test_the_contract_says_when_a_message_is_acknowledged(tmp_path: Path, name: 
 
 def test_sidekiq_delivery_is_early_with_basic_fetch() -> None:
     pytest.importorskip("tree_sitter_ruby", reason="Ruby needs the ruby extra")
-    case = Path(__file__).parent / "fixtures" / "sidekiq" / "rails_app"
+    case = Path(__file__).parent / "fixtures" / "frameworks/sidekiq/rails_app"
     data = json.loads(_review(case, "--format", "json").output)
     sidekiq = [j["delivery"] for j in data["jobs"] if j["framework"] == "sidekiq"]
     assert sidekiq and all("BasicFetch pops the job" in d for d in sidekiq)

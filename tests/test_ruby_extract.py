@@ -1,6 +1,7 @@
 """The Ruby front end and the Sidekiq/ActiveJob plugin, at the level of facts: small Ruby
 snippets and YAML files, and the Rails-style fixture project under
-tests/fixtures/sidekiq/rails_app extracted through discovery, the prefilter and the scan."""
+tests/fixtures/frameworks/sidekiq/rails_app extracted through discovery, the prefilter and
+the scan."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ needs_ruby = pytest.mark.skipif(
     not HAS_TREE_SITTER,
     reason="tree-sitter and tree-sitter-ruby are not installed (pip install 'jobcheck[ruby]')",
 )
-FIXTURE = Path(__file__).parent / "fixtures" / "sidekiq" / "rails_app"
+FIXTURE = Path(__file__).parent / "fixtures" / "frameworks/sidekiq/rails_app"
 
 
 def extract(source: str, path: str = "app/workers/example.rb") -> FileFacts:

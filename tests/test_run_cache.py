@@ -154,12 +154,14 @@ def test_new_file_is_seen(tmp_path: Path, checks: Checks) -> None:
 
 def test_new_runbook_is_seen(tmp_path: Path, checks: Checks) -> None:
     root = tmp_path / "rq"
-    shutil.copytree(FIXTURES / "evt24" / "rq_no_runbook", root)
+    shutil.copytree(FIXTURES / "EVT-24/dead-letter-without-runbook/rq_no_runbook", root)
     _age(root)
     cache = tmp_path / "cache"
     assert "dead-letter-without-runbook" in _check(root, cache)
     runbooks = root / "docs" / "runbooks"
-    shutil.copytree(FIXTURES / "evt24" / "rq_runbook" / "docs" / "runbooks", runbooks)
+    shutil.copytree(
+        FIXTURES / "EVT-24/dead-letter-without-runbook/rq_runbook" / "docs" / "runbooks", runbooks
+    )
     _age(root, seconds=60)
     assert "dead-letter-without-runbook" not in _check(root, cache)
     assert checks.computed == 2

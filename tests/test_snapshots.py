@@ -1,5 +1,5 @@
 """Every fixture case's findings as a reviewer reads them: each message and fix, kept in a
-snapshot file beside the case (``tests/fixtures/<group>/<case>.snap``), so a change to a
+snapshot file beside the case (``tests/fixtures/<RULE>/<slug>/<case>.snap``), so a change to a
 message or a fix shows in the diff of a pull request. The inline ``# expect:`` comments
 say where findings are (``test_fixtures.py``); the snapshots say what they say.
 
@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from jobcheck.findings import Finding
-from tests.conftest import FIXTURES, run_case
+from tests.conftest import FIXTURES, case_id, fixture_cases, run_case
 
-CASES = sorted(p for p in FIXTURES.glob("*/*") if p.is_dir())
+CASES = fixture_cases()
 
 
 def render(case: Path) -> str:
     report = run_case(case, fixes=True)
     prefix = case.as_posix().rstrip("/") + "/"
-    lines = [f"# {case.parent.name}/{case.name}: {len(report.findings)} findings"]
+    lines = [f"# {case_id(case)}: {len(report.findings)} findings"]
     for finding in sorted(report.findings, key=lambda f: f.sort_key):
         lines.extend(_finding(finding, prefix))
     return "\n".join(lines) + "\n"
@@ -55,7 +55,7 @@ def snapshot_path(case: Path) -> Path:
     return case.parent / f"{case.name}.snap"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{p.parent.name}/{p.name}" for p in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case_id(p) for p in CASES])
 def test_messages_and_fixes_match_the_snapshot(case: Path, request: pytest.FixtureRequest) -> None:
     rendered = render(case)
     path = snapshot_path(case)
@@ -72,4 +72,4 @@ def test_messages_and_fixes_match_the_snapshot(case: Path, request: pytest.Fixtu
 def test_every_snapshot_belongs_to_a_case() -> None:
     """A snapshot left behind by a removed or renamed case is an error, not a relic."""
     cases = {snapshot_path(case) for case in CASES}
-    assert set(FIXTURES.glob("*/*.snap")) <= cases
+    assert set(FIXTURES.glob("*/*/*.snap")) <= cases
