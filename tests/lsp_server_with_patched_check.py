@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jobcheck.checks.scl18_time_limits import JobTimeLimits
+from jobcheck.checks.scl18_missing_time_limit import MissingTimeLimit as JobTimeLimits
 from jobcheck.facts import Loc
 from jobcheck.findings import Fix, TextEdit
 from jobcheck.lsp.server import serve

@@ -1,8 +1,9 @@
-"""The checks: one module per rule or per part of a rule, named after its id
-(``scl18_time_limits.py`` holds SCL-18, ``scl20_queue_workers.py`` one of SCL-20's
-checks). Each module has one :class:`RuleChecks` subclass with a method per check; the
-classes are found by looking in this package, so a new module is all a new check needs
-(with its ``rules/*.yaml`` entry and docs)."""
+"""The checks: one module per check, or per rule where its checks share their reading,
+named after the rule's id (``scl18_missing_time_limit.py`` is SCL-18's
+missing-time-limit, ``scl38_single_job_runs.py`` all of SCL-38). Each module has one
+:class:`RuleChecks` subclass with a method per check; the classes are found by looking
+in this package, so a new module is all a new check needs (with its ``rules/*.yaml``
+entry and docs)."""
 
 from __future__ import annotations
 

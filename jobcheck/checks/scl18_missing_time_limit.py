@@ -1,0 +1,28 @@
+"""SCL-18 Give every job a time limit (EVT-17): missing-time-limit.
+
+A job with no time limit can pin a worker forever: a hung call, a lock never released,
+an endless loop. Each framework says what "no limit" means for it (``semantics.py``).
+Docs: docs/rules/SCL-18.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from jobcheck.checks.base import RuleChecks, check
+from jobcheck.findings import Finding
+from jobcheck.registry import plugins, semantics
+
+
+class MissingTimeLimit(RuleChecks):
+    rule = "SCL-18"
+
+    @check("missing-time-limit")
+    def missing_time_limit(self) -> Iterator[Finding]:
+        for job in self.project.jobs:
+            function = self.project.function(job.task.function)
+            if function is not None and function.not_implemented:
+                continue  # declared here, run elsewhere: its limit is the other side's
+            yield from semantics(job.framework).missing_time_limit(self, job)
+        for plugin in plugins():
+            yield from semantics(plugin.name).time_limits_elsewhere(self)
