@@ -1,4 +1,4 @@
-"""SCL-21 Put record IDs in jobs instead of copies (EVT-20).
+"""SCL-21 Put record IDs in jobs instead of copies (EVT-20): fat-payload.
 
 A record copied into a job goes stale while the job waits, leaks personal data into the
 queue's storage and may not serialize at all. Pass the ID; let the worker read the row.
@@ -28,7 +28,7 @@ HEAVY_KINDS = {
 MAX_INFERENCES = 200
 
 
-class IdsInJobs(RuleChecks):
+class FatPayload(RuleChecks):
     rule = "SCL-21"
 
     @check("fat-payload")
@@ -92,24 +92,3 @@ class IdsInJobs(RuleChecks):
             f"'{argument.text}' passed to '{name}' is {what}: the job gets a copy that is "
             f"stale by the time it runs; {framework.id_advice()}"
         )
-
-    @check("model-typed-job-parameter")
-    def model_typed_job_parameter(self) -> Iterator[Finding]:
-        for job in self.project.jobs:
-            found = self.project.functions.get(job.task.function or "")
-            if found is None:
-                continue
-            # The function's own file: an arq job is registered in one module (its
-            # WorkerSettings) and defined in another.
-            defined_in, function = found
-            for param in function.params:
-                if param.annotation and self.project.is_model(param.annotation):
-                    short = param.annotation.rsplit(".", 1)[-1]
-                    yield self.finding(
-                        "model-typed-job-parameter",
-                        defined_in.path,
-                        param.loc,
-                        f"job '{job.task.name}' takes '{param.name}: {short}', a model "
-                        f"instance: callers must enqueue a copy of the row; take "
-                        f"'{param.name}_id' and load the {short} inside the job",
-                    )

@@ -1,9 +1,8 @@
-"""JOB-03 Job messages carry data, not code or secrets.
+"""JOB-03 Job messages carry data, not code or secrets: pickle-serializer.
 
 A worker that accepts pickle runs whatever a message tells it to: anyone who can write
 to the broker (a leaked Redis password, an exposed port) runs code on every worker
-(Celery's security guide, "Serializers"). And a broker URL with its password in source
-is in every clone, fork and CI log of the repository. Docs: docs/rules/JOB-03.md.
+(Celery's security guide, "Serializers"). Docs: docs/rules/JOB-03.md.
 """
 
 from __future__ import annotations
@@ -14,8 +13,6 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts.values import SeqV, Value, string
 from jobcheck.findings import Finding
 from jobcheck.project import production
-from jobcheck.triggers import Trigger
-from jobcheck.vocabulary import credentials
 
 # celery/app/defaults.py: ``task.serializer``, ``result.serializer`` and
 # ``event_serializer`` default to 'json', ``accept_content`` to ['json'] and
@@ -26,9 +23,8 @@ ACCEPT_SETTINGS = ("accept_content", "result_accept_content")
 PICKLE_NAMES = frozenset({"pickle", "application/x-python-serialize"})
 
 
-class DataNotCode(RuleChecks):
+class PickleSerializer(RuleChecks):
     rule = "JOB-03"
-    PREFILTER = (Trigger("broker URL with a password", b"://", credentials.PREFILTER),)
 
     @check("pickle-serializer")
     def pickle_serializer(self) -> Iterator[Finding]:
@@ -56,24 +52,6 @@ class DataNotCode(RuleChecks):
                     f"task '{job.task.name}' is sent as pickle (serializer='pickle'): the "
                     "workers must accept pickle, so whoever can write to the broker runs "
                     "code on them; send IDs and plain values as JSON",
-                )
-
-    @check("credentials-in-source")
-    def credentials_in_source(self) -> Iterator[Finding]:
-        for f in self.project.files:
-            if not production.is_production(f):
-                continue
-            for url in f.credential_urls:
-                if url.templated or (url.placeholder and url.local):
-                    continue  # filled in elsewhere, or guest:guest@localhost
-                yield self.finding(
-                    "credentials-in-source",
-                    f.path,
-                    url.loc,
-                    f"{url.masked} carries its password in source: it is in every clone, "
-                    "fork and CI log of the repository; read the URL from the environment "
-                    "or a secret store (no default with the password in it) and rotate "
-                    "the password",
                 )
 
 

@@ -1,4 +1,4 @@
-"""SCL-19 Bound the backlog and push back on producers (EVT-18). REQUIRED.
+"""SCL-19 Bound the backlog and push back on producers (EVT-18), REQUIRED: unbounded-queue.
 
 Every queue needs a maximum backlog, as a count or an age; when it is reached, new work
 is slowed or refused instead of piling up without end. Docs: docs/rules/SCL-19.md.
@@ -17,14 +17,12 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.project.routing import Place, QueueUse, is_test_code
+from jobcheck.project.routing import Place, QueueUse
 from jobcheck.registry import semantics
 
 
-class BoundedBacklog(RuleChecks):
+class UnboundedQueue(RuleChecks):
     rule = "SCL-19"
-
-    # -- unbounded-queue -------------------------------------------------------------
 
     @check("unbounded-queue")
     def unbounded_queue(self) -> Iterator[Finding]:
@@ -56,36 +54,6 @@ class BoundedBacklog(RuleChecks):
         candidates = [Place(job.file.path, job.task.loc) for job in use.jobs]
         candidates += [Place(f.path, site.loc) for f, site in use.sites]
         return min(candidates, key=_order) if candidates else None
-
-    # -- unbounded-fan-out ----------------------------------------------------------------
-
-    @check("unbounded-fan-out")
-    def unbounded_fan_out(self) -> Iterator[Finding]:
-        loops = self.project.routing.loop_enqueues
-        for f, site, job in self.project.enqueues():
-            if is_test_code(f):
-                continue
-            loop = loops.get((f.path, site.order))
-            if loop is None or loop.throttled or loop.batched:
-                continue
-            name = job.task.name if job is not None else site.target_text
-            if loop.source == "query":
-                what = (
-                    f"once per row of '{loop.source_text}' (line {loop.loop_loc.line}), a query "
-                    "nothing bounds: one run puts as many jobs on the queue as the table has rows"
-                )
-            else:
-                what = (
-                    f"inside the paginated loop 'while {loop.source_text}' (line "
-                    f"{loop.loop_loc.line}): one run enqueues a job for every item of every page"
-                )
-            yield self.finding(
-                "unbounded-fan-out",
-                f.path,
-                site.loc,
-                f"'{name}' is enqueued {what}, with no batching or throttling. "
-                + semantics(job.framework if job else site.framework_hint).fan_out_advice(),
-            )
 
 
 def _order(place: Place) -> tuple[str, int, int]:
