@@ -1,8 +1,8 @@
-"""SCL-34 Set aside messages that keep failing (EVT-23).
+"""SCL-34 Set aside messages that keep failing (EVT-23): swallowed-exception.
 
-Retries must be bounded, spaced out with backoff and jitter, and reserved for transient
-errors; what still fails goes to a dead-letter destination, never retried forever or
-silently dropped. Docs: docs/rules/SCL-34.md.
+A job that catches an error and carries on is marked successful: the work is silently lost,
+never retried and never dead-lettered.
+Docs: docs/rules/SCL-34.md.
 """
 
 from __future__ import annotations
@@ -11,68 +11,15 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import ExceptHandler
-from jobcheck.facts.values import is_none
 from jobcheck.findings import Finding
 from jobcheck.project.bodies import JobBody, job_bodies
 from jobcheck.project.summaries import Hop, Reach
-from jobcheck.registry import plugins, semantics
+from jobcheck.registry import semantics
 from jobcheck.vocabulary.words import BEST_EFFORT_WORDS, matching_word
 
-CATCH_ALL = frozenset(
-    {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
-)
 
-
-class DeadLetterQueue(RuleChecks):
+class SwallowedException(RuleChecks):
     rule = "SCL-34"
-
-    # -- unbounded-retries ---------------------------------------------------------
-
-    @check("unbounded-retries")
-    def unbounded_retries(self) -> Iterator[Finding]:
-        for job in self.project.jobs:
-            yield from semantics(job.framework).unbounded_retry_options(self, job)
-            found = self.project.functions.get(job.task.function or "")
-            if found is None:
-                continue
-            defined_in, function = found  # the function's own file (see SCL-21)
-            for call in function.retry_calls:
-                if call.max_retries is not None and is_none(call.max_retries):
-                    yield self.finding(
-                        "unbounded-retries",
-                        defined_in.path,
-                        call.loc,
-                        f"'{job.task.name}' retries with max_retries=None: a message that "
-                        "always fails is retried forever; cap the retries and dead-letter "
-                        "what is left",
-                    )
-            for loc in function.retry_loops:
-                yield self.finding(
-                    "unbounded-retries",
-                    defined_in.path,
-                    loc,
-                    f"'{job.task.name}' retries in a 'while True' loop whose exception "
-                    "handler never gives up: a permanent failure spins forever; count the "
-                    "attempts and re-raise after a limit",
-                )
-
-    # -- retry-without-backoff -----------------------------------------------------
-
-    @check("retry-without-backoff")
-    def retry_without_backoff(self) -> Iterator[Finding]:
-        for job in self.project.jobs:
-            yield from semantics(job.framework).retry_without_backoff(self, job)
-        for plugin in plugins():
-            yield from semantics(plugin.name).retry_without_backoff_elsewhere(self)
-
-    # -- retry-on-all-exceptions ---------------------------------------------------
-
-    @check("retry-on-all-exceptions")
-    def retry_on_all_exceptions(self) -> Iterator[Finding]:
-        for plugin in plugins():
-            yield from semantics(plugin.name).retry_on_all_exceptions(self)
-
-    # -- swallowed-exception -----------------------------------------------------------
 
     @check("swallowed-exception")
     def swallowed_exception(self) -> Iterator[Finding]:
@@ -149,13 +96,6 @@ class DeadLetterQueue(RuleChecks):
                     "run that timed out ends as a success and one stopped by a deploy is "
                     "not run again; re-raise it with a bare raise after any cleanup",
                 )
-
-    # -- no-dead-letter -----------------------------------------------------------------
-
-    @check("no-dead-letter")
-    def no_dead_letter(self) -> Iterator[Finding]:
-        for plugin in plugins():
-            yield from semantics(plugin.name).no_dead_letter(self)
 
 
 def _own_method(body: JobBody, reach: Reach[ExceptHandler]) -> bool:
