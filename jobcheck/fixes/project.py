@@ -22,7 +22,7 @@ from jobcheck.timing import firing
 T = TypeVar("T")
 
 # Schedules that start more often than this per hour are left out of the minute checks
-# (MAX_STARTS_PER_HOUR in jobcheck/checks/scl22_spread_schedules.py); their minutes do
+# (MAX_STARTS_PER_HOUR in jobcheck/checks/scl22_minutes.py); their minutes do
 # not count as taken.
 MAX_STARTS_PER_HOUR = 4
 # Minutes to move schedules to: away from 0, 15, 30, 45 and other round numbers.
