@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from jobcheck.checks.scl38_single_job_runs import SingleJobRuns
+from jobcheck.checks.scl38_scheduled_job_without_lock import ScheduledJobWithoutLock
 from jobcheck.config import Options
 from jobcheck.facts import ScheduleEntry
 from jobcheck.project import Project
@@ -48,7 +48,7 @@ class Contract:
 
 
 def contracts(project: Project, options: Options) -> list[Contract]:
-    locks = SingleJobRuns(project, options)
+    locks = ScheduledJobWithoutLock(project, options)
     schedules = _schedules_by_function(project)
     result = [
         Contract(
@@ -73,7 +73,7 @@ def contracts(project: Project, options: Options) -> list[Contract]:
     return result
 
 
-def _scheduled_code(project: Project, locks: SingleJobRuns) -> Iterator[Contract]:
+def _scheduled_code(project: Project, locks: ScheduledJobWithoutLock) -> Iterator[Contract]:
     """Schedules that run code of their own rather than a queued job: an APScheduler or
     ``schedule`` function, a CronJob's or crontab line's command (its contract is the
     scheduler's: no queue, its time limit, its retries, its lock)."""
@@ -122,7 +122,7 @@ def _env_queue(project: Project, job: Job) -> str | None:
     return f"the default queue, unless ${variable} names another" if variable else None
 
 
-def _lock(locks: SingleJobRuns, job: Job) -> str:
+def _lock(locks: ScheduledJobWithoutLock, job: Job) -> str:
     function = job.task.function or job.task.qualname
     return "yes" if locks._guarded(function, job) else "no"
 

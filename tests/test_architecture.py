@@ -77,3 +77,17 @@ def test_the_name_check_finds_a_comparison() -> None:
     """The check above would catch ``job.framework == "celery"``."""
     tree = ast.parse('if job.framework == "celery" or x in ("rq", "y"):\n    pass\n')
     assert {value for _, value in _compared_strings(tree)} >= {"celery", "rq"}
+
+
+def test_each_check_is_a_module_of_its_own() -> None:
+    """One module per check, named after its rule and slug
+    (``scl18_missing_time_limit.py``), holding one class with that one check; what a
+    rule's checks share lives in modules with no check."""
+    from jobcheck.checks import RULE_CLASSES, implemented_checks
+
+    modules = [cls.__module__ for cls in RULE_CLASSES]
+    assert len(modules) == len(set(modules)) == len(implemented_checks())
+    for cls in RULE_CLASSES:
+        (slug,) = cls.implemented()
+        expected = f"{cls.rule.lower().replace('-', '')}_{slug.replace('-', '_')}"
+        assert cls.__module__ == f"jobcheck.checks.{expected}"

@@ -1,9 +1,9 @@
-"""The checks: one module per check, or per rule where its checks share their reading,
-named after the rule's id (``scl18_missing_time_limit.py`` is SCL-18's
-missing-time-limit, ``scl38_single_job_runs.py`` all of SCL-38). Each module has one
-:class:`RuleChecks` subclass with a method per check; the classes are found by looking
-in this package, so a new module is all a new check needs (with its ``rules/*.yaml``
-entry and docs)."""
+"""The checks: one module per check, named after its rule and slug
+(``scl18_missing_time_limit.py`` is SCL-18's missing-time-limit), with what a rule's
+checks share in a module of its own (``scl38_locks.py``). Each check module has one
+:class:`RuleChecks` subclass with one ``@check`` method; the classes are found by
+looking in this package, so a new module is all a new check needs (with its
+``rules/*.yaml`` entry, its docs and its fixtures)."""
 
 from __future__ import annotations
 
