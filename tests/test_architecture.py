@@ -91,3 +91,22 @@ def test_each_check_is_a_module_of_its_own() -> None:
         (slug,) = cls.implemented()
         expected = f"{cls.rule.lower().replace('-', '')}_{slug.replace('-', '_')}"
         assert cls.__module__ == f"jobcheck.checks.{expected}"
+
+
+def test_a_checks_fix_has_the_checks_name() -> None:
+    """A check is one name everywhere: ``jobcheck/checks/<name>.py``, its fix in
+    ``jobcheck/fixes/<name>.py`` (apart: fixes read syntax trees, checks never do), its
+    fixtures under ``tests/fixtures/<RULE>/<slug>/``."""
+    from jobcheck.checks import RULE_CLASSES
+    from jobcheck.fixes import FIX_MODULES
+
+    check_modules = {
+        (cls.rule, slug): cls.__module__.rsplit(".", 1)[1]
+        for cls in RULE_CLASSES
+        for slug in cls.implemented()
+    }
+    for key, module in FIX_MODULES.items():
+        assert check_modules[key] == module
+    fixtures = Path(__file__).parent / "fixtures"
+    for rule, slug in check_modules:
+        assert (fixtures / rule / slug).is_dir(), f"no fixtures for {rule} {slug}"
