@@ -88,9 +88,10 @@ def test_each_check_is_a_module_of_its_own() -> None:
     modules = [cls.__module__ for cls in RULE_CLASSES]
     assert len(modules) == len(set(modules)) == len(implemented_checks())
     for cls in RULE_CLASSES:
-        (slug,) = cls.implemented()
+        slug = cls.slug()
         expected = f"{cls.rule.lower().replace('-', '')}_{slug.replace('-', '_')}"
         assert cls.__module__ == f"jobcheck.checks.{expected}"
+        assert cls.info().severity in ("error", "warning")
 
 
 def test_a_checks_fix_has_the_checks_name() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import ClassVar
 
+from jobcheck.catalog import CheckInfo, load_catalog
 from jobcheck.config import Options
 from jobcheck.facts import Loc
 from jobcheck.findings import Finding, Fix, Related
@@ -55,6 +56,18 @@ class RuleChecks:
             if slug is not None:
                 found[slug] = name
         return found
+
+    @classmethod
+    def slug(cls) -> str:
+        """The check this class implements (one per module)."""
+        (slug,) = cls.implemented()
+        return slug
+
+    @classmethod
+    def info(cls) -> CheckInfo:
+        """The check's catalog entry (``rules/<RULE>.yaml``): its default severity and
+        summary; its fix, when it has one, is ``jobcheck/fixes/<this module's name>.py``."""
+        return load_catalog().rule(cls.rule).check(cls.slug())
 
     def run(self, slugs: set[str]) -> Iterator[Finding]:
         self.enabled = self.enabled or set(slugs)
