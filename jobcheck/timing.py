@@ -371,3 +371,12 @@ def gap_seconds(when: Timing) -> float | None:
     if when.kind == "interval":
         return when.seconds
     return when.gap if when.kind == "cron" else None
+
+
+# Schedules that start more often than this per hour (every 15 minutes) are left out of
+# SCL-22's minute checks and fixes: they overlap with everything, and no choice of minute
+# avoids them, so their minutes do not count as taken either.
+MAX_STARTS_PER_HOUR = 4
+# Minutes to suggest and to move schedules to: away from 0, 15, 30, 45 and other round
+# numbers people pick.
+PREFERRED_MINUTES = (17, 23, 37, 43, 7, 13, 47, 53, 11, 19, 29, 31, 41, 59, 3, 9, 21, 27, 33, 39)

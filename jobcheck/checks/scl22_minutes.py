@@ -10,17 +10,18 @@ from jobcheck.facts import FileFacts, ScheduleEntry
 from jobcheck.frameworks.semantics_base import with_minute
 from jobcheck.project.model import Project
 from jobcheck.registry import semantics
-from jobcheck.timing import Firing, firing, may_coincide
+from jobcheck.timing import (
+    MAX_STARTS_PER_HOUR,
+    PREFERRED_MINUTES,
+    Firing,
+    firing,
+    may_coincide,
+)
 
-# Schedules that start more often than this per hour (every 15 minutes) are left out of
-# the minute checks: they overlap with everything, and no choice of minute avoids them.
-MAX_STARTS_PER_HOUR = 4
 # A random delay of at least this many seconds on each start spreads it over minutes.
 JITTER_SPREADS = 60.0
 # Interval schedules at least this long are reported by interval-schedule-resets-on-deploy.
 LONG_INTERVAL = 3600.0
-# Minutes to suggest: away from 0, 15, 30, 45 and other round numbers people pick.
-PREFERRED_MINUTES = (17, 23, 37, 43, 7, 13, 47, 53, 11, 19, 29, 31, 41, 59, 3, 9, 21, 27, 33, 39)
 
 
 def sparse(project: Project) -> list[tuple[FileFacts, ScheduleEntry, Firing]]:

@@ -17,16 +17,10 @@ from typing import TypeVar
 from jobcheck.config import Options
 from jobcheck.facts import EnqueueSite, FileFacts, FunctionFacts, HttpCall, ScheduleEntry, TaskDef
 from jobcheck.location import Loc
-from jobcheck.timing import firing
+from jobcheck.timing import MAX_STARTS_PER_HOUR, PREFERRED_MINUTES, firing
 
 T = TypeVar("T")
 
-# Schedules that start more often than this per hour are left out of the minute checks
-# (MAX_STARTS_PER_HOUR in jobcheck/checks/scl22_minutes.py); their minutes do
-# not count as taken.
-MAX_STARTS_PER_HOUR = 4
-# Minutes to move schedules to: away from 0, 15, 30, 45 and other round numbers.
-PREFERRED_MINUTES = (17, 23, 37, 43, 7, 13, 47, 53, 11, 19, 29, 31, 41, 59, 3, 9, 21, 27, 33, 39)
 _OTHER_MINUTES = tuple(m for m in range(1, 60) if m not in PREFERRED_MINUTES and m % 5)
 _LAST_RESORT = tuple(m for m in range(1, 60) if m not in PREFERRED_MINUTES + _OTHER_MINUTES)
 
