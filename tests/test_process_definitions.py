@@ -226,3 +226,49 @@ def test_yaml_aliases_are_read_once() -> None:
     facts = extract("chart/values.yaml", text, "", False)
     assert facts.error is None
     assert [p.command for p in facts.processes] == ["celery worker"]
+
+
+FLY = """\
+app = "shop"
+
+[processes]
+  app = "gunicorn shop.wsgi"
+  worker = "celery -A shop worker -Q mail,default -B"
+"""
+
+RENDER = """\
+services:
+  - type: worker
+    name: celery-images
+    runtime: python
+    startCommand: celery -A shop worker -Q images
+  - type: web
+    name: web
+    startCommand: gunicorn shop.wsgi
+"""
+
+
+def test_fly_process_groups_and_render_services_are_processes() -> None:
+    fly = _facts("fly.toml", FLY).processes
+    assert [(p.source, p.name, p.loc.line) for p in fly] == [
+        ("fly", "app", 4),
+        ("fly", "worker", 5),
+    ]
+    render = _facts("render.yaml", RENDER).processes
+    assert [(p.name, p.command) for p in render] == [
+        ("celery-images", "celery -A shop worker -Q images"),
+        ("web", "gunicorn shop.wsgi"),
+    ]
+    found = {(w.framework, w.queues) for w in workers([_facts("fly.toml", FLY)])}
+    assert found == {("celery", ("mail", "default"))}
+
+
+def test_a_fly_worker_with_beat_runs_it_in_every_machine(tmp_path: Path) -> None:
+    (tmp_path / "tasks.py").write_text(TASKS)
+    (tmp_path / "fly.toml").write_text(FLY)
+    result = CliRunner().invoke(
+        cli, ["check", str(tmp_path), "--select", "scheduler-in-every-instance", "--format", "json"]
+    )
+    (finding,) = json.loads(result.output)["findings"]
+    assert finding["path"].endswith("fly.toml") and finding["line"] == 5
+    assert finding["message"].startswith("fly.io process group 'worker' runs a Celery worker")

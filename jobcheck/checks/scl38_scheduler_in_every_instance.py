@@ -150,7 +150,7 @@ def _process_scheduler(project: Project, process: ProcessDecl) -> str | None:
         if found is None:
             continue
         what, in_every_worker = found
-        if in_every_worker and (copies > 1 or process.source == "procfile"):
+        if in_every_worker and (copies > 1 or process.source in SCALED_OUT):
             scale = (
                 f"each of its {copies:g} copies" if copies > 1 else "once it is scaled, each copy"
             )
@@ -168,6 +168,10 @@ def _process_scheduler(project: Project, process: ProcessDecl) -> str | None:
     return None
 
 
+# Process definitions whose copies are scaled outside the file (``heroku ps:scale``,
+# ``fly scale count``): a scheduler there runs once per copy as soon as it is scaled.
+SCALED_OUT = frozenset({"procfile", "fly"})
+
 PROCESS_KINDS = {
     "procfile": "Procfile process",
     "supervisord": "supervisord program",
@@ -176,6 +180,7 @@ PROCESS_KINDS = {
     "dockerfile": "Dockerfile",
     "script": "script",
     "values": "Helm values",
+    "fly": "fly.io process group",
 }
 
 

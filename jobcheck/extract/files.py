@@ -175,6 +175,12 @@ FILE_KINDS: tuple[FileKind, ...] = (
         (Trigger("systemd service", b"ExecStart"),),
     ),
     FileKind(
+        "fly",
+        ("*/fly.toml", "*/fly.*.toml"),
+        "jobcheck.frameworks.crontab.deployment:read_fly",
+        (Trigger("fly.io processes", b"[processes]"),),
+    ),
+    FileKind(
         "dockerfile",
         ("*/Dockerfile", "*/Dockerfile.*", "*.dockerfile", "*/Containerfile"),
         "jobcheck.frameworks.crontab.deployment:read_dockerfile",

@@ -130,3 +130,45 @@ def _instruction_words(argument: str) -> list[str]:
         return shlex.split(text)
     except ValueError:
         return text.split()
+
+
+# -- fly.io --------------------------------------------------------------------------
+
+_PROCESS_LINE = re.compile(r"\s*([A-Za-z0-9_-]+|\"[^\"]+\")\s*=")
+
+
+def read_fly(facts: FileFacts, text: str) -> None:
+    """fly.toml's ``[processes]`` table: a process group per key, its command as the
+    value (fly.io's app configuration reference, "The processes section")."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        config = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return
+    processes = config.get("processes")
+    if not isinstance(processes, dict):
+        return
+    lines = text.splitlines()
+    for name, command in processes.items():
+        if not isinstance(command, str) or not command.strip():
+            continue
+        number = _line_of(lines, name)
+        where = Loc(number, 1, number, len(lines[number - 1].rstrip()) + 1 if lines else 1)
+        facts.processes.append(ProcessDecl("fly", str(name), command.strip(), where))
+
+
+def _line_of(lines: list[str], key: str) -> int:
+    """The line of ``key = ...`` in the ``[processes]`` table (1 when not found)."""
+    inside = False
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = stripped == "[processes]"
+            continue
+        match = _PROCESS_LINE.match(line)
+        if inside and match is not None and match.group(1).strip('"') == key:
+            return number
+    return 1
