@@ -11,8 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from jobcheck.cli import cli
+from jobcheck.commandline import programs
 from jobcheck.extract.files import extract
-from jobcheck.project.workers import commands, workers
+from jobcheck.project.workers import workers
 
 TASKS = """\
 from celery import Celery
@@ -151,16 +152,19 @@ def test_each_kind_of_file_gives_its_processes() -> None:
     assert [(p.command, p.loc.line) for p in script] == [("exec rq worker high low", 4)]
 
 
-def test_a_shell_command_line_is_split_into_its_commands() -> None:
-    assert commands("sh -c 'cd /app && exec celery -A x worker -Q a'") == [
-        ["cd", "/app"],
-        ["exec", "celery", "-A", "x", "worker", "-Q", "a"],
+def test_a_worker_command_is_read_through_shells_and_set_up_commands() -> None:
+    """The command lines of process definitions go through ``commandline.programs``, as
+    crontab lines do: ``sh -c``, ``&&`` chains, ``cd``, ``exec`` and ``VAR=x`` read through."""
+    assert programs("sh -c 'cd /app && exec celery -A x worker -Q a'") == [
+        ["celery", "-A", "x", "worker", "-Q", "a"],
     ]
-    assert commands("python manage.py migrate; rq worker high") == [
+    assert programs("python manage.py migrate; rq worker high") == [
         ["python", "manage.py", "migrate"],
         ["rq", "worker", "high"],
     ]
-    assert commands("echo 'unclosed") == []
+    assert programs("REMAP_SIGTERM=SIGQUIT celery --app p worker --queues celery --beat") == [
+        ["celery", "--app", "p", "worker", "--queues", "celery", "--beat"]
+    ]
 
 
 def test_workers_are_read_from_every_kind(deployed: Path) -> None:

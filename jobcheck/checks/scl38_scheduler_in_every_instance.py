@@ -14,6 +14,7 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.scl38_locks import (
     LOCK_GUARDS,
 )
+from jobcheck.commandline import programs
 from jobcheck.facts import (
     FileFacts,
     Loc,
@@ -25,7 +26,6 @@ from jobcheck.facts.values import number, string
 from jobcheck.findings import Finding
 from jobcheck.project.model import Project
 from jobcheck.project.test_code import is_test_code
-from jobcheck.project.workers import commands
 from jobcheck.registry import plugins, semantics
 
 
@@ -145,7 +145,7 @@ def _process_scheduler(project: Project, process: ProcessDecl) -> str | None:
     says which of its commands schedule (``Semantics.process_scheduler``)."""
     copies = _copies(process)
     where = _process_name(process)
-    for words, plugin in product(commands(process.command), plugins()):
+    for words, plugin in product(programs(process.command), plugins()):
         found = semantics(plugin.name).process_scheduler(project, words)
         if found is None:
             continue

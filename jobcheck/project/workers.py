@@ -6,9 +6,9 @@ worker command (``Semantics.worker_queues``)."""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 
+from jobcheck.commandline import programs
 from jobcheck.facts import FileFacts
 from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import plugins, semantics
@@ -38,7 +38,7 @@ def workers(files: list[FileFacts]) -> list[Worker]:
             continue  # a test suite's compose file starts no production worker
         for process in f.processes:
             where = f"{f.path}:{process.loc.line} ({process.name})"
-            for words in commands(process.command):
+            for words in programs(process.command):  # sh -c, &&, env, exec read through
                 for plugin in plugins():
                     queues = semantics(plugin.name).worker_queues(words)
                     if queues is not None:
@@ -53,43 +53,6 @@ def _known(queues: tuple[str, ...]) -> tuple[str, ...]:
     if any("$" in queue or "{{" in queue or "%(" in queue for queue in queues):
         return (EVERY_QUEUE,)
     return queues
-
-
-SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
-SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
-
-
-def commands(line: str, depth: int = 0) -> list[list[str]]:
-    """The simple commands of a command line, as words: split at ``&&``, ``;``, ``|``,
-    with ``sh -c "..."`` opened (``["/bin/sh", "-c", "celery -A app worker"]``)."""
-    try:
-        words = shlex.split(line, comments=True)
-    except ValueError:
-        return []
-    found: list[list[str]] = []
-    current: list[str] = []
-    for word in [*words, ";"]:
-        pieces = [word] if word in SEPARATORS else _split_glued(word)
-        for piece in pieces:
-            if piece not in SEPARATORS:
-                current.append(piece)
-                continue
-            if len(current) >= 3 and current[0].rsplit("/", 1)[-1] in SHELLS and depth < 2:
-                if current[1] == "-c" or (current[1].startswith("-") and "c" in current[1]):
-                    found.extend(commands(current[2], depth + 1))
-                    current = []
-                    continue
-            if current:
-                found.append(current)
-            current = []
-    return found
-
-
-def _split_glued(word: str) -> list[str]:
-    """``migrate;`` -> ``migrate``, ``;`` (a separator written against a word)."""
-    if len(word) > 1 and word[-1] in ";&|" and not word.endswith(("\\;",)):
-        return [word.rstrip(";&|"), ";"]
-    return [word]
 
 
 def consumers(
