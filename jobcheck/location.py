@@ -14,3 +14,9 @@ class Loc:
     column: int
     end_line: int
     end_column: int
+
+
+def line_loc(number: int, text: str) -> Loc:
+    """The whole of line ``number`` (1-based), whose text is ``text``: where a line-based
+    reader (Procfile, supervisord, systemd, a Dockerfile, a script) reports what it read."""
+    return Loc(number, 1, number, len(text.rstrip()) + 1)

@@ -17,8 +17,9 @@ import shlex
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from jobcheck.facts import FileFacts, Loc, ProcessDecl
+from jobcheck.facts import FileFacts, ProcessDecl
 from jobcheck.facts.values import Const
+from jobcheck.location import line_loc
 from jobcheck.syntax.yaml_nodes import get as _get
 from jobcheck.syntax.yaml_nodes import loc as _loc
 from jobcheck.syntax.yaml_nodes import scalar as _scalar
@@ -39,33 +40,33 @@ def read_compose(facts: FileFacts, text: str) -> None:
     for key, service in services.value:
         if not isinstance(key, ScalarNode) or not isinstance(service, MappingNode):
             continue
-        words: list[str] = []
+        parts: list[str] = []
         at: Node | None = None
-        for part in ("entrypoint", "command"):
-            node = _get(service, part)
-            if node is not None:
-                words += _words(node)
+        for key_name in ("entrypoint", "command"):
+            node = _get(service, key_name)
+            text = command_text(node)
+            if text:
+                parts.append(text)
                 at = at or node
-        if not words or at is None:
+        if not parts or at is None:
             continue
         replicas = _scalar(_get(_get(service, "deploy"), "replicas")) or _scalar(
             _get(service, "scale")
         )
         options = (("replicas", Const(replicas)),) if replicas else ()
         facts.processes.append(
-            ProcessDecl("compose", key.value, shlex.join(words), _loc(at), options)
+            ProcessDecl("compose", key.value, " ".join(parts), _loc(at), options)
         )
 
 
-def _words(node: Node) -> list[str]:
+def command_text(node: Node | None) -> str | None:
+    """A command written as a string (as a shell reads it) or as a list of words."""
     if isinstance(node, ScalarNode):
-        try:
-            return shlex.split(node.value)
-        except ValueError:
-            return node.value.split()
+        return node.value.strip() or None
     if isinstance(node, SequenceNode):
-        return [item.value for item in node.value if isinstance(item, ScalarNode)]
-    return []
+        words = [item.value for item in node.value if isinstance(item, ScalarNode)]
+        return shlex.join(words) if words else None
+    return None
 
 
 # -- systemd -------------------------------------------------------------------------
@@ -90,7 +91,7 @@ def read_systemd(facts: FileFacts, text: str) -> None:
         number += 1
         match = _EXEC_START.match(line)
         if match is not None:
-            where = Loc(first + 1, 1, first + 1, len(lines[first].rstrip()) + 1)
+            where = line_loc(first + 1, lines[first])
             facts.processes.append(ProcessDecl("systemd", name, match.group(1).strip(), where))
 
 
@@ -102,34 +103,30 @@ _INSTRUCTION = re.compile(r"\s*(CMD|ENTRYPOINT)\s+(\S.*)", re.IGNORECASE)
 def read_dockerfile(facts: FileFacts, text: str) -> None:
     """``CMD`` and ``ENTRYPOINT`` in their exec (JSON array) or shell form; the last of
     each counts, as in Docker, the entrypoint first."""
-    found: dict[str, tuple[list[str], int]] = {}
+    found: dict[str, tuple[str, int]] = {}
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
         match = _INSTRUCTION.match(line)
         if match is None:
             continue
-        found[match.group(1).upper()] = (_instruction_words(match.group(2)), number)
-    if not found:
-        return
-    words = [w for key in ("ENTRYPOINT", "CMD") if key in found for w in found[key][0]]
-    number = found.get("CMD", found.get("ENTRYPOINT"))[1]  # type: ignore[index]
-    if words:
-        where = Loc(number, 1, number, len(lines[number - 1].rstrip()) + 1)
-        facts.processes.append(ProcessDecl("dockerfile", "CMD", shlex.join(words), where))
+        found[match.group(1).upper()] = (_instruction_text(match.group(2)), number)
+    command = " ".join(found[key][0] for key in ("ENTRYPOINT", "CMD") if key in found).strip()
+    if command:
+        number = found.get("CMD", found.get("ENTRYPOINT"))[1]  # type: ignore[index]
+        where = line_loc(number, lines[number - 1])
+        facts.processes.append(ProcessDecl("dockerfile", "CMD", command, where))
 
 
-def _instruction_words(argument: str) -> list[str]:
+def _instruction_text(argument: str) -> str:
+    """The exec form (a JSON array) as shell words joined; the shell form as written."""
     text = argument.strip()
-    if text.startswith("["):
-        try:
-            value = json.loads(text)
-        except ValueError:
-            return []
-        return [str(v) for v in value] if isinstance(value, list) else []
+    if not text.startswith("["):
+        return text
     try:
-        return shlex.split(text)
+        value = json.loads(text)
     except ValueError:
-        return text.split()
+        return ""
+    return shlex.join(str(v) for v in value) if isinstance(value, list) else ""
 
 
 # -- fly.io --------------------------------------------------------------------------
@@ -156,7 +153,7 @@ def read_fly(facts: FileFacts, text: str) -> None:
         if not isinstance(command, str) or not command.strip():
             continue
         number = _line_of(lines, name)
-        where = Loc(number, 1, number, len(lines[number - 1].rstrip()) + 1 if lines else 1)
+        where = line_loc(number, lines[number - 1] if lines else "")
         facts.processes.append(ProcessDecl("fly", str(name), command.strip(), where))
 
 

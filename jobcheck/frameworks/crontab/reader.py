@@ -23,6 +23,7 @@ from jobcheck.frameworks.crontab.semantics import (
     SCHEDULE_ZONE_VARIABLE,
     SYSTEM_USERS,
 )
+from jobcheck.location import line_loc
 
 _ENVIRONMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
 # Five time fields shaped as cron's (digits, ``*``, ranges, steps, lists; names for the
@@ -211,7 +212,7 @@ def read_procfile(facts: FileFacts, text: str) -> None:
                 source="procfile",
                 name=match.group(1),
                 command=match.group(2).strip(),
-                loc=Loc(number, 1, number, len(line.rstrip()) + 1),
+                loc=line_loc(number, line),
             )
         )
 
@@ -248,7 +249,7 @@ def read_supervisord(facts: FileFacts, text: str) -> None:
             options = tuple(
                 (key, Const(values[key][0])) for key in SUPERVISORD_OPTIONS if key in values
             )
-            where = Loc(line, 1, line, len(lines[line - 1].rstrip()) + 1)
+            where = line_loc(line, lines[line - 1])
             facts.processes.append(ProcessDecl("supervisord", program, command, where, options))
 
     for number, line in enumerate(lines, start=1):
@@ -306,7 +307,7 @@ def read_script(facts: FileFacts, text: str) -> None:
             facts.script_commands.append(stripped)
         if _WORKER_PROGRAMS.search(stripped):
             name = facts.path.replace("\\", "/").rsplit("/", 1)[-1]
-            where = Loc(first + 1, 1, first + 1, len(lines[first].rstrip()) + 1)
+            where = line_loc(first + 1, lines[first])
             facts.processes.append(ProcessDecl("script", name, stripped, where))
 
 

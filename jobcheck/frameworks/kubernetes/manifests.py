@@ -132,44 +132,31 @@ def _values_processes(node: Node | None, path: tuple[str, ...]) -> list[ProcessD
             label = _scalar(_get(current, "name")) or ".".join(keys) or "?"
             found.append(ProcessDecl("values", label, command, _loc(current)))
         for key, value in reversed(current.value):
-            if isinstance(key, ScalarNode) and key.value not in (
-                "command",
-                "args",
-                *RENDER_COMMANDS,
-            ):
+            if isinstance(key, ScalarNode) and key.value not in COMMAND_KEYS:
                 pending.append((value, (*keys, key.value)))
     return found
 
 
 def _command(container: Node) -> str | None:
-    """A container's command line: ``command`` then ``args`` (a list, or a string as a
-    shell would split it); Render's ``startCommand``/``dockerCommand`` when neither is
-    there (render.yaml)."""
-    words: list[str] = []
-    for key in ("command", "args"):
-        part = _get(container, key)
-        if isinstance(part, SequenceNode):
-            words.extend(_word(item) for item in part.value)
-        elif isinstance(part, ScalarNode):
-            words.extend(_split(_word(part)))
-    for key in RENDER_COMMANDS if not words else ():
-        part = _get(container, key)
-        if isinstance(part, ScalarNode):
-            words.extend(_split(_word(part)))
-    return shlex.join(words) if words else None
+    """A container's command line: ``command`` then ``args`` (each a list of words, or a
+    string as a shell reads it); Render's ``startCommand``/``dockerCommand`` when neither
+    is there (render.yaml)."""
+    parts = [_part(_get(container, key)) for key in ("command", "args")]
+    if not any(parts):
+        parts = [_part(_get(container, key)) for key in RENDER_COMMANDS]
+    return " ".join(part for part in parts if part) or None
+
+
+def _part(node: Node | None) -> str:
+    if isinstance(node, SequenceNode):
+        return shlex.join(_word(item) for item in node.value)
+    return _word(node).strip() if isinstance(node, ScalarNode) else ""
 
 
 # render.yaml services (Render's Blueprint spec): ``startCommand`` for native runtimes,
 # ``dockerCommand`` for Docker ones.
 RENDER_COMMANDS = ("startCommand", "dockerCommand")
 COMMAND_KEYS = frozenset({"command", "args", *RENDER_COMMANDS})
-
-
-def _split(text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
 
 
 def strip_templates(text: str) -> str:
