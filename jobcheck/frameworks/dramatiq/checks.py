@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import is_infinite, is_none, string
-from jobcheck.frameworks.dramatiq.companions import STUB_BROKER, broker_middleware
+from jobcheck.facts.values import is_infinite, is_none
+from jobcheck.frameworks.dramatiq.companions import STUB_BROKER, broker_class, broker_middleware
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project import production
 
@@ -128,15 +128,12 @@ def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
     for f, config in check.project.configs(NAME):
         if not production.is_production(f):
             continue
-        cls = config.cls if config.kind == "broker" else None
-        if config.kind == "settings":
-            cls = string(config.option("BROKER"))
-        if not cls or not cls.replace(":", ".").endswith(STUB_BROKER):
+        if broker_class(config) != STUB_BROKER:
             continue
         if config.development is not None or _no_broker_fallback(config.condition):
             continue  # ``if TESTING:``, or the stand-in when no broker URL is configured
         if config.condition is None and any(
-            c.kind == "broker" and not (c.cls or "").endswith(STUB_BROKER) for c in f.configs
+            c.kind == "broker" and broker_class(c) != STUB_BROKER for c in f.configs
         ):
             continue  # beside a real broker, chosen in a way jobcheck cannot read
         yield check.finding(

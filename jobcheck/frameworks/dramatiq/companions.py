@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jobcheck.facts import Loc
-from jobcheck.facts.values import CallV, SeqV, Value, is_none
+from jobcheck.facts import FrameworkConfig, Loc
+from jobcheck.facts.values import CallV, SeqV, Value, is_none, string
 from jobcheck.project.test_code import is_test_code
 
 if TYPE_CHECKING:
@@ -71,6 +71,15 @@ class BrokerMiddleware:
 STUB_BROKER = "StubBroker"
 """dramatiq/brokers/stub.py: "A broker that can be used within unit tests"; it keeps
 messages in the memory of the process that sends them."""
+
+
+def broker_class(config: FrameworkConfig) -> str | None:
+    """The broker class a configuration makes, by its last name (``RedisBroker``): a
+    broker made in code, or django_dramatiq's ``DRAMATIQ_BROKER["BROKER"]`` path."""
+    text = config.cls if config.kind == "broker" else None
+    if config.kind == "settings":
+        text = string(config.option("BROKER"))
+    return text.replace(":", ".").rsplit(".", 1)[-1] if text else None
 
 
 def broker_middleware(project: Project) -> BrokerMiddleware | None:

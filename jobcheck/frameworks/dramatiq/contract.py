@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import describe, is_none, number, string
-from jobcheck.frameworks.dramatiq.companions import BrokerMiddleware, broker_middleware
+from jobcheck.facts.values import describe, is_none, number
+from jobcheck.frameworks.dramatiq.companions import (
+    BrokerMiddleware,
+    broker_class,
+    broker_middleware,
+)
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -74,13 +78,7 @@ _REDELIVERY = {
 
 def delivery(project: Project) -> str:
     """Dramatiq acks a message after the actor returns, on either broker."""
-    brokers = set()
-    for _, config in project.configs(NAME):
-        text = config.cls if config.kind == "broker" else None
-        if config.kind == "settings":
-            text = string(config.option("BROKER"))
-        if text:
-            brokers.add(text.replace(":", ".").rsplit(".", 1)[-1])
+    brokers = {broker_class(config) for _, config in project.configs(NAME)}
     known = sorted(brokers & _REDELIVERY.keys())
     if len(known) == 1:
         return f"late: acked after the actor returns; {_REDELIVERY[known[0]]}"
