@@ -50,9 +50,8 @@ class LockReading:
         self,
     ) -> list[tuple[FileFacts, ScheduleEntry, Job | None, float, float]]:
         """(file, entry, job, limit, gap) of each job scheduled more often than its time
-        limit allows, without a lock; memoized (the lock check skips these jobs)."""
-        if hasattr(self, "_overlap_memo"):
-            return self._overlap_memo  # type: ignore[no-any-return]
+        limit allows, without a lock: schedule-overlaps-time-limit reports them, and
+        scheduled-job-without-lock leaves them to it."""
         found = []
         seen: set[str] = set()
         for f, entry, job in self.project.scheduled_jobs():
@@ -71,7 +70,6 @@ class LockReading:
                 continue
             seen.add(function)
             found.append((f, entry, job, limit, gap))
-        self._overlap_memo = found
         return found
 
     def _in_process_note(self, function: str) -> str:

@@ -515,6 +515,16 @@ class Project:
             semantics(plugin.name).is_config_module(module) for plugin in plugins()
         )
 
+    @functools.cached_property
+    def star_importers(self) -> dict[str, frozenset[str]]:
+        """Module -> the modules that import everything from it (``from .base import
+        *``): settings modules built on one another."""
+        found: dict[str, set[str]] = {}
+        for f in self.files:
+            for source in f.star_imports:
+                found.setdefault(source, set()).add(f.module)
+        return {module: frozenset(importers) for module, importers in found.items()}
+
     def settings(self, key: str) -> list[tuple[FileFacts, Setting]]:
         return self._settings_by_key.get(key, [])
 

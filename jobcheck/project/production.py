@@ -73,13 +73,9 @@ def _overridden_below(project: Project, module: str, others: set[str]) -> bool:
     among ``others``, the modules that set the key too."""
     if not module or not others:
         return False
-    importers: dict[str, set[str]] = {}
-    for f in project.files:
-        for source in f.star_imports:
-            importers.setdefault(source, set()).add(f.module)
     pending, seen = [module], {module}
     while pending:
-        for importer in importers.get(pending.pop(), ()):
+        for importer in project.star_importers.get(pending.pop(), ()):
             if importer in others:
                 return True
             if importer not in seen:
