@@ -226,15 +226,11 @@ def is_other_source(path: str) -> bool:
 
 
 @functools.cache
-def _prefilter(name: str) -> Prefilter:
+def _prefilter(name: str, claims: bool = False) -> Prefilter:
+    """A kind's prefilter: its triggers, or (``claims``) those that claim a file named
+    like another kind."""
     kind = next(k for k in FILE_KINDS if k.name == name)
-    return Prefilter(kind.triggers or ())
-
-
-@functools.cache
-def _claim_prefilter(name: str) -> Prefilter:
-    kind = next(k for k in FILE_KINDS if k.name == name)
-    return Prefilter(kind.claim_triggers or ())
+    return Prefilter((kind.claim_triggers if claims else kind.triggers) or ())
 
 
 def kind_triggers(kind: FileKind) -> Prefilter | None:
@@ -253,7 +249,9 @@ def kind_for(path: str, data: bytes) -> FileKind | None:
     for other in FILE_KINDS:
         if not other.claims_by_content or not _matches_kind(other, text):
             continue
-        triggers = _claim_prefilter(other.name) if other.claim_triggers else kind_triggers(other)
+        triggers = (
+            _prefilter(other.name, claims=True) if other.claim_triggers else kind_triggers(other)
+        )
         if triggers is not None and triggers.reason(data) is not None:
             return other
     return kind

@@ -530,7 +530,7 @@ class Semantics:
             return None
         from jobcheck.timing import limit_seconds
 
-        return limit_seconds(semantics_of(job).contract(project, job)["time_limit"])
+        return limit_seconds(self.contract(project, job)["time_limit"])
 
     def none_inherits(self, key: str) -> bool:
         """Whether a job option set to None takes the global setting's value."""
@@ -645,9 +645,3 @@ def spaced_minutes(entry: ScheduleEntry, minute: int) -> str:
         return f"{minute % step}-59/{step}"
     shift = minute - minutes[0]
     return ",".join(str(m) for m in sorted((m + shift) % 60 for m in minutes))
-
-
-def semantics_of(job: Job) -> Semantics:
-    from jobcheck.registry import semantics
-
-    return semantics(job.framework)
