@@ -14,12 +14,19 @@ counts for a task in another file), so narrowing a run never narrows the model:
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
+from jobcheck.discovery.repository import (
+    Repository,
+    RepositoryError,
+    repository_of,
+    run_git,
+    run_git_text,
+    work_tree_top,
+)
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 
 ANALYSED_SUFFIXES = (".py",)
@@ -106,14 +113,15 @@ def _analysed(path: str) -> bool:
 
 def project_root(files: Sequence[Path], config_root: Path | None) -> Path | None:
     """The folder to build the model from for ``files``: the folder of the jobcheck
-    configuration if it holds them all, else their git repository's top level."""
+    configuration if it holds them all, else their git repository's top level (found
+    by jobcheck, never by git: ``jobcheck/discovery/repository.py``)."""
     resolved = [f.resolve() for f in files]
     candidates = []
     if config_root is not None:
         candidates.append(config_root.resolve())
-    top = git_toplevel(resolved[0].parent)
+    top = work_tree_top(Path(os.path.abspath(files[0])))
     if top is not None:
-        candidates.append(top)
+        candidates.append(top.resolve())
     for candidate in candidates:
         if all(f.is_relative_to(candidate) for f in resolved):
             return candidate
@@ -124,19 +132,27 @@ def changed_files(revision: str, start: Path) -> set[Path]:
     """Python files changed since ``revision`` in the git repository around ``start``:
     changed on this branch since it left ``revision`` (the merge base), staged,
     unstaged, or untracked and not ignored. Deleted files are left out."""
-    top = git_toplevel(start)
-    if top is None:
-        raise ScopeError(f"--changed-since needs a git repository, and {start} is not inside one")
-    if _git(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}") is None:
-        raise ScopeError(f"--changed-since: unknown git revision {revision!r}")
-    base = _git(top, "merge-base", revision, "HEAD") or revision
+    repository = _repository(start)
+    _verify(repository, revision)
+    base = run_git_text(repository, "merge-base", revision, "HEAD") or revision
     base = base.strip()
-    listed = _git(top, "diff", "--name-only", "-z", "--no-renames", base, "--")
-    untracked = _git(top, "ls-files", "-z", "--others", "--exclude-standard")
+    listed = run_git_text(
+        repository,
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-textconv",
+        base,
+        "--",
+    )
+    untracked = run_git_text(repository, "ls-files", "-z", "--others", "--exclude-standard")
     if listed is None or untracked is None:
         raise ScopeError(
             f"--changed-since: git could not list the files changed since {revision!r}"
         )
+    top = repository.top
     names = [n for n in (listed + untracked).split("\0") if n]
     return {
         (top / name).resolve()
@@ -148,78 +164,94 @@ def changed_files(revision: str, start: Path) -> set[Path]:
 def tree_at(revision: str, start: Path, into: Path) -> Path:
     """The files under ``start`` as they were at ``revision``, written below ``into`` (a
     temporary folder) with their paths inside the repository; returns where ``start`` is
-    in that copy. Read with ``git archive``; nothing of the project is run."""
-    import io
-    import tarfile
-
-    top = git_toplevel(start)
-    if top is None:
-        raise ScopeError(f"--changed-since needs a git repository, and {start} is not inside one")
-    if _git(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}") is None:
-        raise ScopeError(f"--changed-since: unknown git revision {revision!r}")
-    inside = start.resolve().relative_to(top).as_posix() or "."
-    done = subprocess.run(
-        ["git", "-C", str(top), "archive", "--format=tar", revision, "--", inside],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        if b"did not match any files" in done.stderr:
-            (into / inside).mkdir(parents=True, exist_ok=True)  # the folder is new since
-            return into / inside
+    in that copy. Blobs are read with ``cat-file --batch``: no filter, no ``export-subst``,
+    nothing of the project is run."""
+    repository = _repository(start)
+    _verify(repository, revision)
+    inside = Path(os.path.abspath(start)).resolve().relative_to(repository.top).as_posix()
+    inside = inside or "."
+    listing = run_git(repository, "ls-tree", "-r", "-z", "--full-tree", revision, "--", inside)
+    if listing is None:
         raise ScopeError(f"--changed-since: git could not read {inside!r} at {revision!r}")
-    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-        members = [
-            m
-            for m in archive.getmembers()
-            if (m.isfile() or m.isdir())
-            and not m.name.startswith("/")
-            and ".." not in Path(m.name).parts
-        ]
-        archive.extractall(into, members=members)
+    blobs = [entry for entry in _blobs(listing) if _safe_relative(entry[1])]
+    (into / inside).mkdir(parents=True, exist_ok=True)  # the folder may be new since
+    if blobs:
+        contents = _cat_blobs(repository, [object_id for object_id, _ in blobs])
+        if contents is None:
+            raise ScopeError(f"--changed-since: git could not read {inside!r} at {revision!r}")
+        for (_, name), data in zip(blobs, contents):
+            target = into / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
     return into / inside
 
 
-def git_toplevel(start: Path) -> Path | None:
-    folder = start if start.is_dir() else start.parent
-    out = _git(folder, "rev-parse", "--show-toplevel")
-    return Path(out.strip()).resolve() if out else None
-
-
-def _git(folder: Path, *arguments: str) -> str | None:
-    """The output of a git command, or None when it fails (or git is missing)."""
+def _repository(start: Path) -> Repository:
     try:
-        done = subprocess.run(
-            ["git", "-C", str(folder), *arguments],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="surrogateescape",
-            check=False,
-            env=_git_environment(),
+        repository = repository_of(start)
+    except RepositoryError as error:
+        raise ScopeError(f"--changed-since: {error}") from None
+    if repository is None:
+        raise ScopeError(f"--changed-since needs a git repository, and {start} is not inside one")
+    return repository
+
+
+def _verify(repository: Repository, revision: str) -> None:
+    if (
+        revision.startswith("-")
+        or run_git(
+            repository,
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            f"{revision}^{{commit}}",
         )
-    except OSError:
+        is None
+    ):
+        raise ScopeError(f"--changed-since: unknown git revision {revision!r}")
+
+
+def _blobs(listing: bytes) -> list[tuple[str, str]]:
+    """(object id, path) of every regular file in ``ls-tree -z`` output (no links, no
+    submodules)."""
+    found = []
+    for entry in listing.split(b"\0"):
+        head, _, name = entry.partition(b"\t")
+        fields = head.split()
+        if len(fields) == 3 and fields[1] == b"blob" and fields[0] in (b"100644", b"100755"):
+            found.append((fields[2].decode("ascii"), os.fsdecode(name)))
+    return found
+
+
+def _safe_relative(name: str) -> bool:
+    """A path a tree may hold that stays inside the copy (a crafted tree object may name
+    ``..`` or ``.git``; git itself would refuse to check those out)."""
+    parts = name.split("/")
+    return (
+        bool(name)
+        and not name.startswith("/")
+        and all(part not in ("", ".", "..") and part.lower() != ".git" for part in parts)
+    )
+
+
+def _cat_blobs(repository: Repository, object_ids: list[str]) -> list[bytes] | None:
+    """The contents of blobs, in order, read with ``git cat-file --batch``."""
+    out = run_git(repository, "cat-file", "--batch", stdin="\n".join(object_ids).encode() + b"\n")
+    if out is None:
         return None
-    return done.stdout if done.returncode == 0 else None
-
-
-def _git_environment() -> dict[str, str]:
-    """This process's environment without the variables a git hook sets (GIT_DIR,
-    GIT_INDEX_FILE, ...), which would point ``git -C folder`` at another repository;
-    pre-commit removes the same ones before it runs git (pre_commit/git.py no_git_env)."""
-    keep = {
-        "GIT_EXEC_PATH",
-        "GIT_SSH",
-        "GIT_SSH_COMMAND",
-        "GIT_SSL_CAINFO",
-        "GIT_SSL_NO_VERIFY",
-        "GIT_CEILING_DIRECTORIES",
-    }
-    return {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith("GIT_") or name in keep or name.startswith("GIT_CONFIG")
-    }
+    contents, offset = [], 0
+    for _ in object_ids:
+        end = out.find(b"\n", offset)
+        if end < 0:
+            return None
+        header = out[offset:end].split()
+        if len(header) != 3 or header[1] != b"blob":
+            return None
+        size = int(header[2])
+        contents.append(out[end + 1 : end + 1 + size])
+        offset = end + 1 + size + 1
+    return contents
 
 
 def _shortest_spelling(folder: Path) -> str:

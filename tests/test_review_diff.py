@@ -52,7 +52,9 @@ def checkout(request, order_id):
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # jobcheck reads the repository it is started in (jobcheck/discovery/repository.py).
+    monkeypatch.chdir(tmp_path)
     git_repo(
         tmp_path,
         {"shop/__init__.py": "", "shop/tasks.py": TASKS, "shop/views.py": VIEWS},

@@ -19,11 +19,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from jobcheck.discovery.repository import git_dir_of, work_tree_top
+from jobcheck.guarded import read_bytes
+
 _STAT_BYTES = 40
 _SHA1_BYTES = 20
 _EXTENDED = 0x4000
 _NAME_MASK = 0x0FFF
 _MAX_ENTRIES = 2_000_000
+_MAX_INDEX_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -40,12 +44,13 @@ class Tracked:
 def tracked(start: str) -> Tracked | None:
     """The tracked paths of the git work tree holding ``start``; None outside a work tree
     or when the index cannot be read (an unknown version, a split index, a damaged file)."""
-    top = _work_tree_top(Path(start))
-    if top is None:
+    top = work_tree_top(Path(start))
+    git_dir = git_dir_of(top) if top is not None else None
+    if top is None or git_dir is None:
         return None
-    index = _git_dir(top) / "index"
+    index = git_dir / "index"
     try:
-        data = index.read_bytes()
+        data = read_bytes(index, limit=_MAX_INDEX_BYTES)
     except OSError:
         return None
     paths = _paths(data)
@@ -53,27 +58,6 @@ def tracked(start: str) -> Tracked | None:
         return None
     folders = {"/".join(p.split("/")[:i]) for p in paths for i in range(1, p.count("/") + 1)}
     return Tracked(str(top), frozenset(paths), frozenset(folders), str(index))
-
-
-def _work_tree_top(start: Path) -> Path | None:
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
-
-
-def _git_dir(top: Path) -> Path:
-    """``.git``, or the folder a ``.git`` file points to (a worktree, a submodule)."""
-    dot_git = top / ".git"
-    if dot_git.is_file():
-        try:
-            text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
-            return dot_git
-        if text.startswith("gitdir:"):
-            target = Path(text.removeprefix("gitdir:").strip())
-            return target if target.is_absolute() else top / target
-    return dot_git
 
 
 def _paths(data: bytes) -> list[str] | None:
