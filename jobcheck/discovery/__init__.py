@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Literal
 
 from jobcheck.discovery.git_index import Tracked, tracked
+from jobcheck.discovery.repository import work_tree_top
 from jobcheck.extract.files import NOT_SOURCES, is_other_source
 from jobcheck.extract.files import PATTERNS as OTHER_SOURCES
+from jobcheck.guarded import OUTSIDE, Boundary
 
 # Folders no one wants linted: VCS data, virtualenvs, caches, dependencies, build output.
 DEFAULT_EXCLUDES = (
@@ -192,20 +194,37 @@ def discover(
             if not user_excludes.excluded(
                 path.name, path.as_posix()
             ) and not user_excludes.excludes_a_folder_of(path):
-                found.setdefault(os.path.realpath(path), SourceFile(_clean(path), explicit=True))
+                error = None if boundary_of(path).admits(path) else OUTSIDE
+                found.setdefault(
+                    os.path.realpath(path), SourceFile(_clean(path), explicit=True, error=error)
+                )
             continue
         walker = _Walker(path, excludes, respect_gitignore, suffixes, patterns)
+        boundary = boundary_of(path)
         key = (os.path.realpath(path), excludes.patterns, respect_gitignore, suffixes, patterns)
         for file, identity, symlink in walker.walk(
             cache.walks.get(key) if cache is not None else None
         ):
-            found.setdefault(identity, SourceFile(file, explicit=False, symlink=symlink))
+            error = None if not symlink or boundary.contains(identity) else OUTSIDE
+            found.setdefault(
+                identity, SourceFile(file, explicit=False, symlink=symlink, error=error)
+            )
         for folder, message in walker.unreadable:
             found.setdefault(f"\0{folder}", SourceFile(folder, explicit=False, error=message))
         if cache is not None and walker.changed:
             cache.walks[key] = walker.state
             cache.changed = True
     return sorted(found.values(), key=lambda f: f.display)
+
+
+def boundary_of(path: Path) -> Boundary:
+    """The project a path given on the command line lies in: its git work tree, else the
+    folder given (or the folder of the file given). A symbolic link found in it that
+    leads outside is reported, never read: a pull request could link ``tasks.py`` to
+    ``/etc/shadow`` and have its text echoed in findings."""
+    folder = path if path.is_dir() else path.parent
+    top = work_tree_top(Path(os.path.abspath(folder)))
+    return Boundary.of([top if top is not None else folder])
 
 
 def default_excludes(include_tests: bool) -> tuple[str, ...]:
