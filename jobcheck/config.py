@@ -13,7 +13,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE, parse_size
+from jobcheck.discovery.reading import (
+    CONFIGURED_MAX_FILE_SIZE,
+    DEFAULT_MAX_FILE_SIZE,
+    describe_size,
+    parse_size,
+)
 from jobcheck.findings import SEVERITIES
 
 if sys.version_info >= (3, 11):
@@ -268,6 +273,17 @@ def _check_value(key: str, value: Any, where: str) -> None:
         for folder in value:
             if not folder.strip():
                 raise ConfigError(f'{where}: an empty folder name (use "." for the root)')
+            if not _inside_the_project(folder):
+                raise ConfigError(
+                    f"{where}: {folder!r} is not a folder inside the project (a relative "
+                    "path without '..')"
+                )
+    elif key == "max-file-size" and value > CONFIGURED_MAX_FILE_SIZE:
+        raise ConfigError(
+            f"{where}: {describe_size(value)} is more than a configuration may allow "
+            f"({describe_size(CONFIGURED_MAX_FILE_SIZE)}); give --max-file-size on the "
+            "command line to check larger files"
+        )
     elif key == "django-settings":
         for module in value:
             if not _DOTTED.match(module):
@@ -283,6 +299,15 @@ def _check_value(key: str, value: Any, where: str) -> None:
                 raise ConfigError(
                     f"{where}: {code} = {level!r}, expected one of {', '.join(SEVERITIES)}"
                 )
+
+
+def _inside_the_project(folder: str) -> bool:
+    """A relative path that stays below the folder it is relative to: the repository's
+    configuration cannot send jobcheck to read ``/`` or ``../..``."""
+    path = folder.replace("\\", "/")
+    if path.startswith("/") or re.match(r"^[A-Za-z]:", path) or "\0" in path:
+        return False
+    return ".." not in path.split("/")
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:

@@ -22,6 +22,7 @@ from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.extract.docs import doc_facts
 from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
+from jobcheck.guarded import Boundary, ReadError, read_bytes, read_text
 from jobcheck.phases import phase
 from jobcheck.project import Project, inference
 from jobcheck.project.lazy import ModuleLoader
@@ -162,7 +163,7 @@ def _check_paths(
                 roots = [*paths, *sorted(unit.roots)] if len(units) > 1 else paths
                 project = Project(
                     unit.facts,
-                    source_of=lambda p: overrides.get(p) or _read_text(p),
+                    source_of=lambda p: overrides.get(p) or _read_text(p, options.max_file_size),
                     docs=read_docs(roots, options, cache) if wants_docs else None,
                     settings_modules=options.django_settings,
                     celery_app=options.celery_app,
@@ -481,6 +482,7 @@ def read_docs(
     fresh: dict[str, tuple[tuple[int, int], DocFile]] = {}
     exclude = (*options.exclude, *options.extend_exclude)
     walk = cache.walk if cache is not None else None
+    boundary = Boundary.of(roots)
     for source in find_docs(roots, options.runbook_dirs, exclude, options.respect_gitignore, walk):
         try:
             stat = os.stat(source.path)
@@ -489,10 +491,8 @@ def read_docs(
             if known is not None and known[0] == signature:
                 fresh[source.display] = known
             else:
-                fresh[source.display] = (
-                    signature,
-                    doc_facts(source.display, source.path.read_bytes()),
-                )
+                data = read_bytes(source.fspath, boundary=boundary)
+                fresh[source.display] = (signature, doc_facts(source.display, data))
         except OSError:
             continue
     if cache is not None and fresh != stored:
@@ -504,15 +504,18 @@ def _read(source: SourceFile, overrides: dict[str, bytes]) -> _Input:
     module, is_package = module_name(source.path)
     if source.display in overrides:
         return _Input(source, overrides[source.display], module, is_package)
+    if source.error is not None:
+        return _Input(source, None, module, is_package, source.error)
     try:
-        data = source.path.read_bytes()
-    except OSError as error:
-        return _Input(source, None, module, is_package, f"cannot read: {error.strerror or error}")
+        data = read_bytes(source.fspath, limit=DEFAULT_MAX_FILE_SIZE)
+    except ReadError as error:
+        return _Input(source, None, module, is_package, str(error))
     return _Input(source, data, module, is_package)
 
 
-def _read_text(path: str) -> str | None:
+def _read_text(path: str, limit: int) -> str | None:
+    """The text of an analysed file, for snippets (it was read before, within the limit)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_text(path, limit)
     except (OSError, UnicodeDecodeError):
         return None

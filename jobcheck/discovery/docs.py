@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from jobcheck.discovery import SourceFile, WalkCache, discover
+from jobcheck.guarded import Boundary
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst")
 # Files that record history or policy, not procedures.
@@ -45,8 +46,8 @@ def find_docs(
                         found.setdefault(path.resolve(), SourceFile(path, explicit=False))
                 continue
             base = root / folder
-            if not base.is_dir():
-                continue
+            if not base.is_dir() or not Boundary.of([root]).contains(base):
+                continue  # missing, or a link leading outside the project
             for source in discover(
                 [str(base)],
                 exclude=tuple(exclude),

@@ -20,9 +20,10 @@ __all__ = ["Oversized", "ReadError", "describe_size", "open_regular", "parse_siz
 DEFAULT_MAX_FILE_SIZE = 1024 * 1024
 """1 MiB, as Biome's ``files.maxSize``: job modules and settings are far smaller, and a
 generated file above it costs more to parse than a whole project."""
-CONFIGURED_MAX_FILE_SIZE = 4 * 1024 * 1024
-"""The most a repository's own configuration may raise ``max-file-size`` to: a file of
-4 MiB takes about 40 s and 600 MB to parse. The command line may go further, on purpose."""
+CONFIGURED_MAX_FILE_SIZE = 2 * 1024 * 1024
+"""The most a repository's own configuration may raise ``max-file-size`` to (parsing
+takes up to about 500 bytes of memory per byte of source: an 8 MB file took 4 GB). The
+command line may go further, on purpose."""
 CHUNK = 1024 * 1024
 MAX_SCANNED_BYTES = 256 * 1024 * 1024
 """An oversized file is scanned up to this much; past it, it is reported unread."""

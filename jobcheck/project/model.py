@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import (
@@ -37,6 +36,7 @@ from jobcheck.facts.values import (
     is_none,
     string,
 )
+from jobcheck.guarded import read_text
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
@@ -977,9 +977,13 @@ def _in_modules(module: str, modules: Sequence[str]) -> bool:
     return any(module == m or module.startswith(f"{m}.") for m in modules)
 
 
+_SOURCE_LIMIT = 256 * 1024 * 1024
+"""Sources were read before, within max-file-size; this only bounds a file that grew."""
+
+
 def _read_source(path: str) -> str | None:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_text(path, limit=_SOURCE_LIMIT)
     except (OSError, UnicodeDecodeError):
         return None
 
