@@ -21,6 +21,8 @@ import contextlib
 import gc
 import hashlib
 import os
+import re
+import stat
 import sys
 import tempfile
 import time
@@ -329,6 +331,10 @@ def read_store(path: Path, header: dict[str, object]) -> Loaded:
     """The records of a cache file (``jobcheck/storage.py``): none when there is no
     such file or it belongs to another version; damaged records, or a file that is
     not a regular one, are left out with one warning line."""
+    reason = refusal(path.parent)
+    if reason is not None:
+        warn_once(f"results cache not used: {reason}")
+        return Loaded()
     try:
         data = read_regular_file(path)
     except FileNotFoundError:
@@ -365,8 +371,49 @@ def write_atomically(directory: Path, name: str, data: bytes) -> bool:
     return True
 
 
+def refusal(directory: Path) -> str | None:
+    """Why ``directory`` cannot be the cache folder, or None. A ``.jobcheck_cache``
+    committed as a symbolic link would have jobcheck write into, and prune files of,
+    any folder; one committed as a folder holds records made with another key (never
+    read, see ``jobcheck/storage.py``) and is not jobcheck's to write into."""
+    try:
+        info = os.lstat(directory)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"{_shown(directory)}: {error.strerror or error}"
+    if stat.S_ISLNK(info.st_mode):
+        return f"{_shown(directory)} is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{_shown(directory)} is not a folder"
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return f"{_shown(directory)} belongs to another user"
+    try:
+        names = set(os.listdir(directory))
+    except OSError as error:
+        return f"{_shown(directory)}: {error.strerror or error}"
+    if names and not _is_our_tag(directory / "CACHEDIR.TAG"):
+        return f"{_shown(directory)} is not a jobcheck cache folder"
+    return None
+
+
+def _is_our_tag(path: Path) -> bool:
+    try:
+        return read_regular_file(path, limit=4096).decode("utf-8", "replace") == _CACHEDIR_TAG
+    except OSError:
+        return False
+
+
+def _shown(path: Path) -> str:
+    return os.fspath(path).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _prepare(directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
+    reason = refusal(directory)
+    if reason is not None:
+        warn_once(f"results cache not written: {reason}")
+        raise OSError(reason)
     tag = directory / "CACHEDIR.TAG"
     if not tag.exists():
         _write_small(tag, _CACHEDIR_TAG)
@@ -398,14 +445,19 @@ def _prune(directory: Path, keep: str) -> None:
         name = child.name
         if name == keep:
             continue
-        if name.startswith("facts-") or name == "runs.pickle":
+        if _FACTS_FILE.fullmatch(name) or name == "runs.pickle":
             _unlink(child)  # other keys, and the pickle files of earlier versions
-        elif name.startswith(".tmp-"):
+        elif _TEMPORARY_FILE.fullmatch(name):
             try:
                 if now - child.stat().st_mtime > 3600:
                     _unlink(child)
             except OSError:
                 pass
+
+
+# The names jobcheck gives its files: only these are ever removed.
+_FACTS_FILE = re.compile(r"facts-[0-9a-f]{20}\.json")
+_TEMPORARY_FILE = re.compile(r"\.tmp-[A-Za-z0-9_]{1,16}(?:\.json)?")
 
 
 def _unlink(path: Path) -> None:

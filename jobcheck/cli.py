@@ -8,6 +8,7 @@ see one).
 from __future__ import annotations
 
 import atexit
+import io
 import os
 import shutil
 import sys
@@ -21,7 +22,9 @@ import click
 from jobcheck import __version__
 from jobcheck.config import ConfigError, Layer, Options, find_config, load
 from jobcheck.discovery import DiscoveryError
+from jobcheck.discovery.repository import project_boundary
 from jobcheck.findings import Finding, Report
+from jobcheck.guarded import WriteError, write_atomically
 from jobcheck.output import FORMATS, ScrubbedStream, Writer
 from jobcheck.phases import phase
 from jobcheck.phases import report as report_timings
@@ -425,13 +428,13 @@ def _finish(
         return _add_ignore(request, report)
     writer = _writer(request)
     if request.output:
+        buffer = io.StringIO()
+        writer(report, ScrubbedStream(buffer), False)  # type: ignore[arg-type]
+        boundary = project_boundary(scope.targets or (".",))
         try:
-            with open(request.output, "w", encoding="utf-8") as stream:
-                writer(report, ScrubbedStream(stream), False)  # type: ignore[arg-type]
-        except OSError as error:
-            raise JobcheckError(
-                f"cannot write {request.output}: {error.strerror or error}"
-            ) from None
+            write_atomically(request.output, buffer.getvalue().encode("utf-8"), boundary)
+        except WriteError as error:
+            raise JobcheckError(str(error)) from None
     else:
         use_color = request.color if request.color is not None else _stdout_is_terminal()
         colored = use_color and request.output_format == "text"
@@ -517,10 +520,13 @@ def _fix(
         text = outcome.fixed.get(stdin_path or "") if stdin_path else None
         sys.stdout.write(text if text is not None else request.stdin.decode("utf-8", "replace"))
     else:
-        fixing.write_files(outcome)
+        fixing.write_files(outcome, project_boundary(scope.targets))
+        for reason in outcome.unwritten:
+            click.echo(f"jobcheck: error: {reason}", err=True)
     if not request.quiet:
         _say_fixed(request, outcome)
-    return _finish(request, scope.restrict(outcome.report), scope, known, len(outcome.applied))
+    status = _finish(request, scope.restrict(outcome.report), scope, known, len(outcome.applied))
+    return EXIT_ERROR if outcome.unwritten else status
 
 
 def _print_diff(request: _Request, outcome: fixing.Outcome, stdin_path: str | None) -> int:
@@ -577,13 +583,20 @@ def _add_ignore(request: _Request, report: Report) -> int:
     from jobcheck.suppress import add_ignores
 
     added = add_ignores(report.findings, read_text)
+    failed = False
     if request.stdin is not None:
         before_after = next(iter(added.texts.values()), None)
         text = before_after[1] if before_after else request.stdin.decode("utf-8", "replace")
         sys.stdout.write(text)
     else:
-        for path, (_, new) in added.texts.items():
-            Path(path).write_bytes(new.encode("utf-8"))
+        boundary = project_boundary(request.targets or (".",))
+        for path, (_, new) in list(added.texts.items()):
+            try:
+                write_atomically(path, new.encode("utf-8"), boundary)
+            except WriteError as error:
+                click.echo(f"jobcheck: error: {error}", err=True)
+                del added.texts[path]
+                failed = True
     if not request.quiet:
         click.echo(
             f"jobcheck: added a suppression for {_plural(added.count, 'finding')} in "
@@ -596,7 +609,7 @@ def _add_ignore(request: _Request, report: Report) -> int:
                 f"carry a comment; suppress {finding.rule} {finding.check} by hand",
                 err=True,
             )
-    return EXIT_CLEAN
+    return EXIT_ERROR if failed else EXIT_CLEAN
 
 
 def _scope_of(request: _Request) -> tuple[Scope, str | None]:

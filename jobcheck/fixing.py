@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from jobcheck.findings import Finding, Fix, Report
 from jobcheck.fixes import read_text
 from jobcheck.fixes.edits import apply_fixes
+from jobcheck.guarded import Boundary, WriteError, write_atomically
 from jobcheck.syntax import quiet
 
 MAX_ROUNDS = 10
@@ -35,6 +35,8 @@ class Outcome:
     """Path -> text after the fixes."""
     applied: list[Finding] = field(default_factory=list)
     """The findings whose fixes were applied, in the order they were."""
+    unwritten: list[str] = field(default_factory=list)
+    """Why each changed file that could not be written was not (one line each)."""
 
     @property
     def changed(self) -> list[str]:
@@ -126,12 +128,21 @@ def _parses(text: str) -> bool:
     return True
 
 
-def write_files(outcome: Outcome, only: Collection[str] | None = None) -> list[str]:
-    """Write every changed file back (UTF-8, its newlines as they were); the paths."""
+def write_files(
+    outcome: Outcome, boundary: Boundary | None = None, only: Collection[str] | None = None
+) -> list[str]:
+    """Write every changed file back (UTF-8, its newlines as they were), atomically and
+    never through a link leading outside ``boundary``; the paths written. A file that
+    cannot be written is left out of ``outcome.applied`` and named in ``outcome.unwritten``."""
     written = []
     for path in outcome.changed:
         if only is not None and path not in only:
             continue
-        Path(path).write_bytes(outcome.fixed[path].encode("utf-8"))
+        try:
+            write_atomically(path, outcome.fixed[path].encode("utf-8"), boundary)
+        except WriteError as error:
+            outcome.unwritten.append(str(error))
+            outcome.applied = [f for f in outcome.applied if f.path != path]
+            continue
         written.append(path)
     return written

@@ -6,8 +6,10 @@ or restored from a shared CI cache, could run code on the machine that checks it
 nothing that is read can do more than build jobcheck's own plain data classes:
 
 - a file is a header line and one line per record: ``<hash> <length> <json>``, the
-  hash (BLAKE2b) and length of the JSON text. A record whose hash or length does not
-  match is dropped alone, so a flipped bit costs one file's facts, not the cache;
+  hash (BLAKE2b, keyed with this user's secret: :func:`signing_key`) and length of the
+  JSON text. A record whose hash or length does not match is dropped alone, so a flipped
+  bit costs one file's facts, not the cache; a file made with another key (committed to
+  the repository, planted in a published image) is never read;
 - JSON holds ``None``, booleans, numbers and strings; every other value is an array
   tagged by its first item (``["t", ...]`` a tuple, ``["o", "Loc", 1, 2, 3, 4]`` an
   instance of a jobcheck data class, by name from :data:`STORED_CLASSES` only);
@@ -28,6 +30,7 @@ import stat
 import types
 import typing
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 MAX_CACHE_BYTES = 512 * 1024 * 1024
@@ -290,7 +293,7 @@ def dump_records(
 ) -> bytes:
     """A file of ``records`` (name, value) after a header line; ``unchanged`` are
     record lines read by :func:`load_records` and still valid, written back as they are."""
-    lines = [f"{MAGIC} {json.dumps(header, sort_keys=True)}\n".encode()]
+    lines = [_header_line(header) + b"\n"]
     for name, value in records:
         try:
             lines.append(record_line(name, value) + b"\n")
@@ -318,8 +321,8 @@ def load_records(data: bytes, header: dict[str, object]) -> Loaded:
     """The records of a file whose header equals ``header``; raises StorageError when
     the file is not such a file at all."""
     lines = data.split(b"\n")
-    if not lines or lines[0] != f"{MAGIC} {json.dumps(header, sort_keys=True)}".encode():
-        raise StorageError("not a cache of this version")
+    if not lines or lines[0] != _header_line(header):
+        raise StorageError("not a cache of this version, or not made with this user's key")
     loaded = Loaded()
     for line in lines[1:]:
         if not line:
@@ -334,6 +337,11 @@ def load_records(data: bytes, header: dict[str, object]) -> Loaded:
     return loaded
 
 
+def _header_line(header: dict[str, object]) -> bytes:
+    signed = {**header, "signer": key_fingerprint()}
+    return f"{MAGIC} {json.dumps(signed, sort_keys=True)}".encode()
+
+
 def _record(line: bytes) -> tuple[str, object]:
     digest, length, text = line.split(b" ", 2)
     if int(length) != len(text) or _digest(text) != digest:
@@ -345,7 +353,75 @@ def _record(line: bytes) -> tuple[str, object]:
 
 
 def _digest(text: bytes) -> bytes:
-    return hashlib.blake2b(text, digest_size=16).hexdigest().encode()
+    return hashlib.blake2b(text, digest_size=16, key=signing_key()).hexdigest().encode()
+
+
+# -- the signing key -------------------------------------------------------------------
+
+_KEY_BYTES = 32
+_key: bytes | None = None
+
+
+def signing_key() -> bytes:
+    """The secret every record's hash is keyed with: a cache committed to a repository,
+    or planted where the installation is predictable (a published image), was not made
+    with this user's key, so none of its records is used. Kept outside any project, in
+    ``$XDG_CACHE_HOME/jobcheck/cache-key`` (``~/.cache``), made on first use; when that
+    cannot be read or written, a key for this process only (no cache outlives it)."""
+    global _key
+    if _key is None:
+        _key = _stored_key() or os.urandom(_KEY_BYTES)
+    return _key
+
+
+def key_fingerprint() -> str:
+    """Names the signing key in a cache file's header (a file made with another key is
+    not this user's cache: replaced, never read)."""
+    return hashlib.blake2b(signing_key(), digest_size=8, person=b"jobcheck").hexdigest()
+
+
+def key_file() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "jobcheck" / "cache-key"
+
+
+def _stored_key() -> bytes | None:
+    path = key_file()
+    key = _read_key(path)
+    if key is not None:
+        return key
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        return _read_key(path)  # another process made it first, or no home to keep it in
+    with os.fdopen(descriptor, "wb") as stream:
+        stream.write(os.urandom(_KEY_BYTES).hex().encode())
+    return _read_key(path)
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key in ``path``: a regular file of this user's, readable by no one else."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077:
+            return None
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            return None
+        text = os.read(descriptor, 2 * _KEY_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    try:
+        key = bytes.fromhex(text.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return key if len(key) == _KEY_BYTES else None
 
 
 def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_CACHE_BYTES) -> bytes:

@@ -174,3 +174,95 @@ def test_storage_refuses_what_is_not_its_own() -> None:
     for bad in (["o", "subprocess:Popen", "ls"], ["o", "jobcheck.location:Nope"], {"a": 1}):
         with pytest.raises(storage.StorageError):
             storage.decode(bad)
+
+
+# -- a cache that is not this user's ----------------------------------------------------
+
+
+def _in_home(home: Path) -> dict[str, str]:
+    return {"XDG_CACHE_HOME": str(home)}
+
+
+def test_a_cache_folder_linked_elsewhere_is_neither_written_nor_pruned(tmp_path: Path) -> None:
+    """``.jobcheck_cache`` committed as a link to another folder: jobcheck would write
+    into it and delete its ``facts-*`` files."""
+    root = tmp_path / "project"
+    elsewhere = tmp_path / "elsewhere"
+    write(root, {"tasks.py": JOB})
+    write(elsewhere, {"facts-keep.json": "data\n", "facts-0123456789abcdef0123.json": "{}\n"})
+    before = sorted(p.name for p in elsewhere.iterdir())
+    (root / ".jobcheck_cache").symlink_to(elsewhere, target_is_directory=True)
+    outcome = run_jobcheck("check", ".", "--format", "json", cwd=root)
+    assert outcome.returncode == 1, outcome.stderr
+    assert outcome.checks() == [("tasks.py", "missing-time-limit", 4)]
+    assert sorted(p.name for p in elsewhere.iterdir()) == before
+    assert "symbolic link" in outcome.stderr
+
+
+def test_a_folder_that_is_not_a_jobcheck_cache_is_left_alone(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    write(root, {"tasks.py": JOB, ".jobcheck_cache/facts-0123456789abcdef0123.json": "mine\n"})
+    outcome = run_jobcheck("check", ".", "--format", "json", cwd=root)
+    assert outcome.returncode == 1, outcome.stderr
+    assert sorted(p.name for p in (root / ".jobcheck_cache").iterdir()) == [
+        "facts-0123456789abcdef0123.json"
+    ]
+
+
+def _resigned_without_findings(path: Path, key_home: Path) -> None:
+    """What an attacker does to a cache made on a machine like the victim's (a published
+    image): drop every stored finding and sign the records again with the key they
+    have (their own: they cannot read the victim's)."""
+    key_file = key_home / "jobcheck" / "cache-key"
+    if key_file.exists():
+        storage._key = bytes.fromhex(key_file.read_text())
+    try:
+        header = {"kind": "runs", "format": 2}
+        loaded = storage.load_records(path.read_bytes(), header)
+        records = []
+        for name, value in loaded.records.items():
+            if name.startswith("run:"):
+                value.report.findings.clear()
+            records.append((name, value))
+        path.write_bytes(storage.dump_records(header, records))
+    finally:
+        storage._key = None
+
+
+def test_a_planted_cache_cannot_hide_findings(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    write(root, {"tasks.py": JOB})
+    age(root)
+    attacker, victim = tmp_path / "attacker-home", tmp_path / "victim-home"
+    first = run_jobcheck("check", ".", "--format", "json", cwd=root, env=_in_home(attacker))
+    assert first.checks() == [("tasks.py", "missing-time-limit", 4)]
+    _resigned_without_findings(root / ".jobcheck_cache" / "runs.json", attacker)
+    replayed = run_jobcheck("check", ".", "--format", "json", cwd=root, env=_in_home(attacker))
+    assert replayed.checks() == []  # the attacker's own key accepts what they signed
+    outcome = run_jobcheck("check", ".", "--format", "json", cwd=root, env=_in_home(victim))
+    assert outcome.returncode == 1, outcome.stderr
+    assert outcome.checks() == [("tasks.py", "missing-time-limit", 4)]
+
+
+def test_records_signed_with_another_key_are_never_read(tmp_path: Path) -> None:
+    storage._key = b"a" * 32
+    try:
+        data = storage.dump_records({"kind": "facts"}, [("entry:x", (1, 2))])
+        assert storage.load_records(data, {"kind": "facts"}).records == {"entry:x": (1, 2)}
+        storage._key = b"b" * 32
+        with pytest.raises(storage.StorageError):
+            storage.load_records(data, {"kind": "facts"})
+    finally:
+        storage._key = None
+
+
+def test_the_key_is_private_to_its_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(storage, "_key", None)
+    key = storage.signing_key()
+    path = tmp_path / "jobcheck" / "cache-key"
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert bytes.fromhex(path.read_text()) == key
+    path.chmod(0o644)  # readable by others: not trusted, a key for this process instead
+    monkeypatch.setattr(storage, "_key", None)
+    assert storage.signing_key() != key

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from jobcheck.guarded import ReadError, read_text
+from jobcheck.guarded import Boundary, ReadError, read_text
 
 
 class RepositoryError(ValueError):
@@ -161,3 +162,16 @@ def run_git_text(repository: Repository, *arguments: str) -> str | None:
 
 def _shown(path: Path | str) -> str:
     return os.fspath(path).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def project_boundary(paths: Iterable[str | os.PathLike[str]]) -> Boundary:
+    """The projects of the paths given on the command line: each one's git work tree,
+    else the folder given (or the folder of the file given). Writes (``--fix``,
+    ``--add-ignore``, ``--output``) never follow a link out of them."""
+    folders = []
+    for path in paths:
+        given = Path(os.path.abspath(path))
+        folder = given if given.is_dir() else given.parent
+        top = work_tree_top(folder)
+        folders.append(top if top is not None else folder)
+    return Boundary.of(folders)
