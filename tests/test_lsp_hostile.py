@@ -53,10 +53,10 @@ def many_tasks(count: int) -> str:
 class RawServer:
     """``jobcheck lsp`` in a subprocess; what it writes is collected by a thread."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, command: list[str] | None = None) -> None:
         self.root = root
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "jobcheck", "lsp"],
+            command or [sys.executable, "-m", "jobcheck", "lsp"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -387,3 +387,308 @@ def test_the_reader_resynchronises_byte_by_byte() -> None:
     ]
     bodies = [event for event in events if not isinstance(event, FramingError)]
     assert bodies.count(b'{"id": 1}') == len(FRAMING_ERRORS)
+
+
+# -- a scratch file outside any project (issue 25) ---------------------------------------
+
+SCRATCH_JOB = """from celery import shared_task
+
+
+@shared_task
+def scratch(x):
+    return x
+"""
+
+
+def _neighbours(folder: Path, count: int) -> None:
+    """Files beside a scratch file that a walk of its folder would read (each a job)."""
+    for index in range(count):
+        (folder / f"neighbour_{index}.py").write_text(SCRATCH_JOB.replace("scratch", f"n{index}"))
+
+
+def _bare_server(cwd: Path) -> RawServer:
+    """A server whose client names no workspace folder (an editor started on one file)."""
+    server = RawServer(cwd)
+    server.request(
+        0,
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": None,
+            "capabilities": {},
+            "initializationOptions": {"debounce": 0.01},
+        },
+    )
+    server.response(0, timeout=30)
+    server.notify("initialized", {})
+    return server
+
+
+def _analysed(server: RawServer) -> str:
+    message = server.wait_for(
+        lambda m: (
+            m.get("method") == "window/logMessage"
+            and "analysed" in m.get("params", {}).get("message", "")
+        )
+    )
+    return str(message["params"]["message"])
+
+
+def _open_file(server: RawServer, path: Path, text: str) -> str:
+    uri = path.as_uri()
+    document = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+    server.notify("textDocument/didOpen", {"textDocument": document})
+    return uri
+
+
+SCRATCH_PLACES = {
+    # No marker anywhere above: /tmp/x.py.
+    "a-folder-without-markers": ("scratch", ()),
+    # The home folder keeps its dotfiles in git: a marker, but no project.
+    "a-home-folder-with-git": ("home/notes", ("home/.git",)),
+    "a-home-folder-with-pyproject": ("home", ("home/pyproject.toml",)),
+}
+
+
+@pytest.mark.parametrize("place, markers", SCRATCH_PLACES.values(), ids=SCRATCH_PLACES.keys())
+def test_a_scratch_file_outside_any_project_is_analysed_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: str, markers: tuple[str, ...]
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    for marker in markers:
+        if marker.endswith(".git"):
+            (tmp_path / marker).mkdir()
+        else:
+            (tmp_path / marker).write_text("[project]\nname = 'dotfiles'\n")
+    folder = tmp_path / place
+    folder.mkdir(parents=True, exist_ok=True)
+    _neighbours(folder, 20)
+    scratch = folder / "x.py"
+    scratch.write_text(SCRATCH_JOB)
+    server = _bare_server(tmp_path)
+    try:
+        uri = _open_file(server, scratch, SCRATCH_JOB)
+        published = server.diagnostics(uri, version=1)
+        assert "SCL-18 missing-time-limit" in {d["code"] for d in published["diagnostics"]}
+        analysed = _analysed(server)
+        assert ": 1 files" in analysed, analysed
+        assert str(folder) not in analysed.replace(str(scratch), ""), analysed
+    finally:
+        server.stop()
+
+
+def test_a_scratch_file_in_a_workspace_that_is_the_home_folder_is_analysed_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    _neighbours(home, 20)
+    (home / "x.py").write_text(SCRATCH_JOB)
+    server = RawServer(home)
+    try:
+        server.initialize()  # rootUri: the home folder
+        uri = _open_file(server, home / "x.py", SCRATCH_JOB)
+        published = server.diagnostics(uri, version=1)
+        assert "SCL-18 missing-time-limit" in {d["code"] for d in published["diagnostics"]}
+        analysed = _analysed(server)
+        assert ": 1 files" in analysed, analysed
+    finally:
+        server.stop()
+
+
+def test_a_file_in_a_project_is_still_analysed_with_its_project(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    _neighbours(project, 3)
+    (project / "x.py").write_text(SCRATCH_JOB)
+    server = _bare_server(tmp_path)
+    try:
+        uri = _open_file(server, project / "x.py", SCRATCH_JOB)
+        server.diagnostics(uri, version=1)
+        assert ": 4 files" in _analysed(server)  # its 3 neighbours and itself
+    finally:
+        server.stop()
+
+
+def test_an_untitled_buffer_walks_no_folder(tmp_path: Path) -> None:
+    _neighbours(tmp_path, 5)
+    server = _bare_server(tmp_path)  # the server's working folder holds jobs
+    try:
+        document = {"uri": "untitled:Untitled-1", "languageId": "python", "version": 1}
+        server.notify("textDocument/didOpen", {"textDocument": {**document, "text": SCRATCH_JOB}})
+        msg_id = next(_ids)
+        server.send(frame(_hover(msg_id)))
+        server.response(msg_id)
+        server.notify("textDocument/didClose", {"textDocument": {"uri": "untitled:Untitled-1"}})
+        msg_id = next(_ids)
+        server.send(frame(_hover(msg_id)))
+        server.response(msg_id)
+        assert not [m for m in server.seen if "analysed" in str(m.get("params"))]
+    finally:
+        server.stop()
+
+
+# -- one file or one check that raises (issue 25) ----------------------------------------
+
+HUGE_NUMBERS = f"""from celery import Celery, shared_task
+
+app = Celery("numbers")
+
+
+@shared_task(time_limit=0x{"f" * 300})
+def huge_limit(x):
+    return x
+
+
+@shared_task
+def plain(x):  # expect: SCL-18 missing-time-limit
+    return x
+
+
+app.conf.beat_schedule = {{"plain": {{"task": "numbers.plain", "schedule": 1e999}}}}
+"""
+
+
+def _codes_by_line(published: dict[str, Any]) -> set[tuple[int, str]]:
+    return {(d["range"]["start"]["line"], d["code"]) for d in published["diagnostics"]}
+
+
+def _log_messages(server: RawServer) -> list[str]:
+    return [
+        str(m["params"]["message"]) for m in server.seen if m.get("method") == "window/logMessage"
+    ]
+
+
+def test_huge_numeric_literals_skip_no_check_in_the_server(fresh_server: RawServer) -> None:
+    """A 300-digit hex time limit and a schedule of 1e999 in one file used to make SCL-18
+    and SCL-19 fail, each skipped for the whole project: the other file's finding went
+    with them. (This needs the analysis to read such numbers: jobcheck/syntax/evaluate.py.)"""
+    (fresh_server.root / "numbers.py").write_text(HUGE_NUMBERS)
+    (fresh_server.root / "other.py").write_text(SCRATCH_JOB)
+    numbers = fresh_server.open("numbers.py", HUGE_NUMBERS)
+    other = fresh_server.open("other.py", SCRATCH_JOB)
+    published_other = fresh_server.diagnostics(other, version=1)
+    published_numbers = fresh_server.diagnostics(numbers, version=1)
+    msg_id = next(_ids)
+    fresh_server.send(frame(_hover(msg_id)))
+    fresh_server.response(msg_id)
+    failures = [m for m in _log_messages(fresh_server) if "failed" in m]
+    assert not failures, failures
+    assert (3, "SCL-18 missing-time-limit") in _codes_by_line(published_other)
+    plain_line = HUGE_NUMBERS.splitlines().index(
+        "def plain(x):  # expect: SCL-18 missing-time-limit"
+    )
+    assert (plain_line, "SCL-18 missing-time-limit") in _codes_by_line(published_numbers)
+
+
+def _patched_server(root: Path, patch: str) -> RawServer:
+    """``jobcheck lsp`` with ``patch`` (Python source) run first: a simulated bug."""
+    script = f"import sys\n{patch}\nfrom jobcheck.lsp.server import serve\nserve()\n"
+    server = RawServer(root, [sys.executable, "-c", script])
+    server.initialize()
+    return server
+
+
+def _open_together(server: RawServer, files: dict[str, str]) -> list[str]:
+    """didOpen of each file in one write: the server reads them in one run."""
+    uris, frames = [], b""
+    for name, text in files.items():
+        uri = (server.root / name).as_uri()
+        document = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+        frames += frame(notification("textDocument/didOpen", {"textDocument": document}))
+        uris.append(uri)
+    server.send(frames)
+    return uris
+
+
+RAISING_EXTRACTION = """
+import jobcheck.lsp.project_state as state
+real = state.extract_buffer
+def extract_buffer(buffer, path, *args):
+    if path.endswith("poison.py"):
+        raise RuntimeError("simulated bug in extraction")
+    return real(buffer, path, *args)
+state.extract_buffer = extract_buffer
+"""
+
+
+def test_a_buffer_whose_extraction_raises_leaves_the_others_published(tmp_path: Path) -> None:
+    root = _project(tmp_path / "project")
+    server = _patched_server(root, RAISING_EXTRACTION)
+    try:
+        _, tasks = _open_together(server, {"poison.py": SCRATCH_JOB, "tasks.py": SCRATCH_JOB})
+        published = server.diagnostics(tasks, version=1)
+        assert "SCL-18 missing-time-limit" in {d["code"] for d in published["diagnostics"]}
+        logged = server.wait_for(
+            lambda m: "simulated bug in extraction" in str(m.get("params", {}).get("message"))
+        )
+        assert "poison.py" in logged["params"]["message"]
+    finally:
+        server.stop()
+
+
+RAISING_MODEL = """
+import jobcheck.lsp.project_state as state
+real = state.check_facts
+def check_facts(facts, *args, **kwargs):
+    if any(f.path.endswith("poison.py") for f in facts):
+        raise RuntimeError("simulated bug in the project model")
+    return real(facts, *args, **kwargs)
+state.check_facts = check_facts
+"""
+
+
+def test_a_project_whose_model_raises_leaves_the_other_projects_published(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "workspace"
+    _project(workspace / "a")
+    _project(workspace / "b")
+    server = _patched_server(workspace, RAISING_MODEL)
+    try:
+        _, tasks = _open_together(server, {"a/poison.py": SCRATCH_JOB, "b/tasks.py": SCRATCH_JOB})
+        published = server.diagnostics(tasks, version=1)
+        assert "SCL-18 missing-time-limit" in {d["code"] for d in published["diagnostics"]}
+        logged = server.wait_for(
+            lambda m: (
+                "simulated bug in the project model" in str(m.get("params", {}).get("message"))
+            )
+        )
+        assert str(workspace / "a") in logged["params"]["message"]
+    finally:
+        server.stop()
+
+
+RAISING_CHECK = """
+from jobcheck.checks.scl18_missing_time_limit import MissingTimeLimit
+name = MissingTimeLimit.implemented()["missing-time-limit"]
+original = getattr(MissingTimeLimit, name)
+def raising(self):
+    if any(f.path.endswith("poison.py") for f in self.project.files):
+        raise RuntimeError("simulated bug on one file")
+    yield from original(self)
+raising.check_slug = "missing-time-limit"
+setattr(MissingTimeLimit, name, raising)
+"""
+
+
+def test_a_check_that_raises_on_one_file_still_reports_the_others(tmp_path: Path) -> None:
+    root = _project(tmp_path / "project")
+    server = _patched_server(root, RAISING_CHECK)
+    try:
+        poison, tasks = _open_together(server, {"poison.py": SCRATCH_JOB, "tasks.py": SCRATCH_JOB})
+        published = server.diagnostics(tasks, version=1)
+        assert "SCL-18 missing-time-limit" in {d["code"] for d in published["diagnostics"]}
+        assert "SCL-18 missing-time-limit" not in {
+            d["code"] for d in server.diagnostics(poison, version=1)["diagnostics"]
+        }
+        logged = server.wait_for(
+            lambda m: "simulated bug on one file" in str(m.get("params", {}).get("message"))
+        )
+        assert "poison.py" in logged["params"]["message"]
+        assert "tasks.py" not in logged["params"]["message"]
+    finally:
+        server.stop()

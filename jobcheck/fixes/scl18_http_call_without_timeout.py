@@ -41,8 +41,8 @@ def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
             args=[a.with_changes(value=value) if a is slot else a for a in call.args]
         )
     else:
-        new = syntax.set_keyword(call, "timeout", value)
-    edit = source.replace(call, new)
+        new = syntax.set_keyword(call, "timeout", value, source.module)
+    edit = source.replace(call, new) if new is not None else None
     if edit is None:
         return None
     return Fix(f"Pass timeout={shown}", (edit, *extra), "unsafe")

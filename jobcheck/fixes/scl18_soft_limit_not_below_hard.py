@@ -24,9 +24,8 @@ def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
     if hard is None or soft is None or soft < hard or hard < 2:
         return None
     lower = int(hard - max(1, hard // 10))
-    edit = source.replace(
-        call, syntax.set_keyword(call, "soft_time_limit", cst.Integer(str(lower)))
-    )
+    new = syntax.set_keyword(call, "soft_time_limit", cst.Integer(str(lower)), source.module)
+    edit = source.replace(call, new) if new is not None else None
     return Fix(f"Set soft_time_limit={lower}", (edit,), "unsafe") if edit else None
 
 

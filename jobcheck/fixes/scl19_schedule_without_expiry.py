@@ -32,7 +32,8 @@ def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
         call = source.at(entry.loc, cst.Call)
         if call is None or syntax.keyword(call, "expires") is not None:
             return None
-        edit = source.replace(call, syntax.set_keyword(call, "expires", seconds))
+        new = syntax.set_keyword(call, "expires", seconds, source.module)
+        edit = source.replace(call, new) if new is not None else None
     elif entry.source == "beat_schedule":
         edit = _beat_entry_edit(source, entry.loc, seconds)
     else:
@@ -53,7 +54,8 @@ def _beat_entry_edit(source: Source, key_loc: Loc, seconds: cst.BaseExpression) 
             expires = cst.Dict(
                 [cst.DictElement(cst.SimpleString(f"{quote}expires{quote}"), seconds)]
             )
-            return source.replace(value, syntax.set_keyword(value, "options", expires))
+            new = syntax.set_keyword(value, "options", expires, source.module)
+            return source.replace(value, new) if new is not None else None
         return _in_options(source, options.value, seconds, '"')
     return None
 

@@ -31,7 +31,8 @@ def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
     if moved is None:
         return None
     minute = next(iter(moved))
-    edit = source.replace(call, syntax.set_keyword(call, "minute", cst.Integer(str(minute))))
+    new = syntax.set_keyword(call, "minute", cst.Integer(str(minute)), source.module)
+    edit = source.replace(call, new) if new is not None else None
     if edit is None:
         return None
     return Fix(f"Add minute={minute} (one run instead of sixty)", (edit,), "safe")

@@ -24,7 +24,9 @@ def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
     call = source.parent(arg)
     if not isinstance(call, cst.Call) or syntax.keyword(call, "retry_backoff") is not None:
         return None
-    edit = source.replace(call, syntax.set_keyword(call, "retry_backoff", cst.Name("True")))
+    # None when the call spreads options that may set retry_backoff already.
+    new = syntax.set_keyword(call, "retry_backoff", cst.Name("True"), source.module)
+    edit = source.replace(call, new) if new is not None else None
     return (
         Fix("Set retry_backoff=True (exponential backoff with jitter)", (edit,), "unsafe")
         if edit

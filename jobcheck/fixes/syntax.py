@@ -35,13 +35,23 @@ def has_splat(call: cst.Call) -> bool:
     return any(arg.star for arg in call.args)
 
 
-def set_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
-    """``call`` with ``name=value``: the value replaced when the keyword is there, else
-    the keyword added after the last argument."""
+def set_keyword(
+    call: cst.Call, name: str, value: cst.BaseExpression, module: cst.Module | None = None
+) -> cst.Call | None:
+    """``call`` with ``name=value``: the value replaced when the keyword is written there,
+    else the keyword added after the last argument. None when it cannot be added safely:
+    the call spreads arguments (``*args``, ``**options``) that may already pass ``name``,
+    and a keyword passed twice is a TypeError when the call runs (on import, for a
+    decorator). A ``**`` spread is safe only when ``module`` shows which keys it holds
+    (:func:`spread_keys`) and ``name`` is not one of them."""
     existing = keyword(call, name)
     if existing is not None:
         args = [arg.with_changes(value=value) if arg is existing else arg for arg in call.args]
         return call.with_changes(args=args)
+    if has_splat(call):
+        spread = spread_keys(call, module)
+        if spread is None or name in spread:
+            return None
     new = cst.Arg(
         value=value,
         keyword=cst.Name(name),
@@ -50,6 +60,75 @@ def set_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Cal
         ),
     )
     return append_arg(call, new)
+
+
+def spread_keys(call: cst.Call, module: cst.Module | None) -> frozenset[str] | None:
+    """The keywords the ``**`` spreads of ``call`` pass, when the code shows them all;
+    None when it does not, or when the call spreads positional arguments (``*args`` may
+    fill the parameter a keyword names).
+
+    A spread is known when it is a dict display with string keys, or a module-level name
+    bound once to one and otherwise only spread (``**OPTS``): a name also subscripted,
+    updated, imported, passed or rebound anywhere in the module may hold other keys."""
+    keys: set[str] = set()
+    for arg in call.args:
+        if arg.star == "*":
+            return None
+        if arg.star != "**":
+            continue
+        value = arg.value
+        if isinstance(value, cst.Name) and module is not None:
+            value = _only_spread_dict(module, value.value)
+        known = _dict_keys(value) if isinstance(value, cst.Dict) else None
+        if known is None:
+            return None
+        keys |= known
+    return frozenset(keys)
+
+
+def _dict_keys(node: cst.Dict) -> frozenset[str] | None:
+    keys: set[str] = set()
+    for element in node.elements:
+        key = string_value(element.key) if isinstance(element, cst.DictElement) else None
+        if key is None:
+            return None
+        keys.add(key)
+    return frozenset(keys)
+
+
+def _only_spread_dict(module: cst.Module, name: str) -> cst.Dict | None:
+    """The dict display ``name`` is bound to at the module's top level, when that is its
+    only binding and every other use of it is a ``**`` spread (nothing can change it)."""
+    bound: list[cst.BaseExpression] = []
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and small.targets[0].target.value == name
+            ):
+                bound.append(small.value)
+    if len(bound) != 1 or not isinstance(bound[0], cst.Dict):
+        return None
+
+    class Uses(cst.CSTVisitor):
+        names = 0
+        spreads = 0
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                self.names += 1
+
+        def visit_Arg(self, node: cst.Arg) -> None:
+            if node.star == "**" and isinstance(node.value, cst.Name) and node.value.value == name:
+                self.spreads += 1
+
+    uses = Uses()
+    module.visit(uses)
+    return bound[0] if uses.names == uses.spreads + 1 else None
 
 
 def append_arg(call: cst.Call, new: cst.Arg) -> cst.Call:

@@ -9,8 +9,10 @@ declares. This reader:
 
 - accepts LF as well as CRLF line ends, header names in any case, other headers, and
   blank lines between messages;
-- refuses a declared length above :data:`MAX_MESSAGE_BYTES` (never allocating it) and a
-  header block longer than :data:`MAX_HEADER_BYTES`;
+- refuses a declared length above :data:`MAX_MESSAGE_BYTES` (never allocating it), one
+  that is not plain ASCII digits (a sign, a fraction, other scripts' digits) or has
+  more than 20 of them (never converting it), and a header block longer than
+  :data:`MAX_HEADER_BYTES`;
 - after any framing error, scans forward for the next ``Content-Length: N`` line and
   resumes there, keeping only a few bytes while it scans. This is reliable because that
   line cannot occur inside a valid JSON body: JSON allows no raw line break inside a
@@ -31,6 +33,10 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 MAX_HEADER_BYTES = 8 * 1024
 """The longest header block accepted (clients send about 60 bytes)."""
+
+_MAX_LENGTH_DIGITS = 20
+"""The longest Content-Length numeral read (leading zeros included); a longer one is
+refused unread."""
 
 # Where a message can start again: a Content-Length line. It ends in a line break,
 # which no valid JSON body holds.
@@ -69,13 +75,15 @@ class MessageReader:
     """Bytes in, message bodies (and framing errors) out; memory stays below about
     :data:`MAX_MESSAGE_BYTES` plus one read."""
 
-    def __init__(self) -> None:
+    def __init__(self, lost: bool = False) -> None:
+        """``lost``: the input so far is unknown ground (a reader that failed before this
+        one read part of it): look for the next Content-Length line first."""
         self._buffer = bytearray()
         self._length: int | None = None
         """The declared length of the body being read; None while reading headers."""
         self._scanned = 0
         """How far the body being read was searched for a Content-Length line."""
-        self._lost = False
+        self._lost = lost
         """Whether the buffer's start is unknown ground (scanning for a header)."""
 
     def feed(self, data: bytes) -> list[Event]:
@@ -188,15 +196,28 @@ def _content_length(block: bytes) -> tuple[int | None, str | None]:
         name, value = header.groups()
         if name.lower() != b"content-length":
             continue
-        if not value.isdigit():
-            return None, f"a Content-Length that is not a number: {_shown(value)}"
-        if length is not None and int(value) != length:
+        declared, problem = _declared_length(value)
+        if problem is not None:
+            return None, problem
+        if length is not None and declared != length:
             return None, "two different Content-Length headers"
-        length = int(value)
-        if length > MAX_MESSAGE_BYTES:
-            return None, f"a Content-Length of {length} bytes (at most {MAX_MESSAGE_BYTES})"
+        length = declared
     if length is None:
         return None, "a header block without Content-Length"
+    return length, None
+
+
+def _declared_length(value: bytes) -> tuple[int | None, str | None]:
+    """A Content-Length value as a number of bytes, or why it is refused. Its digits are
+    counted before they are converted: Python refuses to read an int of more than 4,300
+    digits (raising), and anything longer than the limit's own numeral is too large."""
+    if not value.isdigit():  # ASCII digits only, for bytes
+        return None, f"a Content-Length that is not a number: {_shown(value)}"
+    if len(value) > _MAX_LENGTH_DIGITS:
+        return None, f"a Content-Length of more than {_MAX_LENGTH_DIGITS} digits"
+    length = int(value)
+    if length > MAX_MESSAGE_BYTES:
+        return None, f"a Content-Length of {length} bytes (at most {MAX_MESSAGE_BYTES})"
     return length, None
 
 

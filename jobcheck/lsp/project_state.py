@@ -13,11 +13,14 @@ run's findings (:meth:`ProjectState.fixer`), computed from a snapshot when asked
 from __future__ import annotations
 
 import os
+import stat
+import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from jobcheck import guarded
 from jobcheck.catalog import UnknownRuleError, load_catalog
 from jobcheck.config import ConfigError, Options, find_config, load
 from jobcheck.discovery import (
@@ -41,6 +44,7 @@ from jobcheck.extract import files
 from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import Finding
 from jobcheck.fixes import Fixer
+from jobcheck.guarded import Boundary
 from jobcheck.lsp.incremental import ParsedBuffer, extract_buffer, parse_buffer, update_buffer
 from jobcheck.lsp.limits import MAX_DOCUMENT_BYTES
 from jobcheck.project import inference
@@ -52,6 +56,13 @@ from jobcheck.syntax.source import SourceError
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git", "manage.py")
 
 CheckErrorLog = Callable[[str], None]
+CheckErrorHandler = Callable[[str, str, Exception], None]
+
+MAX_CULPRITS = 3
+"""Files a failing check may be run without; failing on more, it is skipped."""
+MAX_ISOLATION_RUNS = 48
+"""Runs of a failing check's rule, at most, spent finding the files it fails on (one
+file among a thousand takes about a dozen)."""
 
 
 @dataclass
@@ -74,29 +85,63 @@ class BufferState:
     """The text is over the size limit: it is not parsed and the file has no facts."""
 
 
-def find_root(path: Path) -> Path:
+def find_root(path: Path) -> Path | None:
     """The top folder of the project ``path`` belongs to: the folder of the nearest
     ``pyproject.toml`` with a ``[tool.jobcheck]`` table, else the nearest folder with a
-    project marker, else the file's own folder."""
+    project marker; None when no project holds the file (a scratch file in ``/tmp``).
+
+    The search stops below the first folder too wide to be a project (the home folder,
+    the file system's root, a shared temporary folder such as ``/tmp``): a home folder
+    that keeps its dotfiles in git is no project, and a marker or configuration someone
+    else left in ``/tmp`` must not make every scratch file there part of one."""
+    folders = project_folders(path)
     try:
         config = find_config(path)
     except ConfigError:  # a broken pyproject.toml: load_options reports it
         config = None
-    if config is not None:
+    if config is not None and config.parent in folders:
         return config.parent
-    start = path.parent if path.suffix else path
-    for folder in (start, *start.parents):
+    for folder in folders:
         if any((folder / marker).exists() for marker in ROOT_MARKERS):
             return folder
-    return start
+    return None
 
 
-def load_options(root: Path) -> tuple[Options, Selection, str | None]:
+def project_folders(path: Path) -> list[Path]:
+    """The folders above ``path`` that may be its project's root, nearest first: those
+    below the first folder too wide to be one."""
+    folders: list[Path] = []
+    start = path.parent if path.suffix else path
+    for folder in (start, *start.parents):
+        if too_wide(folder):
+            break
+        folders.append(folder)
+    return folders
+
+
+def too_wide(folder: Path | str) -> bool:
+    """Whether ``folder`` is too wide to be a project: the home folder, the file
+    system's root, or a folder anyone may write to (``/tmp``: world-writable, sticky)."""
+    key = path_key(folder)
+    if key in (path_key(Path.home()), path_key("/")):
+        return True
+    try:
+        mode = os.stat(key).st_mode
+    except OSError:
+        return False
+    return bool(mode & stat.S_IWOTH and mode & stat.S_ISVTX)
+
+
+def load_options(root: Path, alone: bool = False) -> tuple[Options, Selection, str | None]:
     """The project's options and enabled checks; on a configuration error the defaults,
-    with the error's message (the server shows it rather than refusing to lint)."""
+    with the error's message (the server shows it rather than refusing to lint). A file
+    analysed ``alone`` has no project, so no configuration: the defaults; so does a
+    configuration in a folder too wide to be a project's (see :func:`find_root`)."""
     catalog = load_catalog()
     try:
-        found = find_config(root)
+        found = None if alone else find_config(root)
+        if found is not None and too_wide(found.parent):
+            found = None
         options = load(found) if found else Options(root=str(root))
         selection = Selection.for_options(catalog, options)
         for codes in options.per_file_ignores.values():
@@ -109,9 +154,13 @@ def load_options(root: Path) -> tuple[Options, Selection, str | None]:
 
 
 class ProjectState:
-    def __init__(self, root: Path, jobs: int = 0) -> None:
+    def __init__(self, root: Path, jobs: int = 0, alone: bool = False) -> None:
+        """``root``: the project's top folder; with ``alone``, a file no project holds,
+        analysed by itself (its folder is never walked)."""
         self.root = root
-        self.options, self.selection, self.config_error = load_options(root)
+        self.alone = alone
+        self.boundary = Boundary.of([root])
+        self.options, self.selection, self.config_error = load_options(root, alone)
         self.jobs = jobs
         self.facts: dict[str, FileFacts] = {}
         self.buffers: dict[str, BufferState] = {}
@@ -120,11 +169,15 @@ class ProjectState:
         """Discovered files the prefilter skipped (candidates for the second pass)."""
         self.too_large: set[str] = set()
         """Files on disk over the size limit: never parsed, no facts."""
+        self.file_errors: list[tuple[str, str]] = []
+        """(path, why) of the files the last load could not read or analyse."""
         self._second_pass_keys: tuple[frozenset[str], frozenset[str]] | None = None
         self._loaded: dict[str, FileFacts] = {}
         """Facts of skipped files that checks looked up by name (see ``_loader``)."""
         self.docs: list[DocFile] | None = None
         """The project's Markdown/reST docs (for EVT-24), read once at load."""
+        self._culprits: dict[tuple[str, str], dict[str, FileFacts]] = {}
+        """Check -> the files it failed on, with their facts then (see ``_isolate``)."""
         self.inference_memo: dict = {}
         """astroid's answers for ambiguous job arguments, by (path, location, text):
         inference reads the file's text and the other modules on disk."""
@@ -145,9 +198,10 @@ class ProjectState:
         inputs = [_read(SourceFile(Path(path_key(f.path)), f.explicit), {}) for f in files]
         self.too_large = {i.source.display for i in inputs if _too_large(i.data)}
         inputs = [i for i in inputs if i.source.display not in self.too_large]
-        facts, _ = analyse(
+        facts, errors = analyse(
             inputs, RunSettings(jobs=self.jobs), frozenset(self.options.django_settings)
         )
+        self.file_errors = [(e.path, e.message) for e in errors]
         self.docs = (
             read_docs([str(self.root)], self.options) if self.selection.slugs_of("EVT-24") else None
         )
@@ -300,35 +354,116 @@ class ProjectState:
     def check(self, thorough: bool = False) -> CheckRun:
         """Run every enabled check over the project. ``thorough`` (on open and save)
         also runs the prefilter's second pass again when the project's Dramatiq actors
-        or RQ job modules changed; while typing that file scan is skipped."""
+        or RQ job modules changed; while typing that file scan is skipped.
+
+        A check that raises is not dropped for the whole project: the files it fails on
+        are found (:meth:`_isolate`) and it runs again without them, so only those files
+        go without its findings; either way the failure is in the run's errors."""
         if thorough:
             self._refresh_second_pass()
-        errors: list[str] = []
+        failures: dict[tuple[str, str], Exception] = {}
 
         def on_error(rule: str, slug: str, error: Exception) -> None:
-            errors.append(
-                f"check {rule} {slug} failed and was skipped: {type(error).__name__}: {error}"
-            )
+            failures.setdefault((rule, slug), error)
 
         facts = [self.facts[p] for p in sorted(self.facts)]
+        errors: list[str] = []
         try:
-            findings, _ = check_facts(
-                facts,
-                self.options,
-                self.selection,
-                source_of=self._source_of,
-                on_error=on_error,
-                clear_inference=False,
-                inference_memo=self.inference_memo,
-                docs=self.docs,
-                loader=self._loader(),
-            )
+            findings = self._run_checks(facts, self.selection, on_error)
+            for (rule, slug), error in failures.items():
+                found, message = self._isolate(rule, slug, error, facts)
+                findings.extend(found)
+                errors.append(message)
         finally:
             inference.forget_modules_under(str(self.root))
         grouped: dict[str, list[Finding]] = {}
         for finding in findings:
             grouped.setdefault(finding.path, []).append(finding)
         return CheckRun(grouped, errors)
+
+    def _run_checks(
+        self, facts: list[FileFacts], selection: Selection, on_error: CheckErrorHandler
+    ) -> list[Finding]:
+        findings, _ = check_facts(
+            facts,
+            self.options,
+            selection,
+            source_of=self._source_of,
+            on_error=on_error,
+            clear_inference=False,
+            inference_memo=self.inference_memo,
+            docs=self.docs,
+            loader=self._loader(),
+        )
+        return findings
+
+    def _isolate(
+        self, rule: str, slug: str, error: Exception, facts: list[FileFacts]
+    ) -> tuple[list[Finding], str]:
+        """The findings of the check ``rule`` ``slug``, which raised ``error`` on the
+        whole project, from the project less the files it fails on, and a message for
+        the client's log. Those files are found by halving: the shortest run of files
+        (in path order) whose removal lets the check run ends with one of them; at most
+        :data:`MAX_CULPRITS` files and :data:`MAX_ISOLATION_RUNS` runs of the rule."""
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        reason = (
+            f"{type(error).__name__}: {error} ({where.filename.rsplit('/', 1)[-1]}:{where.lineno})"
+        )
+        selection = Selection(frozenset(p for p in self.selection.enabled if p[0] == rule))
+        runs = 0
+
+        def findings_without(excluded: set[str]) -> list[Finding] | None:
+            """The check's findings with ``excluded`` left out; None if it raised."""
+            nonlocal runs
+            runs += 1
+            raised = False
+
+            def on_error(failed_rule: str, failed_slug: str, _: Exception) -> None:
+                nonlocal raised
+                raised |= (failed_rule, failed_slug) == (rule, slug)
+
+            kept = [f for f in facts if f.path not in excluded]
+            found = self._run_checks(kept, selection, on_error)
+            return None if raised else [f for f in found if (f.rule, f.check) == (rule, slug)]
+
+        known = self._culprits.get((rule, slug), {})
+        culprits = {path for path, was in known.items() if self.facts.get(path) is was}
+        found = findings_without(culprits) if culprits else None
+        while found is None and len(culprits) < MAX_CULPRITS:
+            suspects = [f.path for f in facts if f.path not in culprits]
+            culprit = self._first_culprit(suspects, culprits, findings_without)
+            if culprit is None or runs >= MAX_ISOLATION_RUNS:
+                break
+            culprits.add(culprit)
+            found = findings_without(culprits)
+        if found is None:
+            self._culprits.pop((rule, slug), None)
+            return [], f"check {rule} {slug} failed and was skipped: {reason}"
+        self._culprits[(rule, slug)] = {path: self.facts[path] for path in culprits}
+        named = ", ".join(sorted(culprits))
+        return found, (
+            f"check {rule} {slug} failed on {named} ({reason}): it was skipped for "
+            f"{'that file' if len(culprits) == 1 else 'those files'} only"
+        )
+
+    @staticmethod
+    def _first_culprit(
+        suspects: list[str],
+        culprits: set[str],
+        findings_without: Callable[[set[str]], list[Finding] | None],
+    ) -> str | None:
+        """The file ending the shortest run of ``suspects`` whose removal (with the
+        ``culprits`` known) lets the check run; None when even removing all does not."""
+        if not suspects or findings_without(culprits | set(suspects)) is None:
+            return None
+        low, high = 1, len(suspects)
+        while low < high:
+            middle = (low + high) // 2
+            if findings_without(culprits | set(suspects[:middle])) is None:
+                low = middle + 1
+            else:
+                high = middle
+        return suspects[low - 1]
 
     def fixer(self) -> Fixer:
         """What fixes this run's findings, later, when a code action asks (on another
@@ -338,12 +473,13 @@ class ProjectState:
             for path, b in self.buffers.items()
             if (text := _buffer_text(path, b)) is not None
         }
-        return Fixer(tuple(self.facts.values()), partial(_text_of, texts), self.options)
+        text_of = partial(_text_of, texts, self.boundary)
+        return Fixer(tuple(self.facts.values()), text_of, self.options)
 
     def _source_of(self, path: str) -> str | None:
         buffer = self.buffers.get(path)
         text = _buffer_text(path, buffer) if buffer is not None else None
-        return text if text is not None else _disk_text(path)
+        return text if text is not None else _disk_text(path, self.boundary)
 
     def _wanted(self) -> tuple[frozenset[str], frozenset[str]]:
         """What decides the second pass: Dramatiq actor names and RQ job modules."""
@@ -373,10 +509,10 @@ class ProjectState:
                 self.skipped.discard(facts.path)
 
 
-def _text_of(buffers: dict[str, str], path: str) -> str | None:
+def _text_of(buffers: dict[str, str], boundary: Boundary, path: str) -> str | None:
     """The text of ``path``: its open buffer's, else the file's on disk."""
     text = buffers.get(path)
-    return text if text is not None else _disk_text(path)
+    return text if text is not None else _disk_text(path, boundary)
 
 
 def _buffer_text(path: str, buffer: BufferState) -> str | None:
@@ -387,9 +523,11 @@ def _buffer_text(path: str, buffer: BufferState) -> str | None:
     return buffer.text if files.kind_of(path) is not None and not buffer.too_large else None
 
 
-def _disk_text(path: str) -> str | None:
+def _disk_text(path: str, boundary: Boundary | None = None) -> str | None:
+    """A file's text on disk: a regular UTF-8 file within the size limit, inside the
+    project's ``boundary``; else None."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return guarded.read_text(path, MAX_DOCUMENT_BYTES, boundary)
     except (OSError, UnicodeDecodeError):
         return None
 

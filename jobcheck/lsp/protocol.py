@@ -140,7 +140,18 @@ async def serve_streams(protocol: JobcheckProtocol, stdin: BinaryIO, stdout: Bin
         if not chunk:
             log.warning("jobcheck lsp: the client closed stdin without 'exit'")
             return 0 if protocol._shutdown else 1
-        for event in reader.feed(chunk):
+        try:
+            events = reader.feed(chunk)
+        except Exception as error:  # a bug in the reader must not end the conversation
+            log.error(
+                "jobcheck lsp: failed to read the client's input (%s: %s); "
+                "reading on from the next Content-Length header",
+                type(error).__name__,
+                error,
+            )
+            reader = MessageReader(lost=True)
+            continue
+        for event in events:
             if isinstance(event, FramingError):
                 log.warning(
                     "jobcheck lsp: skipped input that was no LSP message (%s); "

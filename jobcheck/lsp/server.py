@@ -45,7 +45,7 @@ from jobcheck.lsp.hover import hover_markdown
 from jobcheck.lsp.incremental import split_lines
 from jobcheck.lsp.lazy_fixes import DocumentFixes
 from jobcheck.lsp.limits import MAX_DOCUMENT_BYTES
-from jobcheck.lsp.project_state import ProjectState, find_root, path_key
+from jobcheck.lsp.project_state import ProjectState, find_root, path_key, too_wide
 from jobcheck.lsp.protocol import JobcheckProtocol, serve_streams
 
 log = logging.getLogger(__name__)
@@ -401,20 +401,27 @@ class JobcheckLanguageServer(LanguageServer):
     def root_for(self, path: str) -> str:
         """The project a file belongs to: the folder of its [tool.jobcheck] config when
         that lies inside a workspace folder, else the innermost workspace folder that
-        holds it, else a guess from project markers."""
-        inside = [r for r in self.workspace_roots if _is_within(path, r)]
-        guess = path_key(find_root(Path(path)))
+        holds it, else a guess from project markers. A file no project holds is its own
+        project (its path is the root): it is analysed alone, and its folder (``/tmp``,
+        the home folder) is never walked. Workspace folders too wide to be a project
+        (the home folder, ``/``) count as none."""
+        inside = [r for r in self.workspace_roots if _is_within(path, r) and not too_wide(r)]
+        found = find_root(Path(path))
+        guess = path_key(found) if found is not None else None
         if inside:
             innermost = max(inside, key=len)
-            return guess if _is_within(guess, innermost) and guess != innermost else innermost
-        return guess
+            if guess is not None and _is_within(guess, innermost) and guess != innermost:
+                return guess
+            return innermost
+        return guess if guess is not None else path
 
     # -- the run (lint thread) -------------------------------------------------------------
 
     def _project(self, root: str, result: RunResult) -> ProjectState:
         state = self.projects.get(root)
         if state is None:
-            state = ProjectState(Path(root), jobs=self.jobs)
+            # A root that is no folder is a file analysed alone (see root_for).
+            state = ProjectState(Path(root), jobs=self.jobs, alone=not os.path.isdir(root))
             if state.config_error:
                 result.shown.append(
                     (
@@ -431,6 +438,8 @@ class JobcheckLanguageServer(LanguageServer):
                     f"{len(state.facts)} relevant",
                 )
             )
+            if state.file_errors:
+                result.messages.append((types.MessageType.Warning, _file_errors(state)))
         return state
 
     def _lint(self, work: Work) -> RunResult:
@@ -447,6 +456,9 @@ class JobcheckLanguageServer(LanguageServer):
         return result
 
     def _lint_work(self, work: Work) -> RunResult:
+        """One run. A failure (a bug, or input jobcheck does not survive) is confined to
+        the buffer, project or document it happened in, and logged: the other buffers
+        are read, the other projects checked and the other documents published."""
         result = RunResult()
         if work.saved:
             for state in self.projects.values():
@@ -456,38 +468,66 @@ class JobcheckLanguageServer(LanguageServer):
         touched: set[str] = set(work.reload_roots)
         for path in work.closed:
             for root, state in list(self.projects.items()):
-                if _is_within(path, root):
-                    state.close_buffer(path)
+                if state.alone and path == root:
+                    del self.projects[root]  # a file analysed alone: nothing else to check
+                elif _is_within(path, root):
+                    with _confined(result, f"re-reading {path}"):
+                        state.close_buffer(path)
                     touched.add(root)
         for path in work.disk:
             for root, state in list(self.projects.items()):
                 if _is_within(path, root):
-                    state.reload_from_disk(path)
+                    with _confined(result, f"re-reading {path}"):
+                        state.reload_from_disk(path)
                     touched.add(root)
         documents = work.documents
         for uri, buffer in work.texts.items():
             document = documents.get(uri)
             if document is None:
                 continue
-            state = self._project(document.root, result)
-            if not state.contains(buffer.path):
-                continue
-            if buffer.text is None:
-                state.drop_buffer(buffer.path)
-            else:
-                with result.timed("extract"):
-                    result.syntax_errors[uri] = state.set_buffer(buffer.path, buffer.text)
-            touched.add(document.root)
+            with _confined(result, f"reading {buffer.path}"):
+                if self._read_buffer(document, buffer, result):
+                    touched.add(document.root)
         self.collector.set_aside()
         for root in touched:
-            state = self._project(root, result)
-            with result.timed("check"):
-                run = state.check(thorough=work.thorough)
-            for message in run.errors:
-                result.messages.append((types.MessageType.Error, f"jobcheck: {message}"))
-            with result.timed("diagnostics"):
-                self._publications(state, root, run.findings, documents, work, result)
+            with _confined(result, f"checking {root}"):
+                self._check_project(root, documents, work, result)
         return result
+
+    def _read_buffer(self, document: OpenDocument, buffer: BufferText, result: RunResult) -> bool:
+        """Take the buffer's text into its project; whether the project changed."""
+        state = self._project(document.root, result)
+        if not state.contains(buffer.path):
+            return False
+        if buffer.text is None:
+            state.drop_buffer(buffer.path)
+            return True
+        before = state.facts.get(buffer.path)
+        try:
+            with result.timed("extract"):
+                result.syntax_errors[document.uri] = state.set_buffer(buffer.path, buffer.text)
+        except Exception:
+            # The buffer's facts are unknown: it counts as unopened (its file on disk)
+            # rather than keeping facts of an older text.
+            state.close_buffer(buffer.path)
+            raise
+        # A file jobcheck could not analyse (a bug, a manifest it cannot read) has no
+        # findings: say why, once each time the reason changes.
+        error = getattr(state.facts.get(buffer.path), "error", None)
+        if error is not None and error != getattr(before, "error", None):
+            result.messages.append((types.MessageType.Warning, f"jobcheck: {buffer.path}: {error}"))
+        return True
+
+    def _check_project(
+        self, root: str, documents: dict[str, OpenDocument], work: Work, result: RunResult
+    ) -> None:
+        state = self._project(root, result)
+        with result.timed("check"):
+            run = state.check(thorough=work.thorough)
+        for message in run.errors:
+            result.messages.append((types.MessageType.Error, f"jobcheck: {message}"))
+        with result.timed("diagnostics"):
+            self._publications(state, root, run.findings, documents, work, result)
 
     def _publications(
         self,
@@ -516,12 +556,38 @@ class JobcheckLanguageServer(LanguageServer):
                 continue  # keep the last good diagnostics while the buffer does not parse
             lines = buffer.parsed.lines if buffer.parsed is not None else split_lines(buffer.text)
             mine = findings.get(document.path, [])
-            entries = [(f, to_diagnostic(f, lines, codec)) for f in mine]
+            entries: list[tuple[Finding, types.Diagnostic]] = []
+            with _confined(result, f"publishing {document.path}"):
+                entries = [(f, to_diagnostic(f, lines, codec)) for f in mine]
+            if len(entries) != len(mine):
+                continue  # the conversion failed (logged): the last diagnostics stay
             if changed is not None or _differ(entries, document.published):
                 version = changed.version if changed is not None else document.version
                 # Fixes are made when a code action asks: see jobcheck/lsp/lazy_fixes.py.
                 fixes = DocumentFixes(state.fixer()) if any(map(wants_fix, mine)) else None
                 result.publications.append(Publication(uri, version, entries, fixes))
+
+
+def _file_errors(state: ProjectState, shown: int = 3) -> str:
+    """One log line for the files of a project that could not be analysed."""
+    errors = sorted(state.file_errors)
+    named = "; ".join(f"{path}: {message}" for path, message in errors[:shown])
+    more = f" (and {len(errors) - shown} more)" if len(errors) > shown else ""
+    return f"jobcheck: {len(errors)} files of {state.root} could not be analysed: {named}{more}"
+
+
+@contextlib.contextmanager
+def _confined(result: RunResult, doing: str) -> Iterator[None]:
+    """Log an error raised while ``doing`` (one line in the client's log and in the
+    server's, the traceback at debug level) and go on with the rest of the run."""
+    try:
+        yield
+    except Exception as error:
+        log.warning("jobcheck lsp: failed %s: %s: %s", doing, type(error).__name__, error)
+        log.debug("jobcheck lsp: the error", exc_info=True)
+        result.messages.append(
+            (types.MessageType.Error, f"jobcheck: failed {doing}: {type(error).__name__}: {error}")
+        )
 
 
 def _utf8_size(text: str, limit: int) -> int:
@@ -565,9 +631,9 @@ def make_server() -> JobcheckLanguageServer:
     @ls.feature(types.INITIALIZED)
     async def initialized(ls: JobcheckLanguageServer, params: types.InitializedParams) -> None:
         # Analyse the workspace now, so the first document opens onto a ready project
-        # (not a home folder or the file system's root: those wait for a document).
-        too_wide = {str(Path.home()), "/"}
-        ls._pending.reload_roots.update(r for r in ls.workspace_roots if r not in too_wide)
+        # (not a home folder, the file system's root or /tmp: those are never walked,
+        # a file opened there is analysed alone).
+        ls._pending.reload_roots.update(r for r in ls.workspace_roots if not too_wide(r))
         ls.request(0)
         await _watch_files(ls)
 
@@ -817,9 +883,15 @@ def serve() -> NoReturn:
 
     The process ends at once, without the interpreter's clean-up: the lint thread may be
     in the middle of a run, and tearing down a heap of syntax trees object by object
-    takes longer than an editor waits for a server to exit."""
+    takes longer than an editor waits for a server to exit. For the same reason an
+    error that escapes the conversation ends the process here, with one log line: left
+    to the interpreter's shutdown, it would wait on the stdin reader's lock and abort."""
     ls = make_server()
-    ls.start_io()
+    try:
+        ls.start_io()
+    except Exception as error:
+        log.error("jobcheck lsp: stopped by an internal error: %s: %s", type(error).__name__, error)
+        log.debug("jobcheck lsp: the internal error", exc_info=True)
     code = ls.exit_code if ls.exit_code is not None else 1
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):

@@ -57,7 +57,10 @@ def _cron_minutes(call: cst.Call, moved: frozenset[int]) -> cst.BaseExpression |
         start = APSCHEDULER_FIELDS.index(least) + 1
         for name in APSCHEDULER_FIELDS[start : APSCHEDULER_FIELDS.index("minute")]:
             if APSCHEDULER_DEFAULTS[name] != "*":
-                updated = syntax.set_keyword(updated, name, cst.Integer(APSCHEDULER_DEFAULTS[name]))
+                written = syntax.set_keyword(updated, name, cst.Integer(APSCHEDULER_DEFAULTS[name]))
+                if written is None:
+                    return None
+                updated = written
     existing = syntax.keyword(updated, "minute")
     return syntax.set_keyword(
         updated, "minute", minute_value(moved, existing.value if existing else None)

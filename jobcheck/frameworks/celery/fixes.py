@@ -73,9 +73,8 @@ def _time_limits(
         call = source.parent(arg)
         if not isinstance(call, cst.Call):
             return None
-        new = syntax.set_keyword(call, "time_limit", cst.Integer(str(hard)))
-        new = syntax.set_keyword(new, "soft_time_limit", cst.Integer(str(soft)))
-        edit = source.replace(call, new)
+        new = _with_limits(call, hard, soft, source)
+        edit = source.replace(call, new) if new is not None else None
     else:
         if task.kind != "function":
             return None
@@ -87,17 +86,22 @@ def _time_limits(
             if isinstance(expression, cst.Call)
             else cst.Call(func=expression)  # @shared_task -> @shared_task(...)
         )
-        if syntax.has_splat(call):
-            return None
-        new = syntax.set_keyword(call, "time_limit", cst.Integer(str(hard)))
-        new = syntax.set_keyword(new, "soft_time_limit", cst.Integer(str(soft)))
-        edit = source.replace(expression, new)
+        new = _with_limits(call, hard, soft, source)
+        edit = source.replace(expression, new) if new is not None else None
     if edit is None:
         return None
     title = f"Set time_limit={hard}, soft_time_limit={soft} on the task"
     if not limits:
         title += " (an example: nothing here says how long the job may take)"
     return Fix(title, (edit,), applicability)
+
+
+def _with_limits(call: cst.Call, hard: int, soft: int, source: Source) -> cst.Call | None:
+    """``call`` with both limits set; None when options it spreads may set them."""
+    new = syntax.set_keyword(call, "time_limit", cst.Integer(str(hard)), source.module)
+    if new is None:
+        return None
+    return syntax.set_keyword(new, "soft_time_limit", cst.Integer(str(soft)), source.module)
 
 
 def celery_limits(project: ProjectInfo, task: TaskDef) -> tuple[int, int] | None:

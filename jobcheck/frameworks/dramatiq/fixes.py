@@ -38,7 +38,7 @@ def _default_time_limit(finding: Finding, source: Source) -> Fix | None:
         return None
     was_none = isinstance(arg.value, cst.Name) and arg.value.value == "None"
     new = syntax.set_keyword(call, "time_limit", cst.Integer(str(DEFAULT_TIME_LIMIT_MS)))
-    edit = source.replace(call, new)
+    edit = source.replace(call, new) if new is not None else None
     if edit is None:
         return None
     title = f"Set time_limit={DEFAULT_TIME_LIMIT_MS} (Dramatiq's default, 10 minutes)"

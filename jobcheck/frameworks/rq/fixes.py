@@ -40,7 +40,7 @@ def _default_timeout(finding: Finding, source: Source) -> Fix | None:
             if _is_minus_one(arg.value):
                 key = arg.keyword.value
                 new = syntax.set_keyword(call, key, cst.Integer(str(DEFAULT_TIMEOUT_SECONDS)))
-                edit = source.replace(call, new)
+                edit = source.replace(call, new) if new is not None else None
                 if edit is None:
                     return None
                 title = f"Set {key}={DEFAULT_TIMEOUT_SECONDS} (RQ's default)"
