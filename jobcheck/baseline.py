@@ -8,6 +8,12 @@ flagged source text, whitespace-collapsed, plus its occurrence index among ident
 ones and its fingerprint. Paths are relative to the folder that holds the baseline, so
 the same baseline works whichever folder jobcheck is started from.
 
+The file is committed, so it holds no secret: messages and source texts are masked as
+every output masks them. A path that is not UTF-8 (its bad bytes kept as lone
+surrogates) is written with ``\\udcff`` escapes, which read back as the same path. The
+file is written through :func:`jobcheck.guarded.write_atomically` and read through
+:func:`jobcheck.guarded.read_text`.
+
 Matching: findings and entries with the same rule, check, path and source text form a
 group. Within a group a finding first takes an entry with the same message (which names
 the task or queue, so a new ``@shared_task`` inserted above an old identical one is the
@@ -18,7 +24,6 @@ new exactly the findings beyond the number recorded.
 from __future__ import annotations
 
 import json
-import os
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,8 +33,13 @@ from typing import Any
 from jobcheck import __version__
 from jobcheck.findings import Finding
 from jobcheck.fingerprint import Identity, SourceLines, identities, relative_posix
+from jobcheck.guarded import ReadError, WriteError, read_text, write_atomically
+from jobcheck.output.encoding import json_text, visible
+from jobcheck.vocabulary.credentials import mask
 
 FORMAT_VERSION = 1
+MAX_BASELINE_BYTES = 64 * 1024 * 1024
+"""About 150,000 entries: a baseline is read whole."""
 
 
 class BaselineError(ValueError):
@@ -92,7 +102,8 @@ def _unmatched(members: list[int], entries: list[Entry], findings: Sequence[Find
     group leaves over stay in ``entries``."""
     waiting = []
     for index in members:
-        same = next((e for e in entries if e.message == findings[index].message), None)
+        message = mask(findings[index].message)  # as it was written
+        same = next((e for e in entries if e.message == message), None)
         if same is None:
             waiting.append(index)
         else:
@@ -130,44 +141,44 @@ def write(path: Path, findings: Sequence[Finding], sources: SourceLines | None =
         ),
         "findings": entries,
     }
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    text = json_text(document) + "\n"
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise BaselineError(f"cannot write baseline {path}: {error.strerror or error}") from None
+        write_atomically(path, text.encode("utf-8"))
+    except WriteError as error:
+        raise BaselineError(f"cannot write the baseline: {error}") from None
     return len(entries)
 
 
 def load(path: Path) -> Baseline:
     """The baseline recorded in the file ``path``."""
+    shown = _shown(path)
+    if not path.exists():
+        raise BaselineError(f"baseline {shown} not found (create it with --write-baseline {shown})")
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BaselineError(
-            f"baseline {path} not found (create it with --write-baseline {path})"
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise BaselineError(f"cannot read baseline {path}: {error}") from None
+        document = json.loads(read_text(path, MAX_BASELINE_BYTES))
+    except (ReadError, UnicodeDecodeError) as error:
+        raise BaselineError(f"cannot read baseline {shown}: {error}") from None
     except json.JSONDecodeError as error:
-        raise BaselineError(f"baseline {path} is not valid JSON: {error}") from None
+        raise BaselineError(f"baseline {shown} is not valid JSON: {error}") from None
     if not isinstance(document, dict) or document.get("tool") != "jobcheck":
-        raise BaselineError(f"{path} is not a jobcheck baseline")
+        raise BaselineError(f"{shown} is not a jobcheck baseline")
     version = document.get("version")
     if version != FORMAT_VERSION:
         raise BaselineError(
-            f"baseline {path} has format version {version!r}; jobcheck {__version__} "
+            f"baseline {shown} has format version {version!r}; jobcheck {__version__} "
             f"reads version {FORMAT_VERSION} (rewrite it with --write-baseline)"
         )
     entries = document.get("findings")
     if not isinstance(entries, list) or not all(_valid_entry(e) for e in entries):
         raise BaselineError(
-            f"baseline {path}: 'findings' must be a list of entries with path, rule, "
+            f"baseline {shown}: 'findings' must be a list of entries with path, rule, "
             "check, source and occurrence (rewrite it with --write-baseline)"
         )
     return Baseline(tuple(_read_entry(e) for e in entries), path.resolve().parent)
+
+
+def _shown(path: Path) -> str:
+    return visible(str(path))
 
 
 def _entry(identity: Identity, finding: Finding) -> dict[str, Any]:
@@ -177,7 +188,7 @@ def _entry(identity: Identity, finding: Finding) -> dict[str, Any]:
         "check": identity.check,
         "source": identity.source,
         "occurrence": identity.occurrence,
-        "message": finding.message,
+        "message": mask(finding.message),
         "fingerprint": identity.fingerprint,
     }
 

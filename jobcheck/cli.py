@@ -25,6 +25,7 @@ from jobcheck.discovery import DiscoveryError
 from jobcheck.discovery.repository import project_boundary
 from jobcheck.findings import Finding, Report
 from jobcheck.guarded import WriteError, write_atomically
+from jobcheck.notices import say
 from jobcheck.output import FORMATS, ScrubbedStream, Writer
 from jobcheck.phases import phase
 from jobcheck.phases import report as report_timings
@@ -52,7 +53,7 @@ class JobcheckError(click.ClickException):
     exit_code = EXIT_ERROR
 
     def show(self, file: TextIO | None = None) -> None:
-        click.echo(f"jobcheck: error: {self.format_message()}", err=True)
+        say(f"jobcheck: error: {self.format_message()}")
 
 
 def _size_option(text: str) -> int:
@@ -482,9 +483,7 @@ def _warn_unknown_codes(request: _Request, report: Report) -> None:
     for unused in report.unused_suppressions:
         if unused.unknown:
             shown = replace(unused, codes=())
-            click.echo(
-                f"jobcheck: warning: {unused.path}:{unused.line}: {describe(shown)}", err=True
-            )
+            say(f"jobcheck: warning: {unused.path}:{unused.line}: {describe(shown)}")
 
 
 def _fix(
@@ -522,7 +521,7 @@ def _fix(
     else:
         fixing.write_files(outcome, project_boundary(scope.targets))
         for reason in outcome.unwritten:
-            click.echo(f"jobcheck: error: {reason}", err=True)
+            say(f"jobcheck: error: {reason}")
     if not request.quiet:
         _say_fixed(request, outcome)
     status = _finish(request, scope.restrict(outcome.report), scope, known, len(outcome.applied))
@@ -531,20 +530,19 @@ def _fix(
 
 def _print_diff(request: _Request, outcome: fixing.Outcome, stdin_path: str | None) -> int:
     from jobcheck.fixes.edits import unified_diff
+    from jobcheck.output.encoding import source_lines
 
     stream = ScrubbedStream(sys.stdout)
     for path in outcome.changed:
         shown = request.stdin_name or "-" if path == stdin_path else path
-        stream.write(
-            unified_diff(shown.replace(os.sep, "/"), outcome.original[path], outcome.fixed[path])
-        )
+        diff = unified_diff(shown.replace(os.sep, "/"), outcome.original[path], outcome.fixed[path])
+        stream.write(source_lines(diff))
     if not request.quiet:
         count = len(outcome.applied)
         left = len(outcome.report.findings)
-        click.echo(
+        say(
             f"jobcheck: would fix {_plural(count, 'finding')} in "
-            f"{_plural(len(outcome.changed), 'file')} ({left} left)",
-            err=True,
+            f"{_plural(len(outcome.changed), 'file')} ({left} left)"
         )
     return EXIT_FINDINGS if outcome.changed else EXIT_CLEAN
 
@@ -553,22 +551,18 @@ def _say_fixed(request: _Request, outcome: fixing.Outcome) -> None:
     count = len(outcome.applied)
     if not count:
         return
-    click.echo(
-        f"jobcheck: fixed {_plural(count, 'finding')} in {_plural(len(outcome.changed), 'file')}",
-        err=True,
-    )
+    say(f"jobcheck: fixed {_plural(count, 'finding')} in {_plural(len(outcome.changed), 'file')}")
     if request.show_fixes:
         by_path: dict[str, list[Finding]] = {}
         for finding in outcome.applied:
             by_path.setdefault(finding.path, []).append(finding)
         for path in sorted(by_path):
-            click.echo(f"  {path}:", err=True)
+            say(f"  {path}:")
             for finding in by_path[path]:
                 title = finding.fix.title if finding.fix else ""
-                click.echo(
+                say(
                     f"    {finding.loc.line}:{finding.loc.column} {finding.rule} "
-                    f"{finding.check}: {title}",
-                    err=True,
+                    f"{finding.check}: {title}"
                 )
 
 
@@ -594,20 +588,18 @@ def _add_ignore(request: _Request, report: Report) -> int:
             try:
                 write_atomically(path, new.encode("utf-8"), boundary)
             except WriteError as error:
-                click.echo(f"jobcheck: error: {error}", err=True)
+                say(f"jobcheck: error: {error}")
                 del added.texts[path]
                 failed = True
     if not request.quiet:
-        click.echo(
+        say(
             f"jobcheck: added a suppression for {_plural(added.count, 'finding')} in "
-            f"{_plural(len(added.texts), 'file')}",
-            err=True,
+            f"{_plural(len(added.texts), 'file')}"
         )
         for finding in added.skipped:
-            click.echo(
+            say(
                 f"jobcheck: {finding.path}:{finding.loc.line}: no line of this finding can "
-                f"carry a comment; suppress {finding.rule} {finding.check} by hand",
-                err=True,
+                f"carry a comment; suppress {finding.rule} {finding.check} by hand"
             )
     return EXIT_ERROR if failed else EXIT_CLEAN
 
@@ -844,12 +836,11 @@ def _write_baseline(path: Path, report: Report) -> None:
         count = baseline.write(path, report.findings)
     except baseline.BaselineError as error:
         raise JobcheckError(str(error)) from None
-    click.echo(f"jobcheck: recorded {_plural(count, 'finding')} in the baseline {path}", err=True)
+    say(f"jobcheck: recorded {_plural(count, 'finding')} in the baseline {path}")
     if report.errors:
-        click.echo(
+        say(
             f"jobcheck: {_plural(len(report.errors), 'file')} could not be checked; their "
-            "findings are not in the baseline",
-            err=True,
+            "findings are not in the baseline"
         )
 
 
@@ -867,12 +858,11 @@ def _apply_baseline(
 ) -> Report:
     outcome = known.filter(report.findings)
     if outcome.known and not quiet:
-        click.echo(f"jobcheck: {outcome.known} findings in the baseline not shown", err=True)
+        say(f"jobcheck: {outcome.known} findings in the baseline not shown")
     if outcome.stale and whole_run and not quiet:  # a narrowed run cannot tell what was fixed
-        click.echo(
+        say(
             f"jobcheck: {outcome.stale} baseline entries match no finding any more "
-            "(fixed?); refresh the baseline with --write-baseline",
-            err=True,
+            "(fixed?); refresh the baseline with --write-baseline"
         )
     return replace(report, findings=outcome.new)
 
@@ -1113,8 +1103,6 @@ def review_command(
     the schedule with a heat map of start minutes (docs/review.md). With
     --changed-since REV (or --diff REV: here a revision, not check's fix preview), the
     changes since REV that break queued jobs in a rolling deploy come first."""
-    from rich.console import Console
-
     from jobcheck.catalog import load_catalog
     from jobcheck.engine import RunSettings, Selection, run_checks
     from jobcheck.output import review as render
@@ -1134,13 +1122,7 @@ def review_command(
     if changed_since is not None:
         changes = _changes_since(changed_since, targets, options, project)
     if output_format == "json":
-        import json
-
-        data = found.as_dict()
-        if changes is not None:
-            data["changed_since"] = changed_since
-            data["changes"] = [c.as_dict() for c in changes]
-        click.echo(json.dumps(data, indent=2))
+        click.echo(render.json_document(found, changes, changed_since))
     elif output_format == "html":
         from jobcheck.output.review_html import html
 
@@ -1150,12 +1132,7 @@ def review_command(
             click.echo(render.changes_markdown(changed_since or "", changes), nl=False)
         click.echo(render.markdown(found), nl=False)
     else:
-        console = Console(soft_wrap=False, highlight=False)
-        if changes is not None:
-            for part in render.changes_text(changed_since or "", changes):
-                console.print(part)
-        for part in render.text(found):
-            console.print(part)
+        render.write_text(found, changes, changed_since or "")
     if changes and any(c.breaking for c in changes):
         sys.exit(1)
 
@@ -1217,12 +1194,12 @@ def main() -> None:
         sys.exit(done.exit_code)
     except click.ClickException as error:
         if isinstance(error, click.UsageError) and not isinstance(error, JobcheckError):
-            click.echo(f"jobcheck: error: {_usage_line(error)}", err=True)
+            say(f"jobcheck: error: {_usage_line(error)}")
         else:
             error.show()
         sys.exit(error.exit_code if isinstance(error, JobcheckError) else EXIT_ERROR)
     except click.exceptions.Abort:
-        click.echo("jobcheck: aborted", err=True)
+        say("jobcheck: aborted")
         sys.exit(EXIT_ERROR)
     except KeyboardInterrupt:
         sys.exit(130)
@@ -1231,9 +1208,8 @@ def main() -> None:
     except Exception as error:  # never a traceback for the user
         if os.environ.get("JOBCHECK_DEBUG"):
             raise
-        click.echo(
+        say(
             f"jobcheck: internal error: {type(error).__name__}: {error} "
-            "(set JOBCHECK_DEBUG=1 for a traceback, and please report it)",
-            err=True,
+            "(set JOBCHECK_DEBUG=1 for a traceback, and please report it)"
         )
         sys.exit(EXIT_ERROR)

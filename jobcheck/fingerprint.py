@@ -4,7 +4,8 @@ A finding's identity must survive edits that only move it (lines inserted above 
 so it is built from what was flagged, not where: the rule, the check, the file and the
 flagged source text with whitespace collapsed. Identical flagged texts in one file
 (two ``@shared_task`` decorators without a time limit) are told apart by an occurrence
-index in file order.
+index in file order. A secret in the flagged text is masked before it goes into an
+identity (a baseline file is committed).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jobcheck.findings import Finding
+from jobcheck.guarded import ReadError, read_bytes
 from jobcheck.location import Loc
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.vocabulary.credentials import mask
@@ -99,7 +101,8 @@ def identities(
             finding.rule,
             finding.check,
             path_of(finding.path),
-            # A password in the flagged text (JOB-03) never reaches a baseline file.
+            # A password in the flagged text (a broker URL, a crontab line's -a s3cret)
+            # never reaches a baseline file.
             normalized(mask(sources.text(finding.path, finding.loc))),
         )
         result[index] = Identity(*key, occurrence=seen[key])
@@ -120,11 +123,15 @@ def relative_posix(path: str, base: Path) -> str:
 OVERRIDES: dict[str, bytes] = {}
 """Text not on disk, by path (``jobcheck check -`` reads its file from standard input)."""
 
+MAX_SOURCE_BYTES = 256 * 1024 * 1024
+"""A flagged file was read within ``max-file-size`` before; this only bounds a file that
+grew since."""
+
 
 def _read_bytes(path: str) -> bytes | None:
     if path in OVERRIDES:
         return OVERRIDES[path]
     try:
-        return Path(path).read_bytes()
-    except OSError:
+        return read_bytes(path, limit=MAX_SOURCE_BYTES)
+    except ReadError:
         return None

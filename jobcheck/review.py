@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from jobcheck.checks.scl38_scheduled_job_without_lock import ScheduledJobWithoutLock
 from jobcheck.config import Options
 from jobcheck.facts import ScheduleEntry
+from jobcheck.output.encoding import guard_line, masked_data, terminal
 from jobcheck.project import Project
 from jobcheck.project.environment import unset_read
 from jobcheck.project.model import Job
@@ -44,7 +45,8 @@ class Contract:
     """When the message is acknowledged, and what a worker lost mid-run does to it."""
 
     def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """The contract for the JSON forms, secrets in its text masked."""
+        return masked_data(asdict(self))  # type: ignore[no-any-return]
 
 
 def contracts(project: Project, options: Options) -> list[Contract]:
@@ -149,14 +151,16 @@ FIELDS = (
 
 
 def cards(items: list[Contract]) -> Iterator[Text]:
-    """One block per job, readable at any terminal width."""
+    """One block per job, readable at any terminal width. Text from the project is shown
+    with secrets masked, control characters escaped and no line a CI runner would read
+    as a command (``jobcheck/output/encoding.py``)."""
     from rich.text import Text
 
     for c in items:
         card = Text()
-        card.append(c.job, style="bold")
+        card.append(guard_line(terminal(c.job)), style="bold")
         card.append(f"  {c.framework}  ", style="magenta")
-        card.append(f"{c.path}:{c.line}\n", style="dim")
+        card.append(f"{terminal(c.path)}:{c.line}\n", style="dim")
         for attribute, label in FIELDS:
-            card.append(f"  {label:<13}{getattr(c, attribute)}\n")
+            card.append(f"  {label:<13}{terminal(str(getattr(c, attribute)))}\n")
         yield card

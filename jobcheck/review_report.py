@@ -11,7 +11,9 @@ requests (docs/review.md).
   heat map of start minutes.
 
 The JSON form is versioned (``SCHEMA_VERSION``); its fields are documented in
-docs/review.md.
+docs/review.md. Every form masks secrets in the text it takes from the project (a
+crontab line's ``redis-cli -a s3cret``): ``as_dict`` here, the renderers in
+``jobcheck/output/review.py`` and ``review_html.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from jobcheck.config import Options
 from jobcheck.findings import Finding
+from jobcheck.output.encoding import masked_data
 from jobcheck.project import Project
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe as describe_entry
@@ -135,7 +138,7 @@ class Review:
 
     def as_dict(self) -> dict[str, object]:
         met, total = self.score
-        return {
+        data = {
             "version": SCHEMA_VERSION,
             "score": {"met": met, "total": total},
             "jobs": [j.as_dict() for j in self.jobs],
@@ -147,6 +150,7 @@ class Review:
                 if any(row)
             },
         }
+        return masked_data(data)  # type: ignore[no-any-return]
 
 
 def review(project: Project, options: Options, findings: Iterable[Finding]) -> Review:

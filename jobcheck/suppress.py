@@ -1,23 +1,44 @@
-"""``--add-ignore``: a ``# jobcheck: ignore[...]`` comment on the line of every finding
-(Ruff's ``--add-noqa``), so a project can adopt jobcheck and fix what it finds later.
+"""``--add-ignore`` (Ruff's ``--add-noqa``): a ``# jobcheck: ignore[...]`` comment on the
+line of every finding. Suppressions are read from real comments only
+(``jobcheck/syntax/comments.py``).
 
-A line that already has a ``# jobcheck: ignore[...]`` gets its codes merged in; one with
-other comments (``# noqa: E501``, ``# type: ignore``) keeps them first, as mypy and
-flake8 read theirs at the start of the comment. A finding whose line cannot end with a
-comment (inside a multi-line string, after a backslash) is put on its last line, else
+A line that already has a ``# jobcheck: ignore[...]`` comment gets its codes merged in;
+one with other comments (``# noqa: E501``, ``# type: ignore``) keeps them first, as mypy
+and flake8 read theirs at the start of the comment. A finding whose line cannot end with
+a comment (inside a multi-line string, after a backslash) is put on its last line, else
 left for a person.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from jobcheck.findings import Finding
-from jobcheck.lsp.actions import SUPPRESSION, lines_that_cannot_end_with_a_comment
+from jobcheck.syntax.comments import (
+    LINE,
+    MARKER,
+    Suppressions,
+    comment_columns,
+    ruby_suppressions,
+    suppressions,
+)
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+__all__ = ["MARKER", "Suppressions", "add_ignores", "ruby_suppressions", "suppressions"]
+
+
+def kind_of(path: str, text: str) -> str:
+    """The comment syntax's name for the file at ``path`` (Python unless its name or
+    content makes it another kind)."""
+    if path.endswith((".py", ".pyi")):
+        return "python"
+    from jobcheck.extract.files import kind_for
+
+    kind = kind_for(path, text.encode("utf-8", "surrogateescape"))
+    return kind.name if kind is not None else "python"
+
+
+# -- --add-ignore -----------------------------------------------------------------------
 
 
 @dataclass
@@ -40,7 +61,7 @@ def add_ignores(findings: Iterable[Finding], read: Callable[[str], str | None]) 
         if text is None:
             added.skipped.extend(items)
             continue
-        new, count, skipped = suppressed(text, items)
+        new, count, skipped = suppressed(text, items, kind_of(path, text))
         added.skipped.extend(skipped)
         if new != text:
             added.texts[path] = (text, new)
@@ -48,12 +69,17 @@ def add_ignores(findings: Iterable[Finding], read: Callable[[str], str | None]) 
     return added
 
 
-def suppressed(text: str, findings: list[Finding]) -> tuple[str, int, list[Finding]]:
+def suppressed(
+    text: str, findings: list[Finding], kind: str = "python"
+) -> tuple[str, int, list[Finding]]:
     """``text`` with a suppression for each finding, how many got one, and the rest."""
-    lines = [m.group(0) for m in _LINE.finditer(text)]
+    from jobcheck.lsp.actions import lines_that_cannot_end_with_a_comment
+
+    lines = [m.group(0) for m in LINE.finditer(text)]
     if lines and lines[-1] == "":
         lines.pop()
-    unsafe = lines_that_cannot_end_with_a_comment(text, lines)
+    unsafe = lines_that_cannot_end_with_a_comment(text, lines) if kind == "python" else set()
+    comments = comment_columns(text, kind)
     codes: dict[int, list[str]] = {}
     skipped: list[Finding] = []
     for finding in findings:
@@ -67,19 +93,21 @@ def suppressed(text: str, findings: list[Finding]) -> tuple[str, int, list[Findi
             skipped.append(finding)
     count = len(findings) - len(skipped)
     for index, wanted in codes.items():
-        lines[index] = _with_codes(lines[index], wanted)
+        lines[index] = _with_codes(lines[index], wanted, comments.get(index + 1))
     return "".join(lines), count, skipped
 
 
-def _with_codes(line: str, codes: list[str]) -> str:
+def _with_codes(line: str, codes: list[str], comment: int | None) -> str:
+    """``line`` with ``codes`` in its suppression comment; ``comment`` is the column its
+    comment starts at (None: it has none), so a marker in a string is left alone."""
     body = line.rstrip("\r\n")
     ending = line[len(body) :]
-    match = SUPPRESSION.search(body)
+    match = MARKER.search(body, comment) if comment is not None else None
     if match is None:
         return f"{body.rstrip()}  # jobcheck: ignore[{', '.join(codes)}]{ending}"
     if match.group(1) is None:
         return line  # a bare "# jobcheck: ignore" already silences everything
     present = [c.strip() for c in match.group(1).split(",") if c.strip()]
     merged = present + [c for c in codes if c.upper() not in {p.upper() for p in present}]
-    comment = f"# jobcheck: ignore[{', '.join(merged)}]"
-    return body[: match.start()] + comment + body[match.end() :] + ending
+    comment_text = f"# jobcheck: ignore[{', '.join(merged)}]"
+    return body[: match.start()] + comment_text + body[match.end() :] + ending

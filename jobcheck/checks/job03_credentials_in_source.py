@@ -2,7 +2,9 @@
 
 A broker or result-backend URL with its password in source is in every clone, fork and CI
 log of the repository. The password is masked when the facts are read
-(``jobcheck/vocabulary/credentials.py``) and never printed. Docs: docs/rules/JOB-03.md.
+(``jobcheck/vocabulary/credentials.py``) and never printed: every output also masks
+secrets in the text it takes from the project (``credentials.mask``, applied by
+``jobcheck/output/encoding.py``). Docs: docs/rules/JOB-03.md.
 """
 
 from __future__ import annotations

@@ -276,15 +276,15 @@ def extract(path: str, data: bytes, module: str, is_package: bool) -> FileFacts:
 
 def _extract_other(kind: FileKind, path: str, data: bytes, module: str) -> FileFacts:
     from jobcheck import timing
-    from jobcheck.extract.pipeline import suppressions
     from jobcheck.facts import FileFacts
+    from jobcheck.syntax.comments import suppressions
 
     facts = FileFacts(path=path, module=module)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return facts  # not text we can read: nothing to say about it
-    facts.suppressions = suppressions(text)
+    facts.suppressions = suppressions(text, kind.name)
     module_name, _, function = kind.reader.partition(":")
     reader = getattr(importlib.import_module(module_name), function)
     try:

@@ -6,7 +6,6 @@ Imported lazily through ``jobcheck.extract`` so that light modules of this packa
 
 from __future__ import annotations
 
-import re
 import traceback
 
 import libcst as cst
@@ -50,9 +49,6 @@ def recognizers() -> tuple[type, ...]:
 
 
 RECOGNIZERS = recognizers()
-
-_LINES = re.compile(r"\r\n?|\n")
-_SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
 
 
 def extract_file(path: str, data: bytes, module: str, is_package: bool = False) -> FileFacts:
@@ -164,28 +160,8 @@ def credential_urls(text: str) -> list[SecretURL]:
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:
-    """``# jobcheck: ignore[SCL-21, fat-payload]`` comments by line; None means all.
-    Several on one line count together (``# jobcheck: ignore[A]  # jobcheck:
-    ignore[B]`` suppresses A and B)."""
-    found: dict[int, frozenset[str] | None] = {}
-    if "jobcheck:" not in text.lower():
-        return found
-    # Lines as Python and libcst count them: str.splitlines would also split at form
-    # feeds and other separators, and number every later line wrong.
-    for number, line in enumerate(_LINES.split(text), start=1):
-        if "jobcheck" not in line.lower():
-            continue
-        codes: set[str] = set()
-        bare = False
-        for match in _SUPPRESSION.finditer(line):
-            if match.group(1) is None:
-                bare = True
-            else:
-                codes.update(c.strip() for c in match.group(1).split(",") if c.strip())
-        if bare:
-            found[number] = None
-        elif codes:
-            found[number] = frozenset(codes)
-        elif _SUPPRESSION.search(line):
-            found[number] = frozenset()
-    return found
+    """``# jobcheck: ignore[...]`` comments of a Python file by line; None means all.
+    Comment tokens only: the marker in a string literal suppresses nothing."""
+    from jobcheck.syntax.comments import suppressions as comment_suppressions
+
+    return comment_suppressions(text, "python")

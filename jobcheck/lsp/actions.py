@@ -9,6 +9,7 @@ import tokenize
 from dataclasses import dataclass
 
 from jobcheck.findings import Finding, TextEdit
+from jobcheck.syntax.comments import comment_columns
 
 # The same comment the engine honours (jobcheck/extract/__init__.py).
 SUPPRESSION = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
@@ -34,16 +35,20 @@ def suppression_edit(text: str, lines: list[str], finding: Finding) -> LineEdit 
     the finding can carry a comment (it ends inside a string or continues with a
     backslash) or the line already suppresses everything."""
     unsafe = lines_that_cannot_end_with_a_comment(text, lines)
+    comments = comment_columns(text)
     for number in dict.fromkeys((finding.loc.line, finding.loc.end_line)):
         index = number - 1
         if index >= len(lines) or index in unsafe:
             continue
-        return _edit_line(index, lines[index].rstrip("\r\n"), finding.rule)
+        line = lines[index].rstrip("\r\n")
+        return _edit_line(index, line, finding.rule, comments.get(number, len(line)))
     return None
 
 
-def _edit_line(index: int, line: str, rule: str) -> LineEdit | None:
-    match = SUPPRESSION.search(line)
+def _edit_line(index: int, line: str, rule: str, comment: int) -> LineEdit | None:
+    """The edit of one line whose comment (if any) starts at column ``comment``: the
+    marker is looked for in the comment only (in a string literal it is data)."""
+    match = SUPPRESSION.search(line, comment)
     if match is None:
         code = line.rstrip()
         return LineEdit(index, len(code), len(line), f"  # jobcheck: ignore[{rule}]")

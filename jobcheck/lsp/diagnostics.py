@@ -17,6 +17,7 @@ from pygls.workspace import PositionCodec
 
 from jobcheck.facts import Loc
 from jobcheck.findings import Finding, Related
+from jobcheck.vocabulary.credentials import mask
 
 SOURCE = "jobcheck"
 
@@ -53,7 +54,7 @@ def code_of(finding: Finding) -> str:
 def to_diagnostic(finding: Finding, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:
     return types.Diagnostic(
         range=to_range(finding.loc, lines, codec),
-        message=finding.message,
+        message=mask(finding.message),
         severity=SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning),
         code=code_of(finding),
         code_description=types.CodeDescription(href=finding.url) if finding.url else None,
@@ -79,7 +80,7 @@ def _related(
             end=types.Position(line=max(loc.end_line - 1, 0), character=max(loc.end_column - 1, 0)),
         )
     uri = Path(os.path.abspath(related.path)).as_uri()
-    return types.DiagnosticRelatedInformation(types.Location(uri, where), related.message)
+    return types.DiagnosticRelatedInformation(types.Location(uri, where), mask(related.message))
 
 
 def overlaps(a: types.Range, b: types.Range) -> bool:

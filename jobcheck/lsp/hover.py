@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from jobcheck.catalog import UnknownRuleError, load_catalog
 from jobcheck.findings import Finding
+from jobcheck.output.encoding import md_text
 
 
 def hover_markdown(findings: Iterable[Finding]) -> str | None:
@@ -25,7 +26,7 @@ def _explain(finding: Finding) -> str:
     try:
         rule = load_catalog().rule(finding.rule)
     except UnknownRuleError:
-        return f"**{finding.rule} {finding.check}**\n\n{finding.message}"
+        return f"**{md_text(finding.rule)} {md_text(finding.check)}**\n\n{md_text(finding.message)}"
     alias = f" ({rule.alias})" if rule.alias else ""
     try:
         check_summary = rule.check(finding.check).summary

@@ -13,6 +13,7 @@ from typing import TextIO
 
 from jobcheck.findings import Finding, Report
 from jobcheck.messages import split
+from jobcheck.output.encoding import guard_line, masked_report
 from jobcheck.output.locations import error_position
 from jobcheck.output.summary import fix_hint, summary_text
 from jobcheck.output.suppressions import describe
@@ -21,7 +22,7 @@ from jobcheck.output.text import clean, fix_marker
 
 def finding_line(finding: Finding, unsafe_fixes: bool = False) -> str:
     loc = finding.loc
-    return (
+    return guard_line(
         f"{clean(finding.path)}:{loc.line}:{loc.column}: {finding.rule} "
         f"{fix_marker(finding, unsafe_fixes)}{finding.check} "
         f"{clean(split(finding.message).headline)} ({finding.url})"
@@ -38,13 +39,16 @@ def write(
     fixes_computed: bool = False,
     **_: object,
 ) -> None:
+    report = masked_report(report)
     for finding in report.findings:
         stream.write(finding_line(finding, unsafe_fixes) + "\n")
     for error in report.errors:
         line, column = error_position(error)
-        stream.write(f"{clean(error.path)}:{line}:{column}: error: {clean(error.message)}\n")
+        where = f"{clean(error.path)}:{line}:{column}"
+        stream.write(guard_line(f"{where}: error: {clean(error.message)}") + "\n")
     for unused in report.unused_suppressions:
-        stream.write(f"{clean(unused.path)}:{unused.line}:1: {clean(describe(unused))}\n")
+        where = f"{clean(unused.path)}:{unused.line}:1"
+        stream.write(guard_line(f"{where}: {clean(describe(unused))}") + "\n")
     if quiet:
         return
     stream.write(summary_text(report) + "\n")

@@ -5,8 +5,10 @@
 
 (one line; broken here for width).
 
-Escaping follows the Actions toolkit (``@actions/core`` command.ts): in the message
-``%``, CR and LF are percent-encoded; in properties also ``:`` and ``,``.
+Escaping follows the Actions toolkit (``@actions/core`` command.ts) and the runner
+(``ActionCommand.cs``): in the message ``%``, CR and LF are percent-encoded; in
+properties also ``:`` and ``,``. Before that, secrets are masked and control characters
+(and lone surrogates) escaped, as in every format (``jobcheck/output/encoding.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from jobcheck.findings import FileError, Finding, Report
+from jobcheck.output.encoding import masked_report, visible
 from jobcheck.output.locations import PARSE_ERROR_ID, error_position, repository_path
 from jobcheck.output.suppressions import describe
 
@@ -35,7 +38,7 @@ def command(name: str, properties: dict[str, str | int], message: str) -> str:
 
 def finding_command(finding: Finding) -> str:
     loc = finding.loc
-    path = repository_path(finding.path)
+    path = visible(repository_path(finding.path))
     properties: dict[str, str | int] = {
         "file": path,
         "line": loc.line,
@@ -46,34 +49,35 @@ def finding_command(finding: Finding) -> str:
     }
     message = (
         f"{path}:{loc.line}:{loc.column}: {finding.rule} {finding.check} "
-        f"{finding.message} ({finding.url})"
+        f"{visible(finding.message)} ({finding.url})"
     )
     return command(COMMANDS.get(finding.severity, "warning"), properties, message)
 
 
 def error_command(error: FileError) -> str:
     line, column = error_position(error)
-    path = repository_path(error.path)
+    path = visible(repository_path(error.path))
     properties: dict[str, str | int] = {
         "file": path,
         "line": line,
         "col": column,
         "title": f"jobcheck ({PARSE_ERROR_ID})",
     }
-    return command("error", properties, f"{path}:{line}:{column}: {error.message}")
+    return command("error", properties, f"{path}:{line}:{column}: {visible(error.message)}")
 
 
 def write(report: Report, stream: TextIO, color: bool = False, **_: object) -> None:
+    report = masked_report(report)
     for finding in report.findings:
         stream.write(finding_command(finding) + "\n")
     for error in report.errors:
         stream.write(error_command(error) + "\n")
     for unused in report.unused_suppressions:
-        path = repository_path(unused.path)
+        path = visible(repository_path(unused.path))
         properties: dict[str, str | int] = {
             "file": path,
             "line": unused.line,
             "title": "jobcheck (unused-suppression)",
         }
-        message = f"{path}:{unused.line}:1: {describe(unused)}"
+        message = f"{path}:{unused.line}:1: {visible(describe(unused))}"
         stream.write(command("warning", properties, message) + "\n")

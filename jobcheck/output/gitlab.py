@@ -11,11 +11,11 @@ line. Moving code does not make old findings look new in the merge request widge
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any, TextIO
 
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.fingerprint import identities
+from jobcheck.output.encoding import json_text, masked_report
 from jobcheck.output.locations import PARSE_ERROR_ID, error_position, repository_path
 from jobcheck.output.suppressions import UNUSED_HELP, UNUSED_ID, describe, fingerprints
 
@@ -24,11 +24,11 @@ SEVERITIES = {"error": "major", "warning": "minor", "info": "info"}
 
 
 def write(report: Report, stream: TextIO, color: bool = False, **_: object) -> None:
-    json.dump(to_list(report), stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    stream.write(json_text(to_list(report)) + "\n")
 
 
 def to_list(report: Report) -> list[dict[str, Any]]:
+    report = masked_report(report)
     ids = identities(report.findings, path_of=repository_path)
     issues = [
         _finding_issue(finding, identity.fingerprint)

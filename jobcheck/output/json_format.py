@@ -1,12 +1,13 @@
 """``--format json``: the contract in RULES.md, ``{"version": 1, "findings": [...],
-"errors": [...]}``."""
+"errors": [...]}``. Secrets in messages are masked; a name that is not UTF-8 keeps its
+lone surrogates as ``\\udcff`` escapes (``jobcheck/output/encoding.py``)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
 from jobcheck.findings import Finding, Fix, Report
+from jobcheck.output.encoding import json_text, masked_report
 from jobcheck.output.suppressions import describe
 
 VERSION = 1
@@ -63,6 +64,7 @@ def finding_dict(finding: Finding, with_fix: bool = False) -> dict[str, Any]:
 
 
 def to_dict(report: Report, fixes_computed: bool = False) -> dict[str, Any]:
+    report = masked_report(report)
     data: dict[str, Any] = {
         "version": VERSION,
         "findings": [finding_dict(f, fixes_computed) for f in report.findings],
@@ -90,5 +92,4 @@ def write(
     fixes_computed: bool = False,
     **_: object,
 ) -> None:
-    json.dump(to_dict(report, fixes_computed), stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    stream.write(json_text(to_dict(report, fixes_computed)) + "\n")

@@ -12,6 +12,7 @@ from collections import defaultdict
 from typing import TextIO
 
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
+from jobcheck.output.encoding import escaped_char, masked_report
 from jobcheck.output.locations import PARSE_ERROR_ID, error_position
 from jobcheck.output.suppressions import UNUSED_ID, describe
 
@@ -20,7 +21,9 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _xml_text(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+    """``text`` as XML 1.0 can carry it: a control character or lone surrogate as its
+    escape (``\\x1b``, ``\\udcff``)."""
+    return _NOT_XML.sub(lambda m: escaped_char(m.group(0)), text)
 
 
 def write(report: Report, stream: TextIO, color: bool = False, **_: object) -> None:
@@ -28,6 +31,7 @@ def write(report: Report, stream: TextIO, color: bool = False, **_: object) -> N
 
 
 def to_xml(report: Report) -> str:
+    report = masked_report(report)
     by_file: dict[str, list[Finding | FileError | UnusedSuppression]] = defaultdict(list)
     for finding in report.findings:
         by_file[finding.path].append(finding)

@@ -1,11 +1,14 @@
 """``jobcheck review --format html``: one self-contained page (no network: the styles,
 the script and the pictures are inline) with sortable, filterable tables of the jobs,
-the queues and the schedule, the heat map of start minutes and the queue graph as SVG."""
+the queues and the schedule, the heat map of start minutes and the queue graph as SVG.
+Text from the project is HTML-escaped with its secrets masked and control characters
+escaped (``jobcheck/output/encoding.py``)."""
 
 from __future__ import annotations
 
-from html import escape
 from typing import TYPE_CHECKING
+
+from jobcheck.output.encoding import html_text as escape
 
 if TYPE_CHECKING:
     from jobcheck.review_diff import Change

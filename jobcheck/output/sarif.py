@@ -11,7 +11,6 @@ scanning shows results only.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any, TextIO
 
 from jobcheck import __version__
@@ -19,6 +18,7 @@ from jobcheck.catalog import Rule, load_catalog
 from jobcheck.facts import Loc
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.fingerprint import identities
+from jobcheck.output.encoding import json_text, masked_report
 from jobcheck.output.locations import (
     PARSE_ERROR_HELP,
     PARSE_ERROR_ID,
@@ -49,11 +49,11 @@ PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendat
 
 
 def write(report: Report, stream: TextIO, color: bool = False, **_: object) -> None:
-    json.dump(to_dict(report), stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    stream.write(json_text(to_dict(report)) + "\n")
 
 
 def to_dict(report: Report) -> dict[str, Any]:
+    report = masked_report(report)
     rules = list(load_catalog())
     index = {rule.id: position for position, rule in enumerate(rules)}
     parse_error_index = len(rules)

@@ -1,16 +1,12 @@
 """Source lines for the text formats, read once per file (text read from standard input
-by ``jobcheck check -`` is in :data:`jobcheck.fingerprint.OVERRIDES`)."""
+by ``jobcheck check -`` is in :data:`jobcheck.fingerprint.OVERRIDES`). Lines are kept as
+they are: the text format masks secrets and escapes control characters as it lays a
+line out, keeping the underline's columns (``jobcheck.output.text._display``)."""
 
 from __future__ import annotations
 
 from jobcheck.fingerprint import SourceLines
-from jobcheck.vocabulary.credentials import mask
 
 
 class SourceCache(SourceLines):
-    """The lines of each file a report shows, decoded as Python decodes them, with the
-    password of every broker URL masked (JOB-03: no output repeats a secret)."""
-
-    def _load(self, path: str) -> list[str] | None:
-        lines = super()._load(path)
-        return [mask(line) for line in lines] if lines is not None else None
+    """The lines of each file a report shows, decoded as Python decodes them."""

@@ -16,7 +16,8 @@ headline left out, the help (why it matters, what to do) and the rule's playbook
 Then files that could not be checked, unused suppressions and a summary line. Coloured
 with rich on a terminal; written without importing rich otherwise (a run replayed from
 the cache is over before rich would have loaded). Text from the checked code is shown
-with control characters replaced, so a file cannot drive the terminal.
+with secrets masked and control characters escaped, so a file can neither drive the
+terminal nor start a line a CI runner reads as a command (``jobcheck/output/encoding.py``).
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from typing import TYPE_CHECKING, TextIO
 from jobcheck.findings import Finding, Report
 from jobcheck.messages import split
 from jobcheck.output import snippets
+from jobcheck.output.encoding import HIDDEN, escaped_char, guard_line, masked_report, terminal
 from jobcheck.output.summary import fix_hint, summary_text
 from jobcheck.output.suppressions import describe as describe_unused
+from jobcheck.vocabulary.credentials import MASK, secret_spans
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -47,18 +50,9 @@ Segment = tuple[str, str]
 
 
 def clean(text: str) -> str:
-    """``text`` with control and bidirectional formatting characters replaced."""
-    if text.isprintable():
-        return text
-    out = []
-    for char in text:
-        if char in "\t\r\n":
-            out.append(" ")
-        elif not char.isprintable() and unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
-            out.append("\ufffd")
-        else:
-            out.append(char)
-    return "".join(out)
+    """Text from the checked code as a terminal shows it: secrets masked, no control or
+    bidirectional formatting character, no workflow command (:func:`terminal`)."""
+    return terminal(text)
 
 
 def write(
@@ -111,6 +105,7 @@ def render(
     quiet: bool = False,
     fixes_computed: bool = False,
 ) -> list[list[Segment]]:
+    report = masked_report(report)
     lines: list[list[Segment]] = []
     sources = snippets.SourceCache()
     for finding in report.findings:
@@ -137,7 +132,15 @@ def render(
     hint = fix_hint(report, unsafe_fixes, fixes_computed)
     if hint:
         lines.append([(hint, "")])
-    return lines
+    return [guarded(line) for line in lines]
+
+
+def guarded(line: list[Segment]) -> list[Segment]:
+    """``line`` with :func:`guard_line` applied (a path, or a wrapped piece of a message,
+    may start with ``::``); a line it changes loses its styles."""
+    text = "".join(part for part, _ in line)
+    safe = guard_line(text)
+    return line if safe == text else [(safe, "")]
 
 
 def fix_marker(finding: Finding, unsafe_fixes: bool) -> str:
@@ -252,23 +255,35 @@ def _snippet(lines: list[str], finding: Finding, gutter: int) -> list[list[Segme
 
 def _display(line: str) -> tuple[str, list[int]]:
     """A source line as shown, and the cell where each of its characters starts (one
-    more entry for the end of the line)."""
+    more entry for the end of the line). A secret shows as ``****``, every character of
+    it at the mask's first cell; a control character as its escape."""
+    secrets = {start: end for start, end in secret_spans(line)}
     shown: list[str] = []
     columns: list[int] = []
     cell = 0
-    for index, char in enumerate(line):
+    index = 0
+    while index < len(line):
         if index >= MAX_LINE_CHARS:
             shown.append("…")
             break
+        if index in secrets:
+            end = secrets[index]
+            columns += [cell] * (end - index)
+            shown.append(MASK)
+            cell += len(MASK)
+            index = end
+            continue
+        char = line[index]
         columns.append(cell)
         if char == "\t":
             piece = TAB
-        elif char.isprintable() or unicodedata.category(char) not in ("Cc", "Cf", "Zl", "Zp"):
+        elif char.isprintable() or unicodedata.category(char) not in HIDDEN:
             piece = char
         else:
-            piece = "\ufffd"
+            piece = escaped_char(char)
         shown.append(piece)
         cell += _width(piece)
+        index += 1
     columns.append(cell)
     return "".join(shown), columns
 

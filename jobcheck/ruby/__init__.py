@@ -73,7 +73,9 @@ def _ruby(facts: FileFacts, data: bytes) -> FileFacts:
 
     walker = RubyWalker(facts, source, tree)
     walker.recognizers = [recognizer(walker) for recognizer in ruby_recognizers()]
-    facts.suppressions = _suppressions(data)
+    from jobcheck.syntax.comments import ruby_suppressions
+
+    facts.suppressions = ruby_suppressions(tree, data.decode("utf-8", "replace"))
     return run_deep(lambda: _expanded(walker.run()))
 
 
@@ -108,9 +110,9 @@ def _suppressions(data: bytes) -> dict[int, frozenset[str] | None]:
     """``# jobcheck: ignore[...]`` comments: Ruby and YAML comments start with ``#`` too."""
     if b"jobcheck" not in data.lower():
         return {}
-    from jobcheck.extract.pipeline import suppressions
+    from jobcheck.syntax.comments import suppressions
 
-    return suppressions(data.decode("utf-8", "replace"))
+    return suppressions(data.decode("utf-8", "replace"), "yaml")
 
 
 def _failed(facts: FileFacts, message: str) -> FileFacts:

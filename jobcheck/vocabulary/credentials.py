@@ -1,6 +1,11 @@
-"""Passwords in broker and result-backend URLs (``redis://:secret@host``,
-``amqp://user:secret@host//``): found in source text, and masked wherever jobcheck shows
-a line of it, so no output repeats a secret (JOB-03 credentials-in-source)."""
+"""Secrets in text: passwords in URLs (``redis://:secret@host``, ``amqp://user:secret@host//``),
+``password=``/``token=`` settings and ``--password``/``redis-cli -a`` arguments.
+
+:func:`find` reads broker and result-backend URLs with a password in source (JOB-03
+credentials-in-source); :func:`mask` is the one masking every output applies to text
+taken from the project (messages, source lines, review and job listings, baselines), so
+no output repeats a secret.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +18,17 @@ from dataclasses import dataclass
 # with ``db+`` for SQLAlchemy URLs).
 SCHEMES = (
     r"redis|rediss|sentinel|amqp|amqps|pyamqp|librabbitmq|qpid|sqs|mongodb(?:\+srv)?"
-    r"|couchdb|cassandra|elasticsearch|arangodb|dynamodb|(?:db|sqla)\+[a-z0-9+]+"
+    r"|couchdb|couchbase|cassandra|elasticsearch|arangodb|dynamodb|riak|consul|etcd"
+    r"|kafka|confluentkafka|zookeeper|sqlalchemy|(?:db|sqla)\+[a-z0-9+]+"
 )
+# The password is everything between the user's colon and the last "@" before the host
+# (``redis://:p@ss@host``): a password with an unescaped "@" is still one password.
+_USERINFO = r"(?P<user>[^\s:/?#\"'`<>]*):(?P<password>[^\s\"'`<>]*)@"
 URL = re.compile(
-    rf"\b(?P<scheme>{SCHEMES})://(?P<user>[^:/@\s\"'`]*):(?P<password>[^@/\s\"'`]+)@"
-    r"(?P<host>\[[^\]\s]*\]|[^/:?#\s\"'`]*)",
+    rf"\b(?P<scheme>{SCHEMES})://{_USERINFO}(?P<host>\[[^\]\s]*\]|[^/:?#@\s\"'`<>]*)",
     re.IGNORECASE,
 )
-PREFILTER = rb"(?i)\b(?:" + SCHEMES.encode() + rb")://[^:/@\s\"']*:[^@/\s\"']+@"
+PREFILTER = rb"(?i)\b(?:" + SCHEMES.encode() + rb")://[^:/@\s\"']*:[^\s\"']*@"
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", ""})
 # Passwords that stand for one in a template, a README or a developer's machine.
@@ -105,14 +113,101 @@ def _masked(match: re.Match[str]) -> str:
     return f"{match.group('scheme')}://{match.group('user')}:{MASK}@{match.group('host')}"
 
 
+# -- masking ------------------------------------------------------------------------------
+
+# Any scheme: a password in a URL is a secret whatever the service (couchbase://,
+# mongodb+srv://, https://user:token@host).
+_ANY_URL = re.compile(rf"\b[A-Za-z][A-Za-z0-9+.-]*://{_USERINFO}", re.IGNORECASE)
+# A URL shortened in a message (``redis://:s3c...``): what is left of its password.
+_CUT_URL = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#\"'`<>@]*:(?P<password>[^\s\"'`<>@]*?)(?:\.\.\.|…)"
+    r"(?=[\s\"'`<>]|$)"
+)
+_KEY_WORDS = r"password|passwd|passphrase|pwd|secret|token|(?:secret|access|api|private)[_-]?key"
+_VALUE = r"(?P<value>\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|[^\s\"'`,;&|(){}\[\]<>]+)"
+# ``password=s3cret``, ``PGPASSWORD=s3cret``, ``--token='s3cret'``, ``db_pass=s3cret``.
+_ASSIGNED = re.compile(
+    rf"(?<![\w.-])[\w.-]*(?:{_KEY_WORDS}|(?<![^\W_])pass)[\"']?[ \t]*=[ \t]*{_VALUE}",
+    re.IGNORECASE,
+)
+# ``"password": "s3cret"`` (JSON), ``REDIS_PASSWORD: s3cret`` (YAML, at a line's start);
+# not prose ("has no password: set one").
+_COLON = re.compile(
+    rf"(?:[\"'][\w.-]*(?:{_KEY_WORDS})[\"']|^[ \t-]*[\w.-]*(?:{_KEY_WORDS}))[ \t]*:[ \t]*{_VALUE}",
+    re.IGNORECASE | re.MULTILINE,
+)
+# ``--password s3cret``, and a command written as a list: ``"--password", "s3cret"``.
+_SEPARATOR = r"(?:[ \t]+|[\"'][ \t]*,[ \t]*)"
+_FLAG = re.compile(
+    rf"(?<![\w-])--(?:[\w-]*[_-])?(?:password|passwd|passphrase|pass|pwd|secret|token)"
+    rf"(?![\w-]){_SEPARATOR}(?!-){_VALUE}",
+    re.IGNORECASE,
+)
+# Short options that take a password: ``redis-cli -a s3cret``, ``mysql -ps3cret``.
+_SHORT_FLAG = re.compile(
+    rf"\bredis-cli\b[^|;&\n]*?(?<![\w-])-a{_SEPARATOR}(?!-){_VALUE}"
+    r"|\bmysql(?:dump|admin)?\b[^|;&\n]*?(?<![\w-])-p(?P<attached>[^\s\"'`,;&|]+)"
+)
+# Values that name a secret rather than hold one: ``$REDIS_PASSWORD``, ``${PW}``,
+# ``%(password)s``, ``{password}``, ``<password>``, ``settings.PASSWORD``, ``****``.
+_REFERENCE = re.compile(
+    r"\$\{?[A-Za-z_]\w*\}?|\$\(.*|%\(\w+\)s|\{[\w.]*\}|<[^<>]*>|\*+"
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
+)
+_HINTS = ("://", "pass", "pwd", "secret", "token", "key", "-a", "-p")
+
+
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` spans of ``text`` that hold a secret, merged and in order:
+    the password of a URL with any scheme, the value of a ``password=``/``token=``/
+    ``secret=`` setting (quotes kept outside the span) and of a ``--password``-like
+    option, and whatever is left of a URL's password where a message cut it short."""
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _HINTS):
+        return []
+    spans = [m.span("password") for m in _ANY_URL.finditer(text)]
+    spans += [m.span("password") for m in _CUT_URL.finditer(text)]
+    for pattern in (_ASSIGNED, _COLON, _FLAG, _SHORT_FLAG):
+        for match in pattern.finditer(text):
+            spans.extend(_value_span(text, match))
+    return _merged([(start, end) for start, end in spans if end > start])
+
+
+def _value_span(text: str, match: re.Match[str]) -> list[tuple[int, int]]:
+    if match.groupdict().get("attached"):
+        return [match.span("attached")]
+    start, end = match.span("value")
+    if start < 0:
+        return []
+    if text[start] in "\"'":
+        start, end = start + 1, end - 1
+    value = text[start:end]
+    if not value or _REFERENCE.fullmatch(value):
+        return []
+    if text[end : end + 1] in ("(", "[") and text[start - 1 : start] not in "\"'":
+        return []  # a call or a subscript: code that fetches the secret
+    return [(start, end)]
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def mask(text: str) -> str:
-    """``text`` with the password of every such URL replaced by asterisks, as many as it
-    has characters (a shown line keeps its columns for the underline)."""
-    if "://" not in text:
+    """``text`` with every secret :func:`secret_spans` finds replaced by ``****``, the rest
+    kept so the setting stays recognizable (``redis://:****@cache.internal``)."""
+    spans = secret_spans(text)
+    if not spans:
         return text
-
-    def masked(m: re.Match[str]) -> str:
-        start, end = m.span("password")
-        return m.group(0)[: start - m.start()] + "*" * (end - start) + m.group(0)[end - m.start() :]
-
-    return URL.sub(masked, text)
+    out, position = [], 0
+    for start, end in spans:
+        out += [text[position:start], MASK]
+        position = end
+    out.append(text[position:])
+    return "".join(out)
