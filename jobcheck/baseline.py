@@ -33,7 +33,7 @@ from typing import Any
 from jobcheck import __version__
 from jobcheck.findings import Finding
 from jobcheck.fingerprint import Identity, SourceLines, identities, relative_posix
-from jobcheck.guarded import ReadError, WriteError, read_text, write_atomically
+from jobcheck.guarded import Boundary, ReadError, WriteError, read_text, write_atomically
 from jobcheck.output.encoding import json_text, visible
 from jobcheck.vocabulary.credentials import mask
 
@@ -117,7 +117,12 @@ def _unmatched(members: list[int], entries: list[Entry], findings: Sequence[Find
     return new
 
 
-def write(path: Path, findings: Sequence[Finding], sources: SourceLines | None = None) -> int:
+def write(
+    path: Path,
+    findings: Sequence[Finding],
+    sources: SourceLines | None = None,
+    boundary: Boundary | None = None,
+) -> int:
     """Record ``findings`` in the baseline file ``path``; returns how many."""
     base = path.resolve().parent
     ids = identities(findings, sources, lambda p: relative_posix(p, base))
@@ -143,7 +148,7 @@ def write(path: Path, findings: Sequence[Finding], sources: SourceLines | None =
     }
     text = json_text(document) + "\n"
     try:
-        write_atomically(path, text.encode("utf-8"))
+        write_atomically(path, text.encode("utf-8"), boundary)
     except WriteError as error:
         raise BaselineError(f"cannot write the baseline: {error}") from None
     return len(entries)

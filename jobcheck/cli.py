@@ -419,7 +419,7 @@ def _finish(
     if not request.show_unused:
         report = replace(report, unused_suppressions=[])
     if request.write_baseline_file:
-        _write_baseline(Path(request.write_baseline_file), report)
+        _write_baseline(Path(request.write_baseline_file), report, scope.targets or (".",))
         return EXIT_CLEAN
     if known is not None:
         report = _apply_baseline(
@@ -829,11 +829,11 @@ def _statistics_writer(output_format: str) -> Writer:
     return write
 
 
-def _write_baseline(path: Path, report: Report) -> None:
+def _write_baseline(path: Path, report: Report, targets: tuple[str, ...]) -> None:
     from jobcheck import baseline
 
     try:
-        count = baseline.write(path, report.findings)
+        count = baseline.write(path, report.findings, boundary=project_boundary(targets))
     except baseline.BaselineError as error:
         raise JobcheckError(str(error)) from None
     say(f"jobcheck: recorded {_plural(count, 'finding')} in the baseline {path}")

@@ -104,3 +104,35 @@ def test_a_fifo_is_never_written(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(WriteError, match="not a regular file"):
         write_atomically(fifo, b"x", Boundary.of([tmp_path]))
+
+
+def test_a_baseline_is_never_written_through_a_committed_link(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    target = _outside_target(tmp_path, "keep\n")
+    write(root, {"tasks.py": JOB})
+    (root / "baseline.json").symlink_to(target)
+    outcome = run_jobcheck("check", ".", "--write-baseline", "baseline.json", cwd=root)
+    assert outcome.returncode == 2
+    assert "outside the project" in outcome.stderr
+    assert target.read_text() == "keep\n"
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "folder"])
+def test_a_baseline_that_is_no_regular_file_is_one_line_and_exit_2(
+    tmp_path: Path, kind: str
+) -> None:
+    root = tmp_path / "project"
+    write(root, {"tasks.py": JOB})
+    baseline = root / "baseline.json"
+    if kind == "dev-zero":
+        baseline.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs on this system")
+        os.mkfifo(baseline)
+    else:
+        baseline.mkdir()
+    outcome = run_jobcheck("check", ".", "--baseline", "baseline.json", cwd=root, timeout=30)
+    assert outcome.returncode == 2
+    assert len(outcome.stderr.strip().splitlines()) == 1, outcome.stderr
+    assert "baseline" in outcome.stderr
