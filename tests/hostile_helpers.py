@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -52,17 +53,32 @@ def run_jobcheck(
     way most likely to import what lies there)."""
     environment = {**os.environ, **(env or {})}
     environment.pop("JOBCHECK_DEBUG", None)
-    done = subprocess.run(
+    # A session of its own, so that a run past its time is killed with its worker
+    # processes (killing the parent alone leaves them running, orphaned).
+    with subprocess.Popen(
         [sys.executable, "-m", "jobcheck", *arguments],
         cwd=cwd,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         errors="replace",
         env=environment,
-        timeout=timeout,
-        check=False,
-    )
-    return Outcome(done.returncode, done.stdout, done.stderr)
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            raise
+    return Outcome(process.returncode, stdout, stderr)
+
+
+def _kill_group(process: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        process.kill()
+    process.communicate()
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> None:
