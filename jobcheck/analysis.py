@@ -4,8 +4,9 @@ pass, and the loader that reads further modules on demand.
 1. Each file is looked up in the cache (``jobcheck/cache.py``) by its ``stat``
    signature; a hit needs no reading at all.
 2. The rest are read, hashed and prefiltered; the files that can matter are parsed,
-   in worker processes when there are enough (``jobcheck/scan.py``). A file whose
-   content hash is still the cached one is not parsed again.
+   in worker processes, each within a time budget (``jobcheck/scan.py``). A file whose
+   content hash is still the cached one is not parsed again; one stopped at the budget
+   is an error of the report, and is not cached.
 3. A second pass analyses files the first pass shows are needed though no trigger
    fired on them: modules named by ``config_from_object`` (their lower-case settings
    count), files that call ``.send(`` and name a Dramatiq actor of the project.
@@ -207,10 +208,12 @@ class Gatherer:
         """Read, hash, prefilter and extract ``files`` (in worker processes)."""
         if not files:
             return
-        from jobcheck.scan import scan_all
+        from jobcheck.scan import file_budget, scan_all
 
         tasks = [self._task(f, analyse) for f in files]
-        results = scan_all(tasks, self.jobs, self.prefilter, self.progress, self._arrived)
+        results = scan_all(
+            tasks, self.jobs, self.prefilter, self.progress, self._arrived, file_budget()
+        )
         for f, result in zip(files, results, strict=True):
             self._record(f, result)
 
@@ -292,7 +295,8 @@ class Gatherer:
             result.read_at_ns,
             empty,
         )
-        if self.cache is not None and f.data is None:
+        # A file stopped at the time budget is not cached: a quieter machine may finish it.
+        if self.cache is not None and f.data is None and not result.over_budget:
             self.cache.put(f.display, f.entry)
 
     # -- the second pass ---------------------------------------------------------------------
@@ -332,7 +336,7 @@ class Gatherer:
             return set()
         from jobcheck.project.commands import command_modules
 
-        modules = {f.module for f in self.files}
+        modules = frozenset(f.module for f in self.files)  # not copied again per command
         scripts = {f.path: f.script_commands for f in facts if f.script_commands}
         return {m for command in commands for m in command_modules(command, modules, scripts)}
 
@@ -358,11 +362,11 @@ class Gatherer:
         return ModuleLoader(modules, self._load, all_modules, self._load_part, self._load_parts)
 
     def _load(self, display: str) -> FileFacts | None:
-        from jobcheck.scan import scan_file
+        from jobcheck.scan import file_budget, scan_file
 
         f = self.by_display[display]
         if f.facts is None:
-            result = scan_file(self._task(f, analyse=True), self.prefilter)
+            result = scan_file(self._task(f, analyse=True), self.prefilter, file_budget())
             self._record(f, result)
         facts = f.facts
         if facts is None or facts.error is not None:

@@ -12,12 +12,14 @@ Light module: no libcst.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
 from dataclasses import dataclass, field
 
 from jobcheck.facts.values import Const, Value
+from jobcheck.timing import read_number
 
 # Wrappers that take a lock for the command they run.
 # util-linux flock.c: ``flock [options] file|directory command [args]`` or ``flock
@@ -94,6 +96,14 @@ class Wrapped:
 def wrappers(command: str) -> Wrapped:
     """The lock (``flock``, ``run-one``, ``solo``...) and ``timeout`` wrapping a command,
     and the command they run (past ``cd dir &&``, environment assignments and shells)."""
+    read = _wrapped(command)
+    return Wrapped(list(read.options), read.runs, [list(words) for words in read.programs])
+
+
+@functools.lru_cache(maxsize=512)
+def _wrapped(command: str) -> Wrapped:
+    """Kept (callers get a copy): a command line is read by its reader, the worker map
+    and several checks."""
     found = Wrapped()
     _read(command, found, depth=0)
     return found
@@ -217,9 +227,10 @@ def timeout_seconds(text: str) -> float | None:
     """coreutils ``timeout`` durations: a number with an optional s, m, h or d suffix
     (0 disables the limit)."""
     match = _DURATION.fullmatch(text)
-    if match is None:
-        return None
-    return float(match.group(1)) * TIMEOUT_UNITS[match.group(2) or "s"]
+    amount = read_number(match.group(1)) if match is not None else None
+    if match is None or amount is None:
+        return None  # not a duration, or one too long to be a number (unknown)
+    return float(amount) * TIMEOUT_UNITS[match.group(2) or "s"]
 
 
 def _flock_waits(words: list[str], index: int) -> bool:
@@ -243,12 +254,19 @@ def _after_options(words: list[str], index: int, takes_value: frozenset[str]) ->
 
 def split(command: str) -> list[str]:
     """Shell words, with ``;``, ``&&``, ``|`` and redirections as words of their own."""
+    return list(_split(command))
+
+
+@functools.lru_cache(maxsize=512)
+def _split(command: str) -> tuple[str, ...]:
+    """Kept: the readers, the worker map and the checks each read the same command
+    lines, and shlex reads a character at a time (a second a megabyte)."""
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
-        return list(lexer)
+        return tuple(lexer)
     except ValueError:  # an unclosed quote
-        return command.split()
+        return tuple(command.split())
 
 
 def option_values(words: list[str], flags: tuple[str, ...], several: bool = False) -> list[str]:
@@ -257,7 +275,10 @@ def option_values(words: list[str], flags: tuple[str, ...], several: bool = Fals
     values: list[str] = []
     for index, word in enumerate(words):
         if word in flags:
-            for value in words[index + 1 :]:
+            # By position, not a slice of the rest: a line of ten thousand -Q flags
+            # would copy the rest of the line for each.
+            for position in range(index + 1, len(words)):
+                value = words[position]
                 if value.startswith("-"):
                     break
                 values.append(value)

@@ -13,17 +13,26 @@ saves, and they are parsed here.
 Workers are forked after this process imported libcst and compiled the prefilter, so
 they start with both. While they parse, the parent is not idle: ``on_result`` lets the
 caller start work that needs a file's facts (astroid inference) as they arrive.
+
+Each file has a time budget (:func:`file_budget`, 20 s unless
+``JOBCHECK_FILE_TIME_BUDGET`` says otherwise): a worker still on one file past it is
+killed and replaced, and the file is an error of the report, so one pathological file
+(a pull request is free to write one) never stalls the run. Where workers are forked
+(Linux) even a handful of files is parsed in one, as a fork costs milliseconds; where
+they would be spawned afresh, a few files are parsed here, without a budget.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jobcheck.cache import content_hash
 from jobcheck.discovery.reading import (
@@ -43,6 +52,35 @@ if TYPE_CHECKING:
 # 200-300 KB per second and core).
 MIN_BYTES_FOR_POOL = 200_000
 MIN_FILES_FOR_POOL = 2
+
+DEFAULT_FILE_BUDGET = 20.0
+"""Seconds one file's extraction may take before its worker is killed."""
+BUDGET_VARIABLE = "JOBCHECK_FILE_TIME_BUDGET"
+
+
+def file_budget() -> float | None:
+    """The per-file time budget in seconds: :data:`DEFAULT_FILE_BUDGET`, or the value of
+    ``JOBCHECK_FILE_TIME_BUDGET`` (``0`` or ``off``: none)."""
+    given = os.environ.get(BUDGET_VARIABLE, "").strip().lower()
+    if not given:
+        return DEFAULT_FILE_BUDGET
+    if given in ("off", "none"):
+        return None
+    try:
+        seconds = float(given)
+    except ValueError:
+        return DEFAULT_FILE_BUDGET
+    return seconds if 0 < seconds < float("inf") else None
+
+
+def over_budget_message(budget: float) -> str:
+    return (
+        f"took longer than {budget:g} s to analyse (the per-file time budget, "
+        f"{BUDGET_VARIABLE}); the file was not checked"
+    )
+
+
+CRASHED = "the parser crashed on this file (its worker process died); the file was not checked"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +119,9 @@ class FileResult:
     """The content hash equals ``known_digest``: reuse the cached entry."""
     read_at_ns: int = 0
     empty: bool = False
+    over_budget: bool = False
+    """Its extraction was stopped at the time budget: its error is not to be cached (a
+    busier or quieter machine may finish it)."""
 
 
 @dataclass(slots=True)
@@ -93,12 +134,17 @@ class _Read:
     """The result without facts."""
 
 
-def scan_file(task: FileTask, use_prefilter: bool = True) -> FileResult:
-    """Read, hash and prefilter one file; extract its facts when it can matter."""
+def scan_file(
+    task: FileTask, use_prefilter: bool = True, budget: float | None = None
+) -> FileResult:
+    """Read, hash and prefilter one file; extract its facts when it can matter (with a
+    ``budget``, in a worker process that is killed past it, where workers are forked)."""
     read = _read(task, use_prefilter)
     if not isinstance(read, _Read):
         return read
-    return _with_facts(read, extract(task.display, read.data, task.module, task.is_package))
+    if budget is None or not _forks():
+        return _with_facts(read, _extract(read))
+    return _with_facts(read, *_on_demand_worker(budget).run(read))
 
 
 def _read(task: FileTask, use_prefilter: bool) -> FileResult | _Read:
@@ -169,7 +215,7 @@ def _oversized(task: FileTask, file: Oversized, read_at: int) -> FileResult:
     return FileResult(task.display, digest.digest(), False, sends, None, read_at_ns=read_at)
 
 
-def _with_facts(read: _Read, facts: FileFacts) -> FileResult:
+def _with_facts(read: _Read, facts: FileFacts, over_budget: bool = False) -> FileResult:
     result = read.result
     return FileResult(
         result.display,
@@ -179,6 +225,7 @@ def _with_facts(read: _Read, facts: FileFacts) -> FileResult:
         facts,
         read_at_ns=result.read_at_ns,
         empty=result.empty,
+        over_budget=over_budget,
     )
 
 
@@ -205,13 +252,15 @@ def scan_all(
     use_prefilter: bool = True,
     progress: Callable[[int, int], None] | None = None,
     on_result: Callable[[FileResult, bool], None] | None = None,
+    budget: float | None = None,
 ) -> list[FileResult]:
     """Every task's result, in task order. Files to parse go to ``jobs`` worker
-    processes when there is enough to parse; ``on_result(result, in_workers)`` sees
-    each parsed file's result as it arrives (while the workers go on, when
-    ``in_workers``); ``progress`` gets (parsed, to parse)."""
+    processes when there is enough to parse (or, with a ``budget``, to one where workers
+    are forked); ``on_result(result, in_workers)`` sees each parsed file's result as it
+    arrives (while the workers go on, when ``in_workers``); ``progress`` gets (parsed,
+    to parse)."""
     results: list[FileResult | None] = [None] * len(tasks)
-    parser = _Parser(jobs)
+    parser = _Parser(jobs, budget)
     # Largest first (by the size stat gave), and each kept file handed to the workers as
     # soon as it is read: they parse while this process reads and prefilters the rest.
     for index in sorted(range(len(tasks)), key=lambda i: -tasks[i].size):
@@ -220,11 +269,10 @@ def scan_all(
             parser.add(index, read)
         else:
             results[index] = read
-    in_workers = parser.pool is not None
-    for done, (index, facts) in enumerate(parser.results(), start=1):
-        results[index] = result = _with_facts(parser.reads[index], facts)
+    for done, (index, facts, over_budget) in enumerate(parser.results(), start=1):
+        results[index] = result = _with_facts(parser.reads[index], facts, over_budget)
         if on_result is not None:
-            on_result(result, in_workers)
+            on_result(result, parser.workers is not None)
         if progress is not None:
             progress(done, len(parser.reads))
     return results  # type: ignore[return-value]
@@ -232,55 +280,58 @@ def scan_all(
 
 class _Parser:
     """Parses files as they are added: here, until there is enough to parse to be worth
-    worker processes, then in them (the files added so far go first)."""
+    worker processes, then in them (the files added so far go first). With a budget and
+    forked workers, always in them."""
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int, budget: float | None = None) -> None:
         self.jobs = jobs
+        self.budget = budget
         self.reads: dict[int, _Read] = {}
-        self.pool: ProcessPoolExecutor | None = None
-        self._futures: dict[object, int] = {}
+        self.workers: _Workers | None = None
         self._waiting: list[tuple[int, _Read]] = []
+        self._done: list[Outcome] = []
         self._bytes = 0
         self._pool_failed = False
-        self._broken = False
 
     def add(self, index: int, read: _Read) -> None:
         self.reads[index] = read
         self._waiting.append((index, read))
         self._bytes += len(read.data)
-        if self.pool is None and not self._pool_failed and self._worth_a_pool():
-            self.pool = _pool(self.jobs)
-            self._pool_failed = self.pool is None
-        if self.pool is not None and not self._broken:
-            self._submit_waiting()
+        if self.workers is None and not self._pool_failed and self._worth_a_pool():
+            self._start(self.jobs)
+        if self.workers is not None:
+            self._done += self.workers.finished(wait=False)
+            self._hand_over()
 
-    def results(self) -> Iterator[tuple[int, FileFacts]]:
-        """(task index, facts) for every file added, as they are done. When a worker
-        died (out of memory, a crash in a native extension), the pool is broken: each
-        file whose facts had not arrived is parsed again in a process of its own, so
-        that one bad file costs only its own facts, never the run (and is never
-        parsed in this process, which it would take down too)."""
-        pending = set(self.reads)
-        if self.pool is None:
-            for index in sorted(pending):
-                yield index, _extract(self.reads[index])
+    def results(self) -> Iterator[Outcome]:
+        """(task index, facts, stopped at the budget) for every file added, as they are
+        done. A file a worker dies on twice (out of memory, a crash in a native
+        extension), or that runs past the budget, is an error; the others are parsed as
+        usual."""
+        if self.workers is None and self._waiting and self.budget is not None and _forks():
+            self._start(1)
+        if self.workers is None:
+            for index, read in sorted(self._waiting, key=lambda item: item[0]):
+                yield index, _extract(read), False
             return
-        from concurrent.futures import FIRST_COMPLETED, wait
-        from concurrent.futures.process import BrokenProcessPool
-
+        workers = self.workers
         try:
-            with self.pool:
-                while self._futures:
-                    finished, _ = wait(self._futures, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        index = self._futures.pop(future)
-                        facts = future.result()  # type: ignore[attr-defined]
-                        pending.discard(index)  # only once its facts are in hand
-                        yield index, facts
-        except BrokenProcessPool:
-            pass
-        for index in sorted(pending):
-            yield index, _extract_isolated(self.reads[index])
+            yield from self._done
+            while self._waiting or workers.busy():
+                self._hand_over()
+                yield from workers.finished(wait=True)
+        finally:
+            workers.close()
+
+    def _start(self, jobs: int) -> None:
+        self.workers = _Workers.start(jobs, self.budget)
+        self._pool_failed = self.workers is None
+
+    def _hand_over(self) -> None:
+        assert self.workers is not None
+        while self._waiting and self.workers.idle():
+            index, read = self._waiting.pop(0)
+            self.workers.give(index, read)
 
     def _worth_a_pool(self) -> bool:
         return (
@@ -289,51 +340,207 @@ class _Parser:
             and self._bytes >= MIN_BYTES_FOR_POOL
         )
 
-    def _submit_waiting(self) -> None:
-        """Hand the waiting files to the pool; a pool that broke meanwhile takes no more
-        (they stay pending, for :meth:`results` to parse here)."""
-        from concurrent.futures.process import BrokenProcessPool
-
-        assert self.pool is not None
-        submitted = 0
-        try:
-            for index, read in self._waiting:
-                task = read.task
-                future = self.pool.submit(
-                    extract, task.display, read.data, task.module, task.is_package
-                )
-                self._futures[future] = index
-                submitted += 1
-        except BrokenProcessPool:
-            self._broken = True
-        del self._waiting[:submitted]
-
 
 def _extract(read: _Read) -> FileFacts:
     task = read.task
     return extract(task.display, read.data, task.module, task.is_package)
 
 
-def _extract_isolated(read: _Read) -> FileFacts:
-    """The facts of one file, extracted in a worker process of its own: when that
-    process dies too, the file is an error (and this process goes on)."""
-    from concurrent.futures.process import BrokenProcessPool
+Outcome = tuple[int, FileFacts, bool]
+"""(task index, facts, whether the extraction was stopped at the time budget)."""
 
+
+def _stopped(read: _Read, message: str) -> FileFacts:
+    """The facts of a file whose extraction was stopped: only its error."""
     task = read.task
-    pool = _pool(1)
-    if pool is None:  # no worker processes on this platform
-        return _extract(read)
-    try:
-        with pool:
-            future = pool.submit(extract, task.display, read.data, task.module, task.is_package)
-            return future.result()
-    except BrokenProcessPool:
-        failed = FileFacts(path=task.display, module=task.module)
-        failed.error = (
-            "the parser crashed on this file (its worker process died); the file was not checked"
-        )
-        failed.parsed = False
-        return failed
+    failed = FileFacts(path=task.display, module=task.module)
+    failed.error = message
+    failed.parsed = False
+    return failed
+
+
+def _forks() -> bool:
+    """Whether worker processes are forked here (cheap, and they inherit the imports)."""
+    return sys.platform.startswith("linux")
+
+
+class _Workers:
+    """Worker processes, each given one file at a time through a pipe, so that this
+    process knows which file each is on and since when: a worker past the budget is
+    killed (pure Python, a native parser, a regular expression: whatever it runs) and
+    replaced, and a worker that dies costs only the file it was on."""
+
+    def __init__(self, context: Any, size: int, budget: float | None) -> None:
+        self._context = context
+        self._size = size
+        self.budget = budget
+        self._slots: list[_Worker | None] = [None] * size
+
+    @classmethod
+    def start(cls, jobs: int, budget: float | None) -> _Workers | None:
+        """``jobs`` workers (started as files come); None where processes cannot be."""
+        import multiprocessing
+
+        import jobcheck.extract  # noqa: F401  (forked workers inherit libcst and the recognizers)
+
+        try:
+            context = multiprocessing.get_context("fork" if _forks() else "spawn")
+        except ValueError:
+            return None
+        return cls(context, max(1, jobs), budget)
+
+    def idle(self) -> bool:
+        return any(worker is None or worker.current is None for worker in self._slots)
+
+    def busy(self) -> bool:
+        return any(worker is not None and worker.current is not None for worker in self._slots)
+
+    def give(self, index: int, read: _Read, retried: bool = False) -> None:
+        slot = next(i for i, w in enumerate(self._slots) if w is None or w.current is None)
+        worker = self._slots[slot]
+        if worker is None:
+            worker = self._slots[slot] = _Worker(self._context)
+        worker.give(index, read, retried)
+
+    def finished(self, wait: bool) -> list[Outcome]:
+        """The files done since the last call (waiting for at least one, with ``wait``,
+        while any is being parsed), and those stopped: past the budget, or crashed."""
+        from multiprocessing.connection import wait as ready
+
+        busy = [w for w in self._slots if w is not None and w.current is not None]
+        if not busy:
+            return []
+        timeout = self._until_first_deadline(busy) if wait else 0.0
+        waiting_on = {w.connection: w for w in busy} | {w.process.sentinel: w for w in busy}
+        answered = {waiting_on[o] for o in ready(list(waiting_on), timeout)}  # type: ignore[index]
+        done: list[Outcome] = []
+        for worker in busy:
+            if worker in answered:
+                outcome = self._answer(worker)
+                if outcome is not None:
+                    done.append(outcome)
+            elif self.budget is not None and worker.elapsed() > self.budget:
+                done.append(self._stop(worker, over_budget_message(self.budget), True))
+        return done
+
+    def _until_first_deadline(self, busy: list[_Worker]) -> float | None:
+        if self.budget is None:
+            return None
+        return max(0.0, min(self.budget - w.elapsed() for w in busy)) + 0.01
+
+    def _answer(self, worker: _Worker) -> Outcome | None:
+        """The facts a worker sent; when it died instead (out of memory, a crash in
+        native code), its file is given to a new worker once (None), then an error."""
+        try:
+            facts = worker.connection.recv()
+        except (EOFError, OSError):
+            facts = None
+        index, read = worker.current  # type: ignore[misc]
+        if isinstance(facts, FileFacts):
+            worker.current = None
+            return index, facts, False
+        if worker.retried:
+            return self._stop(worker, CRASHED)
+        self._stop(worker, CRASHED)
+        self.give(index, read, retried=True)
+        return None
+
+    def _stop(self, worker: _Worker, message: str, over_budget: bool = False) -> Outcome:
+        index, read = worker.current  # type: ignore[misc]
+        worker.kill()
+        self._slots[self._slots.index(worker)] = None  # replaced when a file comes
+        return index, _stopped(read, message), over_budget
+
+    def close(self) -> None:
+        for worker in self._slots:
+            if worker is not None:
+                worker.close()
+        self._slots = [None] * self._size
+
+
+class _Worker:
+    """One worker process and the file it is on."""
+
+    def __init__(self, context: Any) -> None:
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+        self.current: tuple[int, _Read] | None = None
+        self.retried = False
+        """Whether the current file is given again, after a worker died on it."""
+        self._since = 0.0
+
+    def give(self, index: int, read: _Read, retried: bool = False) -> None:
+        task = read.task
+        self.current = (index, read)
+        self.retried = retried
+        self._since = time.monotonic()
+        self.connection.send((task.display, read.data, task.module, task.is_package))
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self._since
+
+    def kill(self) -> None:
+        self.current = None
+        self.process.kill()
+        self.process.join()
+        self.connection.close()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.connection.send(None)
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.connection.close()
+
+
+def _serve(connection: Any) -> None:
+    """A worker's loop: facts for each file sent, until None (or the pipe closes)."""
+    while True:
+        try:
+            work = connection.recv()
+        except (EOFError, OSError):
+            return
+        if work is None:
+            return
+        try:
+            facts: object = extract(*work)
+        except Exception:  # extract never raises; if it did, the file is the error
+            facts = None
+        connection.send(facts)
+
+
+class _OnDemand:
+    """One worker kept for files read one at a time (modules the checks look up), so
+    that they too have a budget."""
+
+    def __init__(self, budget: float) -> None:
+        self.budget = budget
+        self._workers: _Workers | None = None
+
+    def run(self, read: _Read) -> tuple[FileFacts, bool]:
+        """The file's facts, and whether it was stopped at the budget."""
+        if self._workers is None:
+            self._workers = _Workers.start(1, self.budget)
+            if self._workers is None:
+                return _extract(read), False
+        self._workers.give(0, read)
+        while True:
+            for _, facts, over_budget in self._workers.finished(wait=True):
+                return facts, over_budget
+
+
+_ON_DEMAND: dict[float, _OnDemand] = {}
+
+
+def _on_demand_worker(budget: float) -> _OnDemand:
+    worker = _ON_DEMAND.get(budget)
+    if worker is None:
+        worker = _ON_DEMAND[budget] = _OnDemand(budget)
+    return worker
 
 
 def _pool(jobs: int) -> ProcessPoolExecutor | None:

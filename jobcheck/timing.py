@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -67,6 +68,40 @@ TIMEDELTA_UNITS = (
 """``datetime.timedelta``'s parameters in positional order, with their length in seconds."""
 
 _FIELD_RANGES = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 6))
+_MAX_RANGE = 366
+
+MAX_NUMBER = 2**63
+"""The largest number read from the analysed tree that is taken as a number: beyond it,
+or not finite (``time_limit=0xfff...``, ``1e999``, ``.inf``), a value is unknown.
+Python refuses to print an int of more than 4300 digits or to make a float of a larger
+one, and ``inf`` turns arithmetic into ``nan``; no configuration needs more."""
+_MAX_DIGITS = len(str(MAX_NUMBER))
+
+
+def bounded(number: object) -> int | float | None:
+    """``number`` when it is an int or a finite float within :data:`MAX_NUMBER` (a
+    bool as it is), else None."""
+    if isinstance(number, bool):
+        return number
+    if isinstance(number, int):
+        return number if -MAX_NUMBER <= number <= MAX_NUMBER else None
+    if isinstance(number, float):
+        return number if math.isfinite(number) and abs(number) <= MAX_NUMBER else None
+    return None
+
+
+def read_number(text: str) -> int | float | None:
+    """A decimal number written in the analysed tree (``600``, ``1.5``): ASCII digits,
+    an optional fraction, within :data:`MAX_NUMBER`; None for anything else. Long
+    strings of digits are refused before any conversion."""
+    whole, _, fraction = text.partition(".")
+    if not whole.isascii() or not whole.isdigit() or len(whole) > _MAX_DIGITS:
+        return None
+    if not fraction:
+        return bounded(int(whole)) if "." not in text else None
+    if not fraction.isascii() or not fraction.isdigit():
+        return None
+    return bounded(float(f"{whole}.{fraction[:_MAX_DIGITS]}"))
 
 
 def other(text: str) -> Timing:
@@ -192,7 +227,12 @@ def _plain_field(value: Value) -> str | None:
     if isinstance(value, CallV) and value.func == "range" and value.args:
         bounds = [number(arg) for arg in value.args]
         if all(b is not None for b in bounds) and len(bounds) <= 3:
-            numbers = range(*(int(b) for b in bounds))  # type: ignore[arg-type]
+            try:
+                numbers = range(*(int(b) for b in bounds))  # type: ignore[arg-type]
+            except ValueError:  # a step of 0
+                return None
+            if len(numbers) > _MAX_RANGE:
+                return None  # no cron field has more values: range(10**18) is no field
             return ",".join(str(n) for n in numbers) or None
     return None
 
@@ -202,8 +242,8 @@ def apscheduler_weekdays(expression: str) -> str | None:
     croniter reads."""
 
     def name(match: re.Match[str]) -> str:
-        index = int(match.group(0))
-        return _APS_WEEKDAYS[index] if 0 <= index < 7 else match.group(0)
+        digits = match.group(0)
+        return _APS_WEEKDAYS[int(digits)] if len(digits) == 1 and digits < "7" else digits
 
     if "/" in expression:
         return None
@@ -363,7 +403,8 @@ def limit_seconds(time_limit: str) -> float | None:
     """The hard limit in seconds a contract's words give ("hard 600 s (task), soft 50 s"
     -> 600); None for none or unknown."""
     found = re.search(r"(\d+(?:\.\d+)?) s\b", time_limit)
-    return float(found.group(1)) if found else None
+    amount = read_number(found.group(1)) if found else None
+    return float(amount) if amount is not None else None
 
 
 def gap_seconds(when: Timing) -> float | None:

@@ -1,5 +1,8 @@
 """Finding the files to check: paths from the command line, folders walked honouring
-``.gitignore`` files (with pathspec), default excludes and ``--exclude`` globs.
+``.gitignore`` files (read as pathspec reads them), default excludes and ``--exclude``
+globs. A pull request writes both the ``.gitignore`` files and the configuration, so
+every pattern is matched by RE2, in time linear in the path whatever the pattern says,
+and the walk keeps its own stack, whatever the depth of the tree.
 
 A walk can reuse a :class:`WalkCache` from the previous run: a folder whose
 modification time has not changed (no entry was added, removed or renamed in it) is
@@ -12,16 +15,17 @@ import fnmatch
 import os
 import re
 import time
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from jobcheck.discovery.git_index import Tracked, tracked
 from jobcheck.discovery.repository import work_tree_top
 from jobcheck.extract.files import NOT_SOURCES, is_other_source
 from jobcheck.extract.files import PATTERNS as OTHER_SOURCES
-from jobcheck.guarded import OUTSIDE, Boundary
+from jobcheck.guarded import OUTSIDE, SMALL_FILE_BYTES, Boundary, read_text
 
 # Folders no one wants linted: VCS data, virtualenvs, caches, dependencies, build output.
 DEFAULT_EXCLUDES = (
@@ -269,17 +273,15 @@ class _Matcher:
         return False
 
 
-def _compiled(patterns: list[str]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+def _compiled(patterns: list[str]) -> tuple[_RegexSet | None, _RegexSet | None]:
     on_path = [*patterns, *(f"*/{p.lstrip('/')}" for p in patterns if "/" in p)]
     return _compile(p for p in patterns if "/" not in p), _compile(on_path)
 
 
-def _matches(
-    names: re.Pattern[str] | None, paths: re.Pattern[str] | None, name: str, path: str
-) -> bool:
-    if names is not None and names.match(name):
+def _matches(names: _RegexSet | None, paths: _RegexSet | None, name: str, path: str) -> bool:
+    if names is not None and names.any(name):
         return True
-    return paths is not None and paths.match(path) is not None
+    return paths is not None and paths.any(path)
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
@@ -287,9 +289,182 @@ def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     return _Matcher(tuple(patterns)).excluded(path.name, path.as_posix(), is_dir=path.is_dir())
 
 
-def _compile(patterns: Iterable[str]) -> re.Pattern[str] | None:
-    parts = [f"(?:{fnmatch.translate(p)})" for p in patterns]
-    return re.compile("|".join(parts)) if parts else None
+def _compile(patterns: Iterable[str]) -> _RegexSet | None:
+    """Globs (as ``fnmatch`` reads them) that match a whole text, or None for none."""
+    regexes = [_glob_regex(p) for p in patterns]
+    return _RegexSet(regexes, whole=True) if regexes else None
+
+
+def _glob_regex(glob: str) -> str:
+    """An ``fnmatch`` glob as an RE2 regular expression matching what
+    ``fnmatch.fnmatchcase`` matches: ``*`` any run of characters, ``?`` one, ``[...]``
+    a set read as ``fnmatch`` reads it (the set itself translated by ``fnmatch``)."""
+    parts: list[str] = []
+    i, end = 0, len(glob)
+    while i < end:
+        char = glob[i]
+        i += 1
+        if char == "*":
+            if not parts or parts[-1] != ".*":
+                parts.append(".*")
+        elif char == "?":
+            parts.append(".")
+        elif char == "[":
+            close = _set_end(glob, i)
+            if close is None:
+                parts.append(r"\[")
+            else:
+                parts.append(_set_regex(glob[i - 1 : close + 1]))
+                i = close + 1
+        else:
+            parts.append(re.escape(char))
+    return f"(?s:{''.join(parts)})"
+
+
+def _set_end(glob: str, start: int) -> int | None:
+    """Where the set opened just before ``start`` closes (fnmatch's reading: a ``!``
+    and a ``]`` right after the ``[`` are part of it), or None when it never does."""
+    i = start
+    if i < len(glob) and glob[i] == "!":
+        i += 1
+    if i < len(glob) and glob[i] == "]":
+        i += 1
+    close = glob.find("]", i)
+    return None if close < 0 else close
+
+
+_NOTHING = r"[^\x00-\x{10FFFF}]"
+
+
+def _set_regex(bracket: str) -> str:
+    """A ``[...]`` set as ``fnmatch.translate`` writes it (ranges, ``!``, escapes),
+    which RE2 reads alike; its "never matches" (an empty set) spelled for RE2."""
+    inner = fnmatch.translate(bracket)[len("(?s:") : -len(r")\Z")]
+    return _NOTHING if inner == "(?!)" else _literal_brackets(inner)
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_SET_SIZE = 256
+_SET_CHARACTERS = 16_384
+"""Regular expressions compiled together, at most: RE2 compiles a set within a memory
+budget, which a few thousand ``.gitignore`` patterns exceed; a group it refuses is split."""
+
+
+def _groups(regexes: Sequence[str]) -> list[list[int]]:
+    """The indices of ``regexes`` in groups of at most :data:`_SET_SIZE` regular
+    expressions and :data:`_SET_CHARACTERS` characters (or one longer expression)."""
+    groups: list[list[int]] = []
+    current: list[int] = []
+    size = 0
+    for index, regex in enumerate(regexes):
+        if current and (len(current) >= _SET_SIZE or size + len(regex) > _SET_CHARACTERS):
+            groups.append(current)
+            current, size = [], 0
+        current.append(index)
+        size += len(regex)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _literal_brackets(regex: str) -> str:
+    """A Python regular expression as RE2 reads it alike: a ``[`` inside a set is a
+    plain character to Python (``[[:alpha:]]`` is the set ``[:alph`` then a ``]``), and
+    RE2 would read ``[:alpha:]`` there as a character class; it is escaped."""
+    if "[" not in regex:
+        return regex
+    out: list[str] = []
+    i, end = 0, len(regex)
+    while i < end:
+        char = regex[i]
+        if char == "\\":
+            out.append(regex[i : i + 2])
+            i += 2
+        elif char != "[":
+            out.append(char)
+            i += 1
+        else:
+            i = _copy_set(regex, i, out)
+    return "".join(out)
+
+
+def _copy_set(regex: str, start: int, out: list[str]) -> int:
+    """Copy the set opening at ``start`` to ``out``, its ``[`` escaped; where it ends."""
+    out.append("[")
+    i, end = start + 1, len(regex)
+    if i < end and regex[i] == "^":
+        out.append("^")
+        i += 1
+    if i < end and regex[i] == "]":  # first in a set, a plain ``]``
+        out.append("\\]")
+        i += 1
+    while i < end and regex[i] != "]":
+        if regex[i] == "\\":
+            out.append(regex[i : i + 2])
+            i += 2
+            continue
+        out.append("\\[" if regex[i] == "[" else regex[i])
+        i += 1
+    if i < end:
+        out.append("]")
+    return i + 1
+
+
+def _utf8_safe(text: str) -> str:
+    """``text`` as RE2 can take it (UTF-8): a file name that is not UTF-8 holds lone
+    surrogates (``surrogateescape``); each becomes U+FFFD, one character for one."""
+    return text if text.isascii() else _SURROGATES.sub("\ufffd", text)
+
+
+class _RegexSet:
+    """Regular expressions matched together by RE2, in time linear in the text whatever
+    they say: Python's ``re`` backtracks, and one ``.gitignore`` line of a dozen stars
+    against one long file name takes it hours. Compiled in groups RE2's memory budget
+    takes; a regular expression RE2 cannot take even alone never matches."""
+
+    def __init__(self, regexes: Sequence[str], whole: bool = False) -> None:
+        import re2
+
+        self._options = re2.Options()
+        self._options.log_errors = False
+        self._options.never_capture = True
+        self._whole = whole
+        self.sets: list[tuple[object, list[int]]] = []
+        pending = _groups(regexes)
+        while pending:
+            group = pending.pop()
+            compiled = self._set([regexes[i] for i in group])
+            if compiled is not None:
+                self.sets.append((compiled, group))
+            elif len(group) > 1:
+                middle = len(group) // 2
+                pending += [group[:middle], group[middle:]]
+
+    def _set(self, regexes: list[str]) -> object | None:
+        import re2
+
+        made = (
+            re2.Set.FullMatchSet(self._options) if self._whole else re2.Set.SearchSet(self._options)
+        )
+        try:
+            for regex in regexes:
+                made.Add(regex)
+            made.Compile()
+        except re2.error:
+            return None
+        return made
+
+    def matches(self, text: str) -> list[int]:
+        """The indices of the regular expressions that match ``text``, in no order."""
+        text = _utf8_safe(text)
+        found: list[int] = []
+        for compiled, indices in self.sets:
+            for index in compiled.Match(text) or ():  # type: ignore[attr-defined]
+                found.append(indices[index])
+        return found
+
+    def any(self, text: str) -> bool:
+        return bool(self.matches(text))
 
 
 class _Walker:
@@ -325,7 +500,29 @@ class _Walker:
         ignores = []
         if self.respect_gitignore:
             ignores = [(prefix, spec) for prefix, spec in self._parent_gitignores()]
-        yield from self._folder(str(self.root), "", ignores, previous)
+        # Depth first, each folder's files before its subfolders, with a stack of its
+        # own: a tree thousands of folders deep must not exhaust Python's recursion.
+        pending: list[tuple[str, str, list[tuple[str, _LazySpec]]]] = [
+            (str(self.root), "", ignores)
+        ]
+        while pending:
+            folder, relative, inherited = pending.pop()
+            read = self._folder(folder, relative, inherited, previous)
+            if read is None:
+                continue
+            listing, kept = read
+            for name in listing.files:
+                if name == ".gitignore":
+                    continue
+                path = os.path.join(folder, name)
+                if name in listing.symlinks:
+                    yield os.path.normpath(path), os.path.realpath(path), True
+                else:
+                    yield os.path.normpath(path), f"{self._real_root}/{relative}{name}", False
+            pending.extend(
+                (os.path.join(folder, name), f"{relative}{name}/", kept)
+                for name in reversed(listing.subfolders)
+            )
 
     def _folder(
         self,
@@ -333,11 +530,13 @@ class _Walker:
         relative: str,
         ignores: list[tuple[str, _LazySpec]],
         previous: _Walk | None,
-    ) -> Iterator[tuple[str, str, bool]]:
+    ) -> tuple[_Listing, list[tuple[str, _LazySpec]]] | None:
+        """A folder's listing (reused from ``previous`` when its mtime says it can be)
+        and the ``.gitignore`` files that apply inside it; None when it is skipped."""
         try:
             mtime = os.stat(folder).st_mtime_ns
         except OSError:
-            return
+            return None
         listing = previous.folders.get(relative) if previous is not None else None
         if listing is not None and listing.trusted and listing.mtime_ns == mtime:
             if self.respect_gitignore and ".gitignore" in listing.files:
@@ -346,21 +545,10 @@ class _Walker:
             self.changed = True
             listed = self._list(folder, relative, ignores, mtime)
             if listed is None:
-                return
+                return None
             listing, ignores = listed
         self.state.folders[relative] = listing
-        for name in listing.files:
-            if name == ".gitignore":
-                continue
-            path = os.path.join(folder, name)
-            if name in listing.symlinks:
-                yield os.path.normpath(path), os.path.realpath(path), True
-            else:
-                yield os.path.normpath(path), f"{self._real_root}/{relative}{name}", False
-        for name in listing.subfolders:
-            yield from self._folder(
-                os.path.join(folder, name), f"{relative}{name}/", ignores, previous
-            )
+        return listing, ignores
 
     def _list(
         self, folder: str, relative: str, ignores: list[tuple[str, _LazySpec]], mtime: int
@@ -399,7 +587,7 @@ class _Walker:
                 subfolders.append(name)
             elif name.endswith(self.suffixes) or (
                 self._others is not None
-                and self._others.match("/" + path_text)
+                and self._others.any("/" + path_text)
                 and not name.endswith(NOT_SOURCES)
             ):
                 if self.excludes.excluded(name, path_text):
@@ -486,24 +674,96 @@ class _Walker:
         return True
 
 
+MAX_PATTERN = 1024
+"""Longer ``.gitignore`` lines are skipped: no real pattern is that long, pathspec's
+translation of a line takes time quadratic in its length, and RE2 refuses (and logs)
+regular expressions much longer."""
+
+
 class _LazySpec:
-    """A ``.gitignore`` file, read and compiled (with pathspec) on first use: a walk
-    that reuses every listing never reads it."""
+    """A ``.gitignore`` file, read and compiled on first use: a walk that reuses every
+    listing never reads it."""
 
     def __init__(self, file: Path) -> None:
         self.file = file
-        self._spec: object = None
+        self._spec: _GitIgnore | None = None
 
     def match_file(self, text: str) -> bool:
         if self._spec is None:
-            import pathspec
-
             try:
-                lines = self.file.read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                lines = []
-            self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        return bool(self._spec.match_file(text))  # type: ignore[attr-defined]
+                content = read_text(self.file, SMALL_FILE_BYTES, errors="replace")
+            except OSError:  # a FIFO, a device, a link to /dev/zero, too large: empty
+                content = ""
+            lines = [line for line in content.splitlines() if len(line) <= MAX_PATTERN]
+            self._spec = _GitIgnore(lines)
+        return self._spec.match_file(text)
+
+
+class _GitIgnore:
+    """``.gitignore`` patterns as pathspec reads them (``GitIgnoreSpec``) and decides
+    between them (``pathspec/_backends/simple/gitignore.py``: the last pattern matching
+    the path itself wins, else the last matching a folder of it), matched by RE2: a set
+    of all the patterns says which match, and the folder mark of each (the one group
+    pathspec's regular expressions capture) is read from RE2's match of that pattern
+    alone, which picks the same alternative Python's ``re`` does."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._patterns = [
+            (pattern.include, _literal_brackets(pattern.regex.pattern))
+            for pattern in map(_pattern, lines)
+            if pattern is not None and pattern.include is not None and pattern.regex is not None
+        ]
+        self._set = _RegexSet([regex.replace(_FOLDER_MARK, "/") for _, regex in self._patterns])
+        self._alone: dict[int, object] = {}
+
+    def match_file(self, text: str) -> bool:
+        from pathspec.util import normalize_file
+
+        path = normalize_file(text)
+        folder_match: bool | None = None
+        for index in sorted(self._set.matches(path), reverse=True):
+            include, regex = self._patterns[index]
+            if _FOLDER_MARK not in regex or not self._matches_a_folder(index, regex, path):
+                return include
+            if folder_match is None:
+                folder_match = include
+        return bool(folder_match)
+
+    def _matches_a_folder(self, index: int, regex: str, path: str) -> bool:
+        import re2
+
+        compiled = self._alone.get(index)
+        if compiled is None:
+            options = re2.Options()
+            options.log_errors = False
+            try:
+                compiled = self._alone[index] = re2.compile(regex, options)
+            except re2.error:
+                return False
+        match = compiled.search(_utf8_safe(path))  # type: ignore[attr-defined]
+        return match is not None and bool(match.group(_FOLDER_GROUP))
+
+
+def _pattern(line: str) -> Any:
+    """A ``.gitignore`` line as pathspec reads it (``GitIgnoreSpec.from_lines`` reads each
+    non-empty line so); None for a line it refuses (``[z-a]``, a reversed range, raised
+    for the whole file, and ended the run)."""
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    if not line:
+        return None
+    with warnings.catch_warnings():  # Python's "possible nested set", on stderr
+        warnings.simplefilter("ignore")
+        try:
+            return GitIgnoreSpecPattern(line)
+        except (re.error, ValueError, TypeError):
+            return None
+
+
+_FOLDER_GROUP = "ps_d"
+_FOLDER_MARK = f"(?P<{_FOLDER_GROUP}>/)"
+"""The group pathspec's gitignore patterns mark a folder match with
+(``pathspec/patterns/gitignore/spec.py`` ``_DIR_MARK_CG``)."""
 
 
 def _ignored(relative: str, ignores: list[tuple[str, _LazySpec]], is_dir: bool) -> bool:
@@ -562,31 +822,42 @@ _REAL_FOLDERS: dict[str, str] = {}
 def _real_folder(folder: str) -> str:
     """``os.path.realpath(folder)``, one ``lstat`` per folder (the parent's answer is
     reused) instead of one per path component."""
-    real = _REAL_FOLDERS.get(folder)
-    if real is None:
-        parent, name = os.path.split(folder)
-        if not name or name in (".", "..") or parent == folder or os.path.islink(folder):
-            real = os.path.realpath(folder)
-        else:
-            real = os.path.join(_real_folder(parent or "."), name)
-        _REAL_FOLDERS[folder] = real
+    # Up to the nearest folder already known (or a link, or the top), then down again:
+    # a loop, not a recursion, for trees thousands of folders deep.
+    below: list[tuple[str, str]] = []
+    current = folder
+    real = _REAL_FOLDERS.get(current)
+    while real is None:
+        parent, name = os.path.split(current)
+        if not name or name in (".", "..") or parent == current or os.path.islink(current):
+            real = _REAL_FOLDERS[current] = os.path.realpath(current)
+            break
+        below.append((current, name))
+        current = parent or "."
+        real = _REAL_FOLDERS.get(current)
+    for path, name in reversed(below):
+        real = _REAL_FOLDERS[path] = os.path.join(real, name)
     return real
 
 
 def _package_parts(folder: str) -> tuple[str, ...]:
     """The package names from the outermost package down to ``folder`` (empty when
     ``folder`` is not a package); cached per folder."""
-    cached = _PACKAGE_CACHE.get(folder)
-    if cached is not None:
-        return cached
-    parent, name = os.path.split(folder)
-    if parent == folder or not (
-        os.path.exists(os.path.join(folder, "__init__.py")) or _namespace_in_package(folder)
-    ):
-        parts: tuple[str, ...] = ()
-    else:
-        parts = (*_package_parts(parent), name)
-    _PACKAGE_CACHE[folder] = parts
+    below: list[tuple[str, str]] = []
+    current = folder
+    parts = _PACKAGE_CACHE.get(current)
+    while parts is None:
+        parent, name = os.path.split(current)
+        if parent == current or not (
+            os.path.exists(os.path.join(current, "__init__.py")) or _namespace_in_package(current)
+        ):
+            parts = _PACKAGE_CACHE[current] = ()
+            break
+        below.append((current, name))
+        current = parent
+        parts = _PACKAGE_CACHE.get(current)
+    for path, name in reversed(below):
+        parts = _PACKAGE_CACHE[path] = (*parts, name)
     return parts
 
 

@@ -218,8 +218,10 @@ class JobcheckLanguageServer(LanguageServer):
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Talk LSP over stdin and stdout until ``exit`` or the end of input (the exit
         code is left in ``exit_code``)."""
-        stdin = stdin or sys.stdin.buffer
-        stdout = stdout or sys.stdout.buffer
+        if stdin is None:
+            stdin = _private_stream(sys.stdin, "rb")
+        if stdout is None:
+            stdout = _private_stream(sys.stdout, "wb")
         self.exit_code = asyncio.run(serve_streams(self.protocol, stdin, stdout))
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -875,6 +877,25 @@ async def _watch_files(ls: JobcheckLanguageServer) -> None:
         await ls.client_register_capability_async(types.RegistrationParams([registration]))
     except Exception as error:  # the client refused: edits still work, disk changes do not
         ls._log(types.MessageType.Warning, f"jobcheck: cannot watch files: {error}")
+
+
+def _private_stream(stream: Any, mode: str) -> BinaryIO:
+    """The process's standard ``stream`` as a file object of the server's own, with
+    ``sys.stdin``/``sys.stdout`` pointed at the null device. Extraction forks worker
+    processes while the reader thread blocks in a read of stdin holding its buffer's
+    lock; a forked child closes ``sys.stdin`` (multiprocessing does, as it starts) and
+    flushes ``sys.stdout`` (as it ends), and would wait on that lock for ever."""
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return stream.buffer  # type: ignore[no-any-return]  # not a file: nothing forks on it
+    own = os.fdopen(os.dup(descriptor), mode)
+    null = open(os.devnull, "r" if "r" in mode else "w", encoding="utf-8")  # noqa: SIM115
+    if stream is sys.stdin:
+        sys.stdin = null
+    elif stream is sys.stdout:
+        sys.stdout = null
+    return own  # type: ignore[return-value]
 
 
 def serve() -> NoReturn:

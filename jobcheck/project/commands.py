@@ -15,6 +15,7 @@ project does not define (``celery call``, ``/app/bin/backup``) maps to nothing.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -33,7 +34,7 @@ def command_targets(
     """The functions of the project (by qualname) that ``command`` runs, given every
     module name of the project, and the command lines of its shell scripts by path (a
     command that runs ``/app/scripts/nightly.sh`` runs what that script runs)."""
-    known = frozenset(modules)
+    known = modules if isinstance(modules, frozenset) else frozenset(modules)
     targets: list[str] = []
     for line in [command, *scripts_run(command, scripts or {})]:
         for words in programs(line):
@@ -61,7 +62,7 @@ def scripts_run(command: str, scripts: Mapping[str, Sequence[str]]) -> list[str]
     variable to run it (clist's run-manage.bash: ``cmd="./manage.py $@"`` then ``$cmd``)."""
     found: list[str] = []
     for script, arguments in _scripts_called(command, scripts):
-        for line in scripts[script]:
+        for line in scripts[script][:_MAX_SCRIPT_COMMANDS]:
             line = _with_arguments(line, arguments)
             stored = _STORED_COMMAND.fullmatch(line)
             found.append(stored.group(2) if stored else line)
@@ -83,6 +84,9 @@ def _scripts_called(
     return called
 
 
+# Command lines of one script read for each command that runs it: a script of thousands
+# (a pull request can write one) run by thousands of crontab lines is a product of both.
+_MAX_SCRIPT_COMMANDS = 100
 # ``cmd="./manage.py $@"``: a variable holding a command line the script runs later.
 _STORED_COMMAND = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*=(["'])(.+)\1""")
 _ARGUMENT = re.compile(r'"\$\{?([@*]|[1-9])\}?"|\$\{?([@*]|[1-9])\}?')
@@ -92,20 +96,33 @@ def _with_arguments(line: str, arguments: list[str]) -> str:
     """``./manage.py "$@"`` run as ``run-manage.bash parse --all`` is
     ``./manage.py parse --all``."""
 
+    every = " ".join(arguments)
+    if len(every) * line.count("$") > _MAX_EXPANDED:
+        return line  # thousands of "$@" times thousands of arguments: left as written
+
     def argument(match: re.Match[str]) -> str:
         which = match.group(1) or match.group(2)
         if which in "@*":
-            return " ".join(arguments)
+            return every
         index = int(which) - 1
         return arguments[index] if index < len(arguments) else ""
 
     return _ARGUMENT.sub(argument, line)
 
 
+_MAX_EXPANDED = 1 << 20
+"""Characters of arguments a script line may take in: each ``$@`` takes all of them."""
+
+
+# Path segments of a command's program that are compared with the project's files, from
+# the end: a path of thousands of segments would cost as many joins and searches.
+_MAX_SEGMENTS = 32
+
+
 def _script_file(path: str, scripts: Mapping[str, Sequence[str]]) -> str | None:
     """The project's script a path names: the one file whose path ends with the longest
     tail of it (``/app/scripts/nightly.sh`` -> ``deploy/scripts/nightly.sh``)."""
-    parts = [p for p in path.split("/") if p not in ("", ".")]
+    parts = [p for p in path.split("/") if p not in ("", ".")][-_MAX_SEGMENTS:]
     for start in range(len(parts)):
         tail = "/".join(parts[start:])
         found = [s for s in scripts if s.replace("\\", "/").endswith("/" + tail) or s == tail]
@@ -139,7 +156,8 @@ def _management_command(words: list[str], known: frozenset[str]) -> str | None:
     if not names:
         return None
     suffix = f"management.commands.{names[0]}"
-    found = sorted(m for m in known if m == suffix or m.endswith("." + suffix))
+    candidates = _by_last_name(known).get(suffix.rsplit(".", 1)[-1], ())
+    found = sorted(m for m in candidates if m == suffix or m.endswith("." + suffix))
     return MANAGE_COMMAND.format(module=found[0]) if len(found) == 1 else None
 
 
@@ -147,12 +165,24 @@ def _module_of_path(path: str, known: frozenset[str]) -> str | None:
     """The module a script path names (``scripts/backup.py`` -> ``scripts.backup``), when
     the project has exactly one module ending so."""
     parts = [p for p in path.removesuffix(".py").split("/") if p not in ("", ".", "..")]
+    parts = parts[-_MAX_SEGMENTS:]
+    candidates = _by_last_name(known).get(parts[-1].rsplit(".", 1)[-1], ()) if parts else ()
     for start in range(len(parts) - 1):
         dotted = ".".join(parts[start:])
-        found = [m for m in known if m == dotted or m.endswith("." + dotted)]
+        found = [m for m in candidates if m == dotted or m.endswith("." + dotted)]
         if len(found) == 1:
             return found[0]
     return parts[-1] if parts and parts[-1] in known else None
+
+
+@functools.lru_cache(maxsize=4)
+def _by_last_name(known: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The project's modules by the last part of their name: a command is compared with
+    the few modules that can match, not with every module of the project."""
+    found: dict[str, list[str]] = {}
+    for module in known:
+        found.setdefault(module.rsplit(".", 1)[-1], []).append(module)
+    return {name: tuple(modules) for name, modules in found.items()}
 
 
 def script_wrappers(command: str, scripts: Mapping[str, Sequence[str]]) -> frozenset[str]:

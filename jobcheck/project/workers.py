@@ -31,8 +31,52 @@ class Worker:
     """``Procfile:3 (worker)``."""
 
 
-def workers(files: list[FileFacts]) -> list[Worker]:
-    found = []
+class Workers(list[Worker]):
+    """The workers of a project, with an index of them by framework and queue, made on
+    the first question: a check asks about every queue, and a pull request can define
+    thousands of queues and thousands of workers."""
+
+    _index: _Index | None = None
+
+    def index(self) -> _Index:
+        if self._index is None or self._index.size != len(self):
+            self._index = _Index(self)
+        return self._index
+
+
+class _Index:
+    """Positions in the list of the workers of each framework that consume every queue,
+    name a queue, take their configuration's queues, or leave a queue out."""
+
+    def __init__(self, found: list[Worker]) -> None:
+        self.size = len(found)
+        self.every: dict[str, list[int]] = {}
+        self.configured: dict[str, list[int]] = {}
+        self.named: dict[tuple[str, str], list[int]] = {}
+        self.excluded: dict[tuple[str, str], set[int]] = {}
+        for position, worker in enumerate(found):
+            framework, queues = worker.framework, worker.queues
+            if not queues or EVERY_QUEUE in queues:
+                self.every.setdefault(framework, []).append(position)
+            elif CONFIGURED in queues:
+                self.configured.setdefault(framework, []).append(position)
+            for queue in queues:
+                self.named.setdefault((framework, queue), []).append(position)
+                if queue.startswith(EXCLUDED):
+                    self.excluded.setdefault((framework, queue[1:]), set()).add(position)
+
+    def consumers(self, framework: str, queue: str, configured: frozenset[str] | None) -> list[int]:
+        """What :func:`_consumes` says of each worker, read from the index."""
+        found = set(self.every.get(framework, ()))
+        found.update(self.named.get((framework, queue), ()))
+        if configured is None or queue in configured:
+            found.update(self.configured.get(framework, ()))
+        found -= self.excluded.get((framework, queue), set())
+        return sorted(found)
+
+
+def workers(files: list[FileFacts]) -> Workers:
+    found = Workers()
     for f in files:
         if is_test_code(f):
             continue  # a test suite's compose file starts no production worker
@@ -60,6 +104,8 @@ def consumers(
 ) -> list[str]:
     """The worker processes that consume ``queue`` of ``framework``; ``configured``: the
     queues a worker started without a queue list consumes (None: unknown, any)."""
+    if isinstance(found, Workers):
+        return [found[i].where for i in found.index().consumers(framework, queue, configured)]
     return [w.where for w in found if w.framework == framework and _consumes(w, queue, configured)]
 
 

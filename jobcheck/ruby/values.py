@@ -10,6 +10,7 @@ from typing import Any
 
 from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, SeqV, Value
 from jobcheck.ruby.parse import Source, call_parts, constant_path, identifier, pair_key
+from jobcheck.timing import bounded
 
 # ActiveSupport::Duration units (activesupport/lib/active_support/duration.rb:
 # SECONDS_PER_MINUTE = 60, SECONDS_PER_HOUR = 3600, SECONDS_PER_DAY = 86400,
@@ -32,6 +33,8 @@ _DURATION_METHODS = {
 # Calls that leave a duration (or a number) as it is.
 _NUMERIC_NO_OPS = frozenset({"to_i", "to_f", "seconds_since_epoch", "freeze"})
 _MAX_ITEMS = 200
+_MAX_LITERAL = 64
+"""Longer number literals are not converted: beyond :data:`jobcheck.timing.MAX_NUMBER`."""
 
 
 def duration_seconds(node: Any, source: Source) -> float | None:
@@ -54,7 +57,7 @@ def evaluate(node: Any | None, source: Source, depth: int = 0) -> Value:
         return _integer(identifier(node) or "", node, source)
     if kind == "float":
         try:
-            return Const(float((identifier(node) or "").replace("_", "")))
+            return _number(float((identifier(node) or "").replace("_", "")), node, source)
         except ValueError:
             return Opaque(source.text(node))
     if kind in ("true", "false"):
@@ -94,12 +97,20 @@ def evaluate(node: Any | None, source: Source, depth: int = 0) -> Value:
     return Opaque(source.text(node))
 
 
+def _number(value: float, node: Any, source: Source) -> Value:
+    """A number as a constant; one beyond :data:`jobcheck.timing.MAX_NUMBER`, or not
+    finite (``1e999``), is unknown."""
+    return Const(value) if bounded(value) is not None else Opaque(source.text(node))
+
+
 def _integer(text: str, node: Any, source: Source) -> Value:
+    if len(text) > _MAX_LITERAL:  # Python refuses decimal ints of more than 4300 digits
+        return Opaque(source.text(node))
     try:
-        return Const(int(text.replace("_", ""), 0))
+        return _number(int(text.replace("_", ""), 0), node, source)
     except ValueError:
         try:
-            return Const(int(text.replace("_", "")))
+            return _number(int(text.replace("_", "")), node, source)
         except ValueError:
             return Opaque(source.text(node))
 
@@ -142,7 +153,7 @@ def _call(node: Any, source: Source, depth: int) -> Value:
     if receiver is not None and method in _DURATION_METHODS and args is None:
         base = evaluate(receiver, source, depth + 1)
         if isinstance(base, Const) and isinstance(base.value, (int, float)):
-            return Const(base.value * _DURATION_METHODS[method])
+            return _number(base.value * _DURATION_METHODS[method], node, source)
     if receiver is not None and method in _NUMERIC_NO_OPS and args is None:
         base = evaluate(receiver, source, depth + 1)
         if isinstance(base, Const) and isinstance(base.value, (int, float)):
@@ -180,11 +191,13 @@ def _binary(node: Any, source: Source, depth: int) -> Value:
     ):
         a, b = left.value, right.value
         if op == "*" and abs(a) < 1e12 and abs(b) < 1e12:
-            return Const(a * b)
+            return _number(a * b, node, source)
         if op == "+":
-            return Const(a + b)
+            return _number(a + b, node, source)
         if op == "-":
-            return Const(a - b)
+            return _number(a - b, node, source)
         if op == "/" and b:
-            return Const(a // b if isinstance(a, int) and isinstance(b, int) else a / b)
+            return _number(
+                a // b if isinstance(a, int) and isinstance(b, int) else a / b, node, source
+            )
     return Opaque(source.text(node))

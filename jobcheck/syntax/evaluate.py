@@ -16,6 +16,7 @@ import libcst as cst
 from jobcheck.facts.values import JOIN, CallV, Const, DictV, Opaque, Ref, SeqV, Value, is_join
 from jobcheck.syntax import quiet
 from jobcheck.syntax.names import Names, dotted
+from jobcheck.timing import bounded
 
 _BINARY: dict[type, Callable[[object, object], object]] = {
     cst.Add: operator.add,
@@ -31,9 +32,12 @@ MAX_EXCERPT = 60
 MAX_DEPTH = 40
 """Deeper values become :class:`Opaque`: configuration is never nested this deep, and
 every reader of values (the caches, the project model) may recurse through them."""
-_MAX_FOLDED_BITS = 4096
-"""Arithmetic is folded only while the numbers stay this small: ``10 ** 10 ** 10`` is
-valid Python, and computing it would stall the run."""
+_MAX_LITERAL = 64
+"""Longer number literals are not converted (Python refuses decimal ints of more than
+4300 digits); such a number is beyond :data:`jobcheck.timing.MAX_NUMBER` anyway."""
+_MAX_EXPONENT = 64
+"""A power is folded only with an exponent this small: ``10 ** 10 ** 10`` is valid
+Python, and computing it would stall the run."""
 
 
 def excerpt(module: cst.Module, node: cst.CSTNode) -> str:
@@ -84,7 +88,7 @@ class Evaluator:
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
             inner = self.value(expr.expression)
             if isinstance(inner, Const) and isinstance(inner.value, (int, float)):
-                return Const(-inner.value)
+                return Const(-inner.value)  # numbers are bounded symmetrically
         if isinstance(expr, cst.BinaryOperation):
             return self._binary(expr)
         if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
@@ -167,13 +171,17 @@ class Evaluator:
         if not isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
             # An f-string inside an implicit concatenation: "a" f"{b}"
             return Opaque(excerpt(self.module, expr))
-        quick = _quick_literal(expr.value)
-        if quick is not None:
-            return Const(quick)
-        try:
-            return Const(quiet.literal_eval(expr.value))
-        except (ValueError, SyntaxError):
-            return Opaque(excerpt(self.module, expr))
+        if isinstance(expr, (cst.Integer, cst.Float)) and len(expr.value) > _MAX_LITERAL:
+            return Opaque(excerpt(self.module, expr))  # too large to be a number here
+        value = _quick_literal(expr.value)
+        if value is None:
+            try:
+                value = quiet.literal_eval(expr.value)
+            except (ValueError, SyntaxError):
+                return Opaque(excerpt(self.module, expr))
+        if isinstance(value, (int, float)) and bounded(value) is None:
+            return Opaque(excerpt(self.module, expr))  # 0xfff... (many f), 1e999
+        return Const(value)
 
     def _binary(self, expr: cst.BinaryOperation) -> Value:
         fold = _BINARY.get(type(expr.operator))
@@ -187,11 +195,13 @@ class Evaluator:
             and isinstance(left.value, (int, float))
             and isinstance(right.value, (int, float))
         ):
-            if _small(left.value) and _small(right.value) and _cheap(fold, right.value):
+            if _cheap(fold, right.value):
                 try:
-                    return Const(fold(left.value, right.value))
+                    folded = bounded(fold(left.value, right.value))
                 except (ArithmeticError, ValueError):
-                    pass
+                    folded = None
+                if folded is not None:
+                    return Const(folded)
         return Opaque(excerpt(self.module, expr))
 
 
@@ -211,13 +221,10 @@ def _joinable(value: Value) -> bool:
     return isinstance(value, Ref) and "." in value.qualname
 
 
-def _small(number: float) -> bool:
-    return not isinstance(number, int) or number.bit_length() <= _MAX_FOLDED_BITS
-
-
 def _cheap(fold: Callable[[object, object], object], right: float) -> bool:
-    """Whether folding stays small: a power only with a small exponent."""
-    return fold is not operator.pow or abs(right) <= 64
+    """Whether folding stays small: a power only with a small exponent (its operands
+    are within :data:`jobcheck.timing.MAX_NUMBER`)."""
+    return fold is not operator.pow or abs(right) <= _MAX_EXPONENT
 
 
 _PLAIN_STRING = re.compile(r"""(?:'[^'\\\n]*'|"[^"\\\n]*")\Z""")

@@ -84,12 +84,13 @@ def read_systemd(facts: FileFacts, text: str) -> None:
     number = 0
     while number < len(lines):
         first = number
-        line = lines[number]
-        while line.rstrip().endswith("\\") and number + 1 < len(lines):
+        parts = [lines[number]]  # joined once: a line grown per continuation is quadratic
+        while parts[-1].rstrip().endswith("\\") and number + 1 < len(lines):
             number += 1
-            line = line.rstrip()[:-1] + " " + lines[number].strip()
+            parts[-1] = parts[-1].rstrip()[:-1]
+            parts.append(lines[number].strip())
         number += 1
-        match = _EXEC_START.match(line)
+        match = _EXEC_START.match(" ".join(parts))
         if match is not None:
             where = line_loc(first + 1, lines[first])
             facts.processes.append(ProcessDecl("systemd", name, match.group(1).strip(), where))
@@ -149,23 +150,26 @@ def read_fly(facts: FileFacts, text: str) -> None:
     if not isinstance(processes, dict):
         return
     lines = text.splitlines()
+    numbers = _key_lines(lines)
     for name, command in processes.items():
         if not isinstance(command, str) or not command.strip():
             continue
-        number = _line_of(lines, name)
+        number = numbers.get(name, 1)
         where = line_loc(number, lines[number - 1] if lines else "")
         facts.processes.append(ProcessDecl("fly", str(name), command.strip(), where))
 
 
-def _line_of(lines: list[str], key: str) -> int:
-    """The line of ``key = ...`` in the ``[processes]`` table (1 when not found)."""
+def _key_lines(lines: list[str]) -> dict[str, int]:
+    """The line of each ``key = ...`` in the ``[processes]`` table (its first), read in
+    one pass for every key."""
+    found: dict[str, int] = {}
     inside = False
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if stripped.startswith("["):
             inside = stripped == "[processes]"
             continue
-        match = _PROCESS_LINE.match(line)
-        if inside and match is not None and match.group(1).strip('"') == key:
-            return number
-    return 1
+        match = _PROCESS_LINE.match(line) if inside else None
+        if match is not None:
+            found.setdefault(match.group(1).strip('"'), number)
+    return found

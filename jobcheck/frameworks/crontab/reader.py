@@ -239,15 +239,19 @@ def read_supervisord(facts: FileFacts, text: str) -> None:
     """``[program:name]`` sections and their ``command`` (continuation lines start with
     white space; `` ;`` starts an inline comment)."""
     program: str | None = None
-    values: dict[str, tuple[str, int]] = {}
+    values: dict[str, tuple[list[str], int]] = {}
+    """Each key's value (its continuation lines as further parts) and line."""
     last_key: str | None = None
     lines = text.splitlines()
 
+    def value(key: str) -> str:
+        return " ".join(part for part in values[key][0] if part)
+
     def flush() -> None:
         if program is not None and "command" in values:
-            command, line = values["command"]
+            command, line = value("command"), values["command"][1]
             options = tuple(
-                (key, Const(values[key][0])) for key in SUPERVISORD_OPTIONS if key in values
+                (key, Const(value(key))) for key in SUPERVISORD_OPTIONS if key in values
             )
             where = line_loc(line, lines[line - 1])
             facts.processes.append(ProcessDecl("supervisord", program, command, where, options))
@@ -263,13 +267,12 @@ def read_supervisord(facts: FileFacts, text: str) -> None:
         if program is None or not line.strip() or line.lstrip()[:1] in (";", "#"):
             continue
         if line[:1] in (" ", "\t") and last_key is not None:
-            value, start = values[last_key]
-            values[last_key] = (f"{value} {_uncomment(line)}".strip(), start)
+            values[last_key][0].append(_uncomment(line))  # joined once, at the end
             continue
         key = _KEY.match(line)
         if key is not None:
             last_key = key.group(1).lower()
-            values[last_key] = (_uncomment(key.group(2)), number)
+            values[last_key] = ([_uncomment(key.group(2))], number)
     flush()
 
 
@@ -295,12 +298,13 @@ def read_script(facts: FileFacts, text: str) -> None:
     lines = text.splitlines()
     number = 0
     while number < len(lines):
-        first, line = number, lines[number]
-        while line.endswith("\\") and number + 1 < len(lines):
+        first, parts = number, [lines[number]]
+        while parts[-1].endswith("\\") and number + 1 < len(lines):
             number += 1
-            line = line[:-1] + " " + lines[number]
+            parts[-1] = parts[-1][:-1]
+            parts.append(lines[number])
         number += 1
-        stripped = line.strip()
+        stripped = " ".join(parts).strip()
         if not stripped or stripped.startswith("#"):
             continue
         if _SCRIPT_PROGRAMS.search(stripped):

@@ -26,9 +26,11 @@ from jobcheck.syntax.yaml_nodes import loc as _loc
 from jobcheck.syntax.yaml_nodes import scalar as _scalar
 
 TEMPLATED = "__jobcheck_templated__"
-_TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _MARK = "\x00"
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
+# The whole string, matched once: searching a long run of digits for a unit from each
+# digit is quadratic.
+_GO_DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+")
 _DURATION_SECONDS = {
     "ns": 1e-9,
     "us": 1e-6,
@@ -165,7 +167,7 @@ def strip_templates(text: str) -> str:
     :data:`TEMPLATED`."""
     if "{{" not in text:
         return text
-    marked = _TEMPLATE.sub(lambda m: _MARK + "\n" * m.group(0).count("\n"), text)
+    marked = _marked(text)
     lines = []
     for line in marked.split("\n"):
         if _MARK not in line:
@@ -175,6 +177,23 @@ def strip_templates(text: str) -> str:
         else:
             lines.append(line.replace(_MARK, TEMPLATED))
     return "\n".join(lines)
+
+
+def _marked(text: str) -> str:
+    """``text`` with each ``{{ ... }}`` (to the first ``}}`` after its ``{{``) replaced by
+    :data:`_MARK` and its line breaks. One pass with ``str.find``: a lazy regular
+    expression retried at every ``{{`` of a file that never closes one is quadratic."""
+    kept: list[str] = []
+    position = 0
+    while True:
+        start = text.find("{{", position)
+        end = text.find("}}", start + 2) if start >= 0 else -1
+        if end < 0:
+            break
+        kept += [text[position:start], _MARK, "\n" * text.count("\n", start, end)]
+        position = end + 2
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def _resources(node: Node | None) -> list[MappingNode]:
@@ -272,10 +291,17 @@ def _word(node: Node) -> str:
 
 
 def _go_duration(text: str) -> float | None:
-    """A Go ``time.ParseDuration`` string (``1h30m``, ``90s``)."""
-    if not text or _DURATION.sub("", text):
+    """A Go ``time.ParseDuration`` string (``1h30m``, ``90s``); None when it is not one,
+    or when a number in it is too large to be one (unknown)."""
+    if not _GO_DURATION.fullmatch(text):
         return None
-    return sum(float(n) * _DURATION_SECONDS[unit] for n, unit in _DURATION.findall(text))
+    total = 0.0
+    for amount, unit in _DURATION.findall(text):
+        seconds = timing.read_number(amount)
+        if seconds is None:
+            return None
+        total += seconds * _DURATION_SECONDS[unit]
+    return total
 
 
 def _value(node: Node, constructor: SafeConstructor) -> Value:
@@ -285,8 +311,10 @@ def _value(node: Node, constructor: SafeConstructor) -> Value:
         return Opaque("{{...}}")
     try:
         value = constructor.construct_object(node, deep=True)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):  # ValueError: an int of over 4300 digits
         return Opaque(node.value[:40])
+    if isinstance(value, (int, float)) and timing.bounded(value) is None:
+        return Opaque(node.value[:40])  # too large, or .inf: unknown
     if value is None or isinstance(value, (bool, int, float, str)):
         return Const(value)
     return Opaque(str(node.value)[:40])

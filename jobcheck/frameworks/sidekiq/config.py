@@ -17,11 +17,11 @@ from typing import Any
 
 import yaml
 
+from jobcheck import timing
 from jobcheck.facts import FileFacts, Loc, QueueDecl, ScheduleEntry, Setting
 from jobcheck.facts.values import Const, DictV, Opaque, SeqV, Value, string
 from jobcheck.frameworks.sidekiq import timing as ruby_timing
 
-_ERB = re.compile(r"<%(=|-|#)?(.*?)-?%>", re.DOTALL)
 _PLACEHOLDER = re.compile(r"__jobcheck_erb_(\d+)__")
 _MAX_NODES = 50_000
 ENVIRONMENTS = frozenset({"production", "staging", "development", "test", "sandbox", "qa"})
@@ -81,8 +81,10 @@ class _Document:
             return Opaque(self._restore(node.value))
         try:
             value = self._constructor.construct_object(node)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError):  # ValueError: an int of over 4300 digits
             return Opaque(node.value[:60])
+        if isinstance(value, (int, float)) and timing.bounded(value) is None:
+            return Opaque(node.value[:60])  # too large, or .inf: unknown
         if isinstance(value, (str, int, float, bool)) or value is None:
             return Const(value)
         return Opaque(str(node.value)[:60])
@@ -100,18 +102,31 @@ class _Document:
 
 def strip_erb(text: str) -> tuple[str, list[str]]:
     """The text with ``<% %>`` tags dropped and ``<%= %>`` tags as placeholders (line
-    breaks kept, so locations stay right), and the Ruby of each placeholder."""
+    breaks kept, so locations stay right), and the Ruby of each placeholder.
+
+    Each tag runs from a ``<%`` to the first ``%>`` after it, found with ``str.find``
+    in one pass: a lazy regular expression retried at every ``<%`` of a file that never
+    closes one reads the rest of the file each time."""
     erb: list[str] = []
-
-    def replace(match: re.Match[str]) -> str:
-        kind, code = match.group(1), match.group(2)
-        newlines = "\n" * match.group(0).count("\n")
+    kept: list[str] = []
+    position = 0
+    while True:
+        start = text.find("<%", position)
+        end = text.find("%>", start + 2) if start >= 0 else -1
+        if end < 0:
+            break
+        kind = text[start + 2] if text[start + 2] in "=-#" else ""
+        code = text[start + 2 + len(kind) : end]
+        newlines = "\n" * text.count("\n", start, end)
+        kept.append(text[position:start])
         if kind == "=":
-            erb.append(" ".join(code.split()))
-            return f"__jobcheck_erb_{len(erb) - 1}__{newlines}"
-        return newlines
-
-    return _ERB.sub(replace, text), erb
+            erb.append(" ".join(code.removesuffix("-").split()))
+            kept.append(f"__jobcheck_erb_{len(erb) - 1}__{newlines}")
+        else:
+            kept.append(newlines)
+        position = end + 2
+    kept.append(text[position:])
+    return "".join(kept), erb
 
 
 def read_config(facts: FileFacts, text: str) -> FileFacts:
@@ -211,8 +226,9 @@ def _queues(
         elif isinstance(value, Const) and isinstance(value.value, str):
             name, _, given = value.value.partition(",")
             name = name.strip()
-            if given.strip().isdigit():
-                weight = Const(int(given))
+            number = timing.read_number(given.strip())
+            if isinstance(number, int):
+                weight = Const(number)
         else:
             name = None
         options: list[tuple[str, Value]] = []
@@ -299,8 +315,6 @@ def _entry(
         entry_timing = ruby_timing.cron(text, shown)
     elif timing_key in ("every", "interval"):
         seconds = ruby_timing.duration(when.value if isinstance(when, Const) else None)  # type: ignore[arg-type]
-        from jobcheck import timing
-
         entry_timing = (
             timing.interval(seconds, shown) if seconds is not None else timing.other(shown)
         )
@@ -309,8 +323,6 @@ def _entry(
 
             entry_timing = dataclasses.replace(entry_timing, anchored=True)
     else:
-        from jobcheck import timing
-
         entry_timing = timing.other(f"{timing_key} {shown}")
     options: list[tuple[str, Value]] = []
     for key, (_, value_node) in fields.items():

@@ -39,7 +39,7 @@ def duration(text: str | float | int | None) -> float | None:
         return float(text)
     rest = text.strip()
     if re.fullmatch(r"\d+\.\d*|\.\d+|\d+", rest):
-        return float(rest)
+        return timing.bounded(float(rest))
     total, found = 0.0, False
     while rest:
         for pattern, seconds in _DURATION_PIECES:
@@ -52,7 +52,7 @@ def duration(text: str | float | int | None) -> float | None:
         else:
             return None
         rest = rest[_SEPARATOR.match(rest).end() :]  # type: ignore[union-attr]
-    return total if found else None
+    return timing.bounded(total) if found else None
 
 
 def cron(text: str | None, shown: str | None = None) -> Timing:
@@ -73,7 +73,7 @@ def cron(text: str | None, shown: str | None = None) -> Timing:
     if len(fields) == 5 or (len(fields) == 1 and fields[0].startswith("@")):
         return timing.cron_expression(" ".join(fields), shown)
     natural = _NATURAL.match(text.strip())
-    if natural:
+    if natural and len(natural.group(1) or "") <= 18:  # longer: no number (unknown)
         count, unit = int(natural.group(1) or 1), natural.group(2).lower()
         if count == 1 and unit in _NATURAL_CRON:
             return timing.cron_expression(_NATURAL_CRON[unit], shown)
