@@ -677,7 +677,7 @@ class _Run:
             if report is not None:
                 return report
         report = self.check(targets, show_progress, overrides)
-        if stored is not None:
+        if stored is not None and not _interrupted(report):
             from jobcheck.project import inference
 
             stored.store(report, inference.current_memo().files)
@@ -865,6 +865,14 @@ def _apply_baseline(
             "(fixed?); refresh the baseline with --write-baseline"
         )
     return replace(report, findings=outcome.new)
+
+
+def _interrupted(report: Report) -> bool:
+    """A report with a file stopped at the time budget or lost with its worker: what
+    the next run finds may differ (a quieter machine), so it is not replayed."""
+    from jobcheck.scan import CRASHED, OVER_BUDGET_WORDS
+
+    return any(e.message == CRASHED or OVER_BUDGET_WORDS in e.message for e in report.errors)
 
 
 def _cache_dir(given: str | None, options: Options, targets: tuple[str, ...]) -> Path:

@@ -73,9 +73,12 @@ def file_budget() -> float | None:
     return seconds if 0 < seconds < float("inf") else None
 
 
+OVER_BUDGET_WORDS = "to analyse (the per-file time budget"
+
+
 def over_budget_message(budget: float) -> str:
     return (
-        f"took longer than {budget:g} s to analyse (the per-file time budget, "
+        f"took longer than {budget:g} s {OVER_BUDGET_WORDS}, "
         f"{BUDGET_VARIABLE}); the file was not checked"
     )
 

@@ -13,6 +13,7 @@ import fnmatch
 import os
 import random
 import re
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -354,8 +355,8 @@ def test_a_file_past_the_time_budget_is_an_error_and_the_rest_is_checked(
 
 
 def test_a_file_stopped_at_the_budget_is_not_cached(tmp_path: Path) -> None:
-    """A busier machine may take longer: the next run, with time enough, reads it (a
-    different selection, so that the run's stored report is not what answers)."""
+    """A busier machine may take longer: the next run, with time enough, reads it (the
+    facts are not cached, and the report is not stored to be replayed)."""
     root = tmp_path / "project"
     write(root, {"tasks.py": JOB, "slow.py": _slow_module(8000).replace("time_limit=9", "")})
     age(root)
@@ -363,7 +364,7 @@ def test_a_file_stopped_at_the_budget_is_not_cached(tmp_path: Path) -> None:
     budget = {"JOBCHECK_FILE_TIME_BUDGET": "1"}
     first = run_jobcheck("check", ".", *cache, cwd=root, env=budget, timeout=TIMEOUT)
     assert [e["path"] for e in first.report["errors"]] == ["slow.py"]
-    second = run_jobcheck("check", ".", *cache, "--select", "SCL-18", cwd=root, timeout=TIMEOUT)
+    second = run_jobcheck("check", ".", *cache, cwd=root, timeout=TIMEOUT)
     assert second.report["errors"] == []
     assert ("slow.py", "missing-time-limit", 4) in second.checks()
 
@@ -414,3 +415,40 @@ def test_the_worker_index_answers_as_each_worker_does() -> None:
                         if w.framework == framework and _consumes(w, queue, configured)
                     ]
                     assert consumers(indexed, framework, queue, configured) == expected
+
+
+# -- prefilter patterns and masking, run in the parent (no per-file budget there) -----------
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("config/schedule.yml", "\n" * 500_000 + "  every: 5\n"),
+        ("config/sidekiq.yml", " \n" * 250_000 + ":queues:\n"),
+        ("app/jobs/x.rb", "\t\n" * 250_000 + "def perform\n"),
+    ],
+    ids=["blank-lines", "space-lines", "tab-lines"],
+)
+def test_prefilter_patterns_take_linear_time(tmp_path: Path, name: str, text: str) -> None:
+    """``(?m)^\\s*...`` rescans every following blank line from each line's start."""
+    root = tmp_path / "project"
+    write(root, {name: text, "tasks.py": JOB})
+    outcome = run_jobcheck("check", ".", "--no-cache", "--format", "json", cwd=root, timeout=60)
+    assert outcome.returncode == 1, outcome.stderr
+    assert SURVIVOR in outcome.checks()
+
+
+def test_masking_takes_linear_time() -> None:
+    """Each ``scheme://`` of a line used to rescan the rest of it for a password."""
+    from jobcheck.vocabulary.credentials import mask
+
+    script = (
+        "from jobcheck.vocabulary.credentials import mask\n"
+        "for piece in ('a://', 'o.o.://', '----://', 'x:y@a://'):\n"
+        "    mask(piece * 50_000)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert mask("redis://:" + "p@" * 20 + "ss@host") == "redis://:****@host"

@@ -401,15 +401,20 @@ class _PoolBrokenAtOnce:
         return None
 
 
-def test_a_pool_broken_while_files_are_handed_over_loses_nothing(
+def test_a_pool_broken_while_parts_are_read_loses_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
 ) -> None:
-    """Files are handed to the workers while the rest are still read: a pool that breaks
-    then takes no more, and every file is parsed again, each in a process of its own."""
+    """The helpers call summaries follow are read as parts in a process pool: a pool that
+    breaks takes no more, and every part is read again here."""
     project = _copy(ROOT / "examples" / "shop", tmp_path)
     expected = _summary(_run(project, jobs=1))
-    real_pool = scan._pool
-    monkeypatch.setattr(
-        scan, "_pool", lambda jobs: _PoolBrokenAtOnce() if jobs > 1 else real_pool(jobs)
-    )
+    monkeypatch.setattr(scan, "MIN_PARTS_FOR_POOL", 1)
+    broken: list[int] = []
+
+    def broken_pool(jobs: int) -> _PoolBrokenAtOnce:
+        broken.append(jobs)
+        return _PoolBrokenAtOnce()
+
+    monkeypatch.setattr(scan, "_pool", broken_pool)
     assert _summary(_run(project, jobs=2)) == expected
+    assert broken, "no parts were read in a pool: the test would test nothing"

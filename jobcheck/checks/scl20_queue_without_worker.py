@@ -26,11 +26,14 @@ class QueueWorkers(RuleChecks):
         found = workers(self.project.files)
         started = {w.framework for w in found}
         routing = self.project.routing
+        configured: dict[str, frozenset[str] | None] = {}
+        listings: dict[str, str] = {}
         for (framework, name), use in sorted(routing.queues().items()):
             if framework not in started or not (use.jobs or use.sites):
                 continue
-            configured = semantics(framework).configured_queues(routing)
-            if consumers(found, framework, name, configured):
+            if framework not in configured:  # once per framework, not per queue
+                configured[framework] = semantics(framework).configured_queues(routing)
+            if consumers(found, framework, name, configured[framework]):
                 continue
             if use.namings:
                 path, loc = use.namings[0].path, use.namings[0].loc
@@ -45,7 +48,10 @@ class QueueWorkers(RuleChecks):
                 | {(site.target or site.target_text).rsplit(".", 1)[-1] for _, site in use.sites}
             )
             names = ", ".join(sent[:3]) + (f" and {len(sent) - 3} more" if len(sent) > 3 else "")
-            listed = "; ".join(sorted({w.where for w in found if w.framework == framework})[:3])
+            listed = listings.get(framework)
+            if listed is None:
+                where = sorted({w.where for w in found if w.framework == framework})
+                listed = listings[framework] = "; ".join(where[:3])
             yield self.finding(
                 "queue-without-worker",
                 path,

@@ -23,7 +23,9 @@ SCHEMES = (
 )
 # The password is everything between the user's colon and the last "@" before the host
 # (``redis://:p@ss@host``): a password with an unescaped "@" is still one password.
-_USERINFO = r"(?P<user>[^\s:/?#\"'`<>]*):(?P<password>[^\s\"'`<>]*)@"
+# Bounded (a user of 128 characters, a password of 256): an unbounded run would be
+# rescanned from every "scheme://" in a hostile line, quadratic in its length.
+_USERINFO = r"(?P<user>[^\s:/?#\"'`<>]{0,128}):(?P<password>[^\s\"'`<>]{0,256})@"
 URL = re.compile(
     rf"\b(?P<scheme>{SCHEMES})://{_USERINFO}(?P<host>\[[^\]\s]*\]|[^/:?#@\s\"'`<>]*)",
     re.IGNORECASE,
@@ -117,10 +119,10 @@ def _masked(match: re.Match[str]) -> str:
 
 # Any scheme: a password in a URL is a secret whatever the service (couchbase://,
 # mongodb+srv://, https://user:token@host).
-_ANY_URL = re.compile(rf"\b[A-Za-z][A-Za-z0-9+.-]*://{_USERINFO}", re.IGNORECASE)
+_ANY_URL = re.compile(rf"\b[A-Za-z][A-Za-z0-9+.-]{{0,31}}://{_USERINFO}", re.IGNORECASE)
 # A URL shortened in a message (``redis://:s3c...``): what is left of its password.
 _CUT_URL = re.compile(
-    r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#\"'`<>@]*:(?P<password>[^\s\"'`<>@]*?)(?:\.\.\.|…)"
+    r"\b[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s:/?#\"'`<>@]{0,128}:(?P<password>[^\s\"'`<>@]{0,256}?)(?:\.\.\.|…)"
     r"(?=[\s\"'`<>]|$)"
 )
 _KEY_WORDS = r"password|passwd|passphrase|pwd|secret|token|(?:secret|access|api|private)[_-]?key"

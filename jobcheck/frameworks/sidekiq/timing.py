@@ -40,18 +40,18 @@ def duration(text: str | float | int | None) -> float | None:
     rest = text.strip()
     if re.fullmatch(r"\d+\.\d*|\.\d+|\d+", rest):
         return timing.bounded(float(rest))
-    total, found = 0.0, False
-    while rest:
+    total, found, position = 0.0, False, 0
+    while position < len(rest):  # positions, not slices: slicing was quadratic
         for pattern, seconds in _DURATION_PIECES:
-            match = pattern.match(rest)
+            match = pattern.match(rest, position)
             if match:
                 total += float(match.group(1)) * seconds
-                rest = rest[match.end() :]
+                position = match.end()
                 found = True
                 break
         else:
             return None
-        rest = rest[_SEPARATOR.match(rest).end() :]  # type: ignore[union-attr]
+        position = _SEPARATOR.match(rest, position).end()  # type: ignore[union-attr]
     return timing.bounded(total) if found else None
 
 

@@ -4,7 +4,7 @@ Sidekiq configuration. Light: no parser is imported here."""
 
 from jobcheck.triggers import Trigger
 
-SAVE_CALLBACK = rb"(?m)^\s*(?:after|before|around)_(?:save|create|update|destroy|touch)\b"
+SAVE_CALLBACK = rb"(?m)^[ \t]*(?:after|before|around)_(?:save|create|update|destroy|touch)\b"
 
 TRIGGERS = (
     Trigger("Sidekiq", b"Sidekiq"),
@@ -18,7 +18,7 @@ TRIGGERS = (
     Trigger("Sidekiq enqueue", b"perform_bulk"),
     Trigger("ActiveJob enqueue", b"perform_later"),
     # A job class whose base is defined elsewhere (``class ReportJob < JobBase``).
-    Trigger("job class", b"def perform", rb"(?m)^\s*def perform\b(?!_)"),
+    Trigger("job class", b"def perform", rb"(?m)^[ \t]*def perform\b(?!_)"),
     # Enqueues from model callbacks and transactions need the models' facts.
     Trigger("ActiveRecord callback", b"after_commit"),
     # Code that runs inside a transaction and calls helpers that may enqueue (JOB-01 is
@@ -53,11 +53,11 @@ TRIGGERS = (
     Trigger("Rails defaults", b"load_defaults", rb"config\.load_defaults"),
     Trigger("ActiveJob configuration", b"config.active_job"),
     # whenever's config/schedule.rb and the YAML schedules.
-    Trigger("whenever", b"every", rb"(?m)^\s*every\s+(?:[\d:'\"]|\d+\.\w+)"),
+    Trigger("whenever", b"every", rb"(?m)^[ \t]*every\s+(?:[\d:'\"]|\d+\.\w+)"),
     # config/sidekiq.yml keys, with or without the leading colon (Sidekiq symbolizes them).
-    Trigger("sidekiq.yml", b"queues:", rb"(?m)^\s*:?queues:"),
-    Trigger("sidekiq.yml", b"concurrency:", rb"(?m)^\s*:?concurrency:"),
-    Trigger("sidekiq.yml", b"scheduler:", rb"(?m)^\s*:?scheduler:"),
-    Trigger("sidekiq-cron schedule", b"cron:", rb"(?m)^\s+cron:\s*['\"]?[\d*@]"),
-    Trigger("sidekiq-scheduler schedule", b"every:", rb"(?m)^\s+every:\s*['\"\[]?\d"),
+    Trigger("sidekiq.yml", b"queues:", rb"(?m)^[ \t]*:?queues:"),
+    Trigger("sidekiq.yml", b"concurrency:", rb"(?m)^[ \t]*:?concurrency:"),
+    Trigger("sidekiq.yml", b"scheduler:", rb"(?m)^[ \t]*:?scheduler:"),
+    Trigger("sidekiq-cron schedule", b"cron:", rb"(?m)^[ \t]+cron:[ \t]*['\"]?[\d*@]"),
+    Trigger("sidekiq-scheduler schedule", b"every:", rb"(?m)^[ \t]+every:[ \t]*['\"\[]?\d"),
 )
