@@ -247,3 +247,52 @@ def test_copies_of_a_project_in_one_tree_keep_their_findings(tmp_path: Path) -> 
 
     for copy in ("first/", "second/", "vendor/third/"):
         assert findings(report, copy) == findings(expected)
+
+
+# -- links out of the project, documents that are no regular files ----------------------
+
+OUTSIDE = """\
+from celery import shared_task
+
+BROKER_PASSWORD = "Zq7LeakedFromOutside"
+
+
+@shared_task
+def zq7_outside_job(x):
+    return x
+"""
+
+
+def test_a_link_to_a_file_outside_the_project_is_reported_never_read(tmp_path: Path) -> None:
+    """A pull request links ``tasks2.py`` to a file of the machine (``/etc/shadow``): its
+    text must not reach a finding, a snippet or a message."""
+    root = tmp_path / "project"
+    write(root, {"tasks.py": JOB, "inner/real.py": JOB.replace("work", "inner_work")})
+    write(tmp_path / "outside", {"secret.py": OUTSIDE})
+    (root / "linked.py").symlink_to(tmp_path / "outside" / "secret.py")
+    (root / "inside.py").symlink_to(root / "inner" / "real.py")  # a link inside: read
+    for arguments in (("--format", "json", "."), ("--format", "text", "."), ("linked.py",)):
+        outcome = run_jobcheck("check", "--no-cache", *arguments, cwd=root)
+        shown = outcome.stdout + outcome.stderr
+        assert "Zq7" not in shown and "zq7" not in shown, shown
+        assert "outside the project" in shown
+    outcome = run_jobcheck("check", "--no-cache", "--format", "json", ".", cwd=root)
+    assert outcome.error_paths() == ["linked.py"]
+    assert {(path, check) for path, check, _ in outcome.checks()} == {
+        ("inside.py", "missing-time-limit"),
+        ("tasks.py", "missing-time-limit"),
+    }
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_runbook_documents_that_are_no_regular_files_are_skipped(tmp_path: Path) -> None:
+    """EVT-24 reads the runbook folders: a page that is /dev/zero ran out of memory, a
+    FIFO hung the run for ever."""
+    root = tmp_path / "project"
+    write(root, {"tasks.py": JOB, "docs/setup.md": "# Setup\n"})
+    (root / "README.md").symlink_to("/dev/zero")
+    (root / "docs" / "runbook.md").symlink_to("/dev/zero")
+    os.mkfifo(root / "docs" / "failed-jobs.md")
+    os.mkfifo(root / "RUNBOOK.md")
+    checks, _, _ = _check(root, timeout=30)
+    assert checks == [SURVIVOR]
