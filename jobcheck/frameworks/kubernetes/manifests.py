@@ -21,6 +21,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from jobcheck import timing
 from jobcheck.facts import FileFacts, ProcessDecl, ScheduleEntry, Timing
 from jobcheck.facts.values import Const, Opaque, Value
+from jobcheck.syntax.templates import tags
 from jobcheck.syntax.yaml_nodes import get as _get
 from jobcheck.syntax.yaml_nodes import loc as _loc
 from jobcheck.syntax.yaml_nodes import scalar as _scalar
@@ -181,17 +182,12 @@ def strip_templates(text: str) -> str:
 
 def _marked(text: str) -> str:
     """``text`` with each ``{{ ... }}`` (to the first ``}}`` after its ``{{``) replaced by
-    :data:`_MARK` and its line breaks. One pass with ``str.find``: a lazy regular
-    expression retried at every ``{{`` of a file that never closes one is quadratic."""
+    :data:`_MARK` and its line breaks."""
     kept: list[str] = []
     position = 0
-    while True:
-        start = text.find("{{", position)
-        end = text.find("}}", start + 2) if start >= 0 else -1
-        if end < 0:
-            break
+    for start, end in tags(text, "{{", "}}"):
         kept += [text[position:start], _MARK, "\n" * text.count("\n", start, end)]
-        position = end + 2
+        position = end
     kept.append(text[position:])
     return "".join(kept)
 

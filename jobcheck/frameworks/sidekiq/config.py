@@ -21,6 +21,7 @@ from jobcheck import timing
 from jobcheck.facts import FileFacts, Loc, QueueDecl, ScheduleEntry, Setting
 from jobcheck.facts.values import Const, DictV, Opaque, SeqV, Value, string
 from jobcheck.frameworks.sidekiq import timing as ruby_timing
+from jobcheck.syntax.templates import tags
 
 _PLACEHOLDER = re.compile(r"__jobcheck_erb_(\d+)__")
 _MAX_NODES = 50_000
@@ -102,21 +103,14 @@ class _Document:
 
 def strip_erb(text: str) -> tuple[str, list[str]]:
     """The text with ``<% %>`` tags dropped and ``<%= %>`` tags as placeholders (line
-    breaks kept, so locations stay right), and the Ruby of each placeholder.
-
-    Each tag runs from a ``<%`` to the first ``%>`` after it, found with ``str.find``
-    in one pass: a lazy regular expression retried at every ``<%`` of a file that never
-    closes one reads the rest of the file each time."""
+    breaks kept, so locations stay right), and the Ruby of each placeholder (tags found
+    in one pass: ``jobcheck/syntax/templates.py``)."""
     erb: list[str] = []
     kept: list[str] = []
     position = 0
-    while True:
-        start = text.find("<%", position)
-        end = text.find("%>", start + 2) if start >= 0 else -1
-        if end < 0:
-            break
+    for start, end in tags(text, "<%", "%>"):
         kind = text[start + 2] if text[start + 2] in "=-#" else ""
-        code = text[start + 2 + len(kind) : end]
+        code = text[start + 2 + len(kind) : end - 2]
         newlines = "\n" * text.count("\n", start, end)
         kept.append(text[position:start])
         if kind == "=":
@@ -124,7 +118,7 @@ def strip_erb(text: str) -> tuple[str, list[str]]:
             kept.append(f"__jobcheck_erb_{len(erb) - 1}__{newlines}")
         else:
             kept.append(newlines)
-        position = end + 2
+        position = end
     kept.append(text[position:])
     return "".join(kept), erb
 
