@@ -22,7 +22,7 @@ from pathlib import Path
 
 LAYERS = ("services", "clients", "adapters", "transport", "wire", "edge")
 
-FILLER = '''
+FILLER = """
 
 def unused_{n}(items):
     total = 0
@@ -30,9 +30,9 @@ def unused_{n}(items):
         if item.get("kind") == "{n}":
             total += item.get("amount", 0)
     return {{"total": total, "count": len(items)}}
-'''
+"""
 
-MODEL = '''
+MODEL = """
 
 class Record{i}:
     def __init__(self, pk):
@@ -40,7 +40,7 @@ class Record{i}:
 
     def describe(self):
         return f"record {{self.pk}}"
-'''
+"""
 
 
 def helper_module(layer: int, index: int, depth: int, filler: int) -> str:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
 from jobcheck.extract import extract_file, suppressions
 from jobcheck.facts.values import CallV, Const, DictV, Ref
 from jobcheck.syntax.names import Names
-from jobcheck.syntax.positions import Positions
+from jobcheck.syntax.source import parse
 
 
 def facts(source: str, module: str = "shop.tasks", is_package: bool = False):
@@ -30,7 +27,7 @@ def test_aliased_and_relative_imports_resolve() -> None:
 
 def test_relative_import_in_package_init() -> None:
     names = Names("shop.orders", is_package=True)
-    names.add_import(cst.parse_statement("from .tasks import send").body[0])  # type: ignore[attr-defined]
+    names.add_import(parse("from .tasks import send\n").body[0].body[0])  # type: ignore[attr-defined]
     assert names.resolve("send") == "shop.orders.tasks.send"
 
 
@@ -62,36 +59,19 @@ def test_non_celery_task_decorators_are_ignored() -> None:
     assert result.tasks == []
 
 
-def test_positions_match_libcst_position_provider() -> None:
-    source = (
-        "# header\n\nimport x\n\n\nclass A:\n    def m(self):\n        return f(1,\n   2)\n\n\n"
-        "def g():\n    y = h(  3 )\n    return y\n"
+def test_positions_are_one_based_with_exclusive_ends() -> None:
+    result = facts(
+        "# header\n\nfrom celery import shared_task\n\n\nclass A:\n"
+        "    def m(self):\n        return f.delay(1,\n   2)\n\n\n"
+        "@shared_task\ndef f(): pass\n"
     )
-    module = cst.parse_module(source)
-    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    positions = Positions(module, source)
-    calls = [n for n in expected if isinstance(n, cst.Call)]
-    assert len(calls) == 2
-    for call in calls:
-        top = next(s for s in module.body if _contains(s, call))
-        loc = positions.loc(call, top)
-        want = expected[call]
-        assert (loc.line, loc.column, loc.end_line, loc.end_column) == (
-            want.start.line,
-            want.start.column + 1,
-            want.end.line,
-            want.end.column + 1,
-        )
-
-
-def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(current.children)
-    return False
+    (site,) = result.enqueues
+    assert (site.loc.line, site.loc.column, site.loc.end_line, site.loc.end_column) == (
+        8,
+        16,
+        9,
+        6,
+    )
 
 
 def test_suppression_comments() -> None:

@@ -77,9 +77,7 @@ def test_smudge_filters_never_run_when_review_reads_a_revision(repo: Path, tmp_p
     git(repo, "config", "filter.x.smudge", f"touch {own}; cat")
     _commit(repo)
     (repo / "svc" / "tasks.py").write_text(JOB.replace("def work(", "def labour("), "utf-8")
-    outcome = run_jobcheck(
-        "review", "svc", "--changed-since", "HEAD", "--format", "json", cwd=repo
-    )
+    outcome = run_jobcheck("review", "svc", "--changed-since", "HEAD", "--format", "json", cwd=repo)
     assert outcome.returncode in (0, 1), outcome.stderr
     assert not planted.exists()
     assert not own.exists()

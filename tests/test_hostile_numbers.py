@@ -174,14 +174,13 @@ def test_a_number_too_large_is_unknown_and_the_run_goes_on(
 
 
 def test_literals_beyond_the_bound_are_unknown() -> None:
-    import libcst as cst
-
     from jobcheck.facts.values import Const, Opaque
     from jobcheck.syntax.evaluate import Evaluator
     from jobcheck.syntax.names import Names
+    from jobcheck.syntax.source import parse
 
     def value(source: str) -> object:
-        module = cst.parse_module(f"x = {source}\n")
+        module = parse(f"x = {source}\n")
         expression = module.body[0].body[0].value  # type: ignore[attr-defined]
         return Evaluator(module, Names("m", False)).value(expression)
 

@@ -158,7 +158,7 @@ def _piece_templates(root: Path, tree: Tree, count: int) -> None:
     _write(
         root / "deploy" / "cronjob.yaml",
         "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: x\n"
-        f"spec:\n  schedule: \"0 * * * *\"\n  x: {'{{' * count}\n",
+        f'spec:\n  schedule: "0 * * * *"\n  x: {"{{" * count}\n',
     )
     _write(root / "crontab", "0 * * * * " + "a" * count + " \\\n" * 3)
     tree.pieces.append(f"{count} template openers")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
-from jobcheck.syntax.walk import children
+from jobcheck.syntax import tree as cst
+from jobcheck.syntax.tree import children
 
 
 def is_constant_true(expr: cst.BaseExpression) -> bool:

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-import libcst as cst
-import libcst.helpers
-
 from jobcheck.facts.values import CONNECTS, CallV, Const, Opaque, Value
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import Names
 
 
@@ -37,7 +35,7 @@ def factory_value(
     positional = _positional(node)
     found = None
     for inner, call, func in _registrations(node):
-        written = cst.helpers.get_full_name_for_node(func)
+        written = cst.full_name(func)
         head = (written or "").partition(".")[0]
         if written == f"{head}.connect" and head in positional:
             # ``signal.connect(wrapped, sender=sender)`` on the factory's own parameter:
@@ -235,35 +233,25 @@ def _defined(node: cst.FunctionDef) -> set[str]:
 def _assigned(node: cst.CSTNode) -> set[str]:
     """Names assigned anywhere inside ``node``."""
     names: set[str] = set()
-
-    class Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
-            if isinstance(target.target, cst.Name):
-                names.add(target.target.value)
-
-        def visit_AnnAssign(self, assign: cst.AnnAssign) -> None:
-            if isinstance(assign.target, cst.Name):
-                names.add(assign.target.value)
-
-        def visit_AugAssign(self, assign: cst.AugAssign) -> None:
-            if isinstance(assign.target, cst.Name):
-                names.add(assign.target.value)
-
-    node.body.visit(Targets())
+    for item in cst.walk(node.body):  # type: ignore[attr-defined]
+        if isinstance(item, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)):
+            if isinstance(item.target, cst.Name):
+                names.add(item.target.value)
     return names
 
 
 def _calls(node: cst.FunctionDef) -> list[cst.Call]:
+    """The calls in a function's body, not in decorators (``@functools.wraps(fn)``
+    describes, it does not register)."""
     calls: list[cst.Call] = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            calls.append(call)
-
-        def visit_Decorator(self, _: cst.Decorator) -> bool:
-            return False  # ``@functools.wraps(fn)`` describes, it does not register
-
-    node.body.visit(Calls())
+    stack: list[cst.CSTNode] = [node.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Decorator):
+            continue
+        if isinstance(current, cst.Call):
+            calls.append(current)
+        stack.extend(reversed(list(cst.children(current))))
     return calls
 
 

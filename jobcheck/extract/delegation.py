@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import FunctionFacts
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 
 # Calls a delegating body may make beside its enqueues: logging (and print).

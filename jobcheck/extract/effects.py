@@ -29,13 +29,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import libcst as cst
-
 from jobcheck.extract import handlers, libraries
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import ExceptHandler, FunctionFacts, Guard, HttpCall, Loc, SideEffect, SlowCall
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
-from jobcheck.syntax.walk import children
+from jobcheck.syntax.tree import children
 from jobcheck.triggers import Trigger
 from jobcheck.vocabulary.words import identifier_words, reports_to_the_team
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from jobcheck.facts import SPLAT, Argument, EnqueueSite
 from jobcheck.facts.values import Value
+from jobcheck.syntax import tree as cst
 
 if TYPE_CHECKING:
     from jobcheck.extract.walker import Walker

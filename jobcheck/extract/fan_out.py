@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import EnqueueSite, LoopEnqueue
 from jobcheck.facts.values import Const
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
-from jobcheck.syntax.walk import children
+from jobcheck.syntax.tree import children
 from jobcheck.vocabulary.words import identifier_words
 
 SIGNATURE_METHODS = frozenset({"s", "si", "signature"})

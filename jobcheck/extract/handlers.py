@@ -29,10 +29,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import libcst as cst
-
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import Names, dotted
-from jobcheck.syntax.walk import children
+from jobcheck.syntax.tree import children
 
 CATCH_ALL = frozenset(
     {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
@@ -162,7 +161,7 @@ def _caught_name(expr: cst.BaseExpression, names: Names) -> str:
         return qualified
     if isinstance(expr, cst.Attribute):
         return f"?.{expr.attr.value}"
-    text = " ".join(cst.Module([]).code_for_node(expr).split())
+    text = " ".join(cst.source_of(names.tree, expr).split()) if names.tree is not None else "?"
     return text if len(text) <= 40 else text[:37] + "..."
 
 

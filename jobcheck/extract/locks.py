@@ -10,10 +10,9 @@ false "guarded" only hides a finding, a false "unguarded" would be a false posit
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import IN_PROCESS_LOCK, Guard
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 from jobcheck.vocabulary.lock_names import _LOCK_HINT, SQL_LOCKS, takes_lock_by_name
 from jobcheck.vocabulary.words import identifier_words

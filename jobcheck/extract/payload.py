@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import libcst as cst
-
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import Names, dotted
 
 # Kinds that are fine to put in a job.

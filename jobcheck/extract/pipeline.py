@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import traceback
 
-import libcst as cst
-
 from jobcheck.extract import parts
 from jobcheck.extract.delegation import DelegationRecognizer
 from jobcheck.extract.effects import EffectsRecognizer
@@ -22,9 +20,9 @@ from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FileFacts, Loc, SecretURL
 from jobcheck.registry import plugins
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.syntax.deep import run_deep
-from jobcheck.syntax.positions import Positions
 from jobcheck.syntax.source import parse_source
 
 
@@ -70,7 +68,7 @@ def _extract_file(
         facts.error = str(error)
         facts.parsed = False
         return facts
-    return _extract_tree(facts, tree, text, is_package, None, Walker, defined)
+    return _extract_tree(facts, tree, text, is_package, Walker, defined)
 
 
 def extract_functions(
@@ -99,13 +97,10 @@ def extract_tree(
     tree: cst.Module,
     text: str,
     is_package: bool = False,
-    positions: Positions | None = None,
     walker_class: type[Walker] = Walker,
 ) -> FileFacts:
-    """The facts of an already parsed module (the language server parses edited buffers
-    incrementally, keeps ``positions`` across edits and uses a walker that replays
-    unchanged statements). Never raises."""
-    return run_deep(lambda: _extract_tree(facts, tree, text, is_package, positions, walker_class))
+    """The facts of an already parsed module. Never raises."""
+    return run_deep(lambda: _extract_tree(facts, tree, text, is_package, walker_class))
 
 
 def _extract_tree(
@@ -113,14 +108,13 @@ def _extract_tree(
     tree: cst.Module,
     text: str,
     is_package: bool,
-    positions: Positions | None,
     walker_class: type[Walker],
     defined: frozenset[str] = frozenset(),
 ) -> FileFacts:
     path, module = facts.path, facts.module
     facts.credential_urls = credential_urls(text)
     try:
-        walker = walker_class(facts, tree, text, is_package, positions)
+        walker = walker_class(facts, tree, text, is_package)
         for name in defined:
             walker.names.define(name)
         walker.recognizers = [recognizer(walker) for recognizer in RECOGNIZERS]

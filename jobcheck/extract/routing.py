@@ -10,12 +10,11 @@ enqueue site recorded for a call is already in ``facts.enqueues`` when it sees t
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import Constant, EnqueueSite, QueueBinding, SiteQueue
 from jobcheck.facts.values import CallV, Opaque, Value, string
 from jobcheck.registry import queue_constructors, receiver_queue_reader
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 SIGNATURE_METHODS = frozenset({"s", "si", "signature"})

@@ -13,12 +13,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import libcst as cst
-
 from jobcheck import timing
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import FunctionFacts, ScheduleEntry
 from jobcheck.facts.values import CallV, Const, DictV, Value, string
+from jobcheck.syntax import tree as cst
 
 
 class ScheduleReader(Recognizer):

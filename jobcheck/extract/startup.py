@@ -10,13 +10,12 @@ code and what it calls; the project model joins the two.
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import NOWHERE, FunctionFacts, Loc, StartupHook
 from jobcheck.facts.values import CallV, string
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted, module_of_import
-from jobcheck.syntax.walk import children
+from jobcheck.syntax.tree import children
 from jobcheck.triggers import Trigger
 
 WEB_APP_FACTORIES = frozenset(

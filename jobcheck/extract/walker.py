@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-import libcst as cst
-
 from jobcheck.extract import bodies, payload
 from jobcheck.extract.decorator_factories import factory_value, wrapping_callees
 from jobcheck.facts import (
@@ -32,10 +30,10 @@ from jobcheck.facts import (
     TaskDef,
 )
 from jobcheck.facts.values import TYPE_ALIAS, CallV, Const, DictV, Ref, Value, is_join
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.evaluate import MAX_EXCERPT, Evaluator, excerpt
 from jobcheck.syntax.names import Names, dotted, module_of_import
-from jobcheck.syntax.positions import ANCHOR_TYPES, Positions
-from jobcheck.syntax.walk import children
+from jobcheck.syntax.tree import children
 from jobcheck.triggers import Trigger
 from jobcheck.vocabulary.libraries import is_library
 
@@ -145,15 +143,13 @@ class Walker:
         module: cst.Module,
         source: str,
         is_package: bool,
-        positions: Positions | None = None,
     ) -> None:
         self.facts = facts
         self.module = module
         self.names = Names(facts.module, is_package)
+        self.names.tree = module
         self.constants: dict[str, Value] = {}
         self.evaluate = Evaluator(module, self.names, self.constants)
-        # The language server passes positions it keeps across edits of a buffer.
-        self.positions = positions or Positions(module, source)
         self._source_lines: list[str] | None = None
         self._source = source
         self.recognizers: list[Recognizer] = []
@@ -170,9 +166,6 @@ class Walker:
         self._statement_call = 0
         """Id of the call an expression statement makes (its result unused)."""
         self.order = 0
-        self._top: cst.CSTNode | None = None
-        self._anchors: list[cst.CSTNode] = []
-        """Enclosing statements (and ``except`` clauses), innermost last."""
         self._prefixes: list[str] = []
         self.current_site: EnqueueSite | None = None
         """The enqueue site the current call produced, for recognizers that run after
@@ -206,7 +199,7 @@ class Walker:
     # -- public helpers for recognizers ---------------------------------------------
 
     def loc(self, node: cst.CSTNode) -> Loc:
-        return self.positions.loc(node, self._top, self._anchors)
+        return Loc(*node.pos)
 
     def qualify(self, expr: cst.BaseExpression) -> str | None:
         return self.names.qualify(expr)
@@ -273,7 +266,6 @@ class Walker:
     def run(self) -> FileFacts:
         self._prepass()
         for statement in self.module.body:
-            self._top = statement
             self.visit(statement)
         for recognizer in self.recognizers:
             recognizer.finish()
@@ -290,15 +282,10 @@ class Walker:
 
     def visit(self, node: cst.CSTNode) -> None:
         handler = self._dispatch.get(type(node))
-        anchor = type(node) in ANCHOR_TYPES
-        if anchor:
-            self._anchors.append(node)
         if handler is not None:
             handler(node)
         else:
             self.visit_children(node)
-        if anchor:
-            self._anchors.pop()
 
     def visit_children(self, node: cst.CSTNode) -> None:
         for child in children(node):
@@ -523,9 +510,7 @@ class Walker:
             for recognizer in self.recognizers:
                 recognizer.except_handler(node, handler)
             self.handlers.append(caught)
-            self._anchors.append(handler)
             self.visit(handler.body)
-            self._anchors.pop()
             self.handlers.pop()
         if node.orelse is not None:
             self.visit(node.orelse)

@@ -3,7 +3,7 @@ facts, and the open buffers' syntax trees.
 
 The project is analysed once, when the first document in it is opened (discovery, the
 prefilter and extraction, as ``jobcheck check`` does). After that an edit re-extracts
-only the edited buffer (incrementally, see :mod:`jobcheck.lsp.incremental`), swaps its
+only the edited buffer (parsed whole, see :mod:`jobcheck.lsp.buffers`), swaps its
 facts into the dict, rebuilds the project model from all facts and reruns the checks, so
 a finding in ``tasks.py`` that depends on ``settings.py`` follows the unsaved text of
 either. Everything here runs on the server's single lint thread, but for the fixes of a
@@ -45,7 +45,7 @@ from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import Finding
 from jobcheck.fixes import Fixer
 from jobcheck.guarded import Boundary
-from jobcheck.lsp.incremental import ParsedBuffer, extract_buffer, parse_buffer, update_buffer
+from jobcheck.lsp.buffers import ParsedBuffer, extract_buffer, parse_buffer
 from jobcheck.lsp.limits import MAX_DOCUMENT_BYTES
 from jobcheck.project import inference
 from jobcheck.project.lazy import ModuleLoader
@@ -284,10 +284,7 @@ class ProjectState:
         buffer.text = text
         self._forget_inference(path)
         try:
-            if buffer.parsed is None:
-                buffer.parsed = parse_buffer(text)
-            else:
-                buffer.parsed = update_buffer(buffer.parsed, text)
+            buffer.parsed = parse_buffer(text)
             buffer.error = None
         except SourceError as error:
             buffer.error = str(error)

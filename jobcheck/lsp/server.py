@@ -1,7 +1,7 @@
 """``jobcheck lsp``: the language server (pygls 2, stdio).
 
 Diagnostics follow the editor's unsaved text: on open, on change (debounced) and on
-save, the edited buffer is re-extracted (incrementally), the project model is rebuilt
+save, the edited buffer is parsed and extracted again, the project model is rebuilt
 from every file's facts and the checks run again; every open document whose findings
 changed is republished, so editing ``settings.py`` updates ``tasks.py``. Closing a
 document clears its diagnostics.
@@ -39,10 +39,10 @@ from jobcheck.extract import files
 from jobcheck.findings import Finding
 from jobcheck.fixes import wants_fix
 from jobcheck.lsp import actions
+from jobcheck.lsp.buffers import split_lines
 from jobcheck.lsp.collector import Collector
 from jobcheck.lsp.diagnostics import overlaps, to_diagnostic, to_range
 from jobcheck.lsp.hover import hover_markdown
-from jobcheck.lsp.incremental import split_lines
 from jobcheck.lsp.lazy_fixes import DocumentFixes
 from jobcheck.lsp.limits import MAX_DOCUMENT_BYTES
 from jobcheck.lsp.project_state import ProjectState, find_root, path_key, too_wide

@@ -11,10 +11,9 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 
-import libcst as cst
-
 from jobcheck.facts.values import JOIN, CallV, Const, DictV, Opaque, Ref, SeqV, Value, is_join
 from jobcheck.syntax import quiet
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import Names, dotted
 from jobcheck.timing import bounded
 
@@ -41,7 +40,7 @@ Python, and computing it would stall the run."""
 
 
 def excerpt(module: cst.Module, node: cst.CSTNode) -> str:
-    text = " ".join(module.code_for_node(node).split())
+    text = " ".join(cst.source_of(module, node).split())
     return text if len(text) <= MAX_EXCERPT else text[: MAX_EXCERPT - 3] + "..."
 
 

@@ -8,7 +8,7 @@ the parse and does not resolve relative imports.
 
 from __future__ import annotations
 
-import libcst as cst
+from jobcheck.syntax import tree as cst
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -47,6 +47,8 @@ class Names:
         self.aliases: dict[str, str] = {}
         self.defined: set[str] = set()
         self.imported_roots: set[str] = set()
+        self.tree: cst.Module | None = None
+        """The module's tree (for the text of a node, where only names are at hand)."""
 
     def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
         if isinstance(node, cst.Import):

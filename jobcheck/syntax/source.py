@@ -1,4 +1,10 @@
-"""Turning a file's bytes into a libcst module, with clear errors for broken input."""
+"""Turning a file's text into a syntax tree (``jobcheck/syntax/tree.py``), with clear
+errors for broken input.
+
+CPython's parser reads what the running interpreter can: about ten times libcst's speed,
+and most files. Grammar newer than the interpreter's (``type X = ...`` on Python 3.11)
+goes to libcst, which knows Python 3.14's, and its tree is copied into the same shape.
+A file neither parses is an error with Python's own message where it has one."""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
-from jobcheck.syntax import quiet
+from jobcheck.syntax import from_ast, from_libcst, quiet, tree
 from jobcheck.syntax.decoding import SourceError
 from jobcheck.syntax.deep import run_deep
 from jobcheck.syntax.screen import screen
@@ -18,24 +24,44 @@ from jobcheck.syntax.screen import screen
 _PARSER_CONFIG = cst.PartialParserConfig(python_version="3.14")
 
 
-def parse(text: str, first_line: int = 1) -> cst.Module:
+def parse(text: str, first_line: int = 1) -> tree.Module:
     """Parse ``text``; error messages count lines from ``first_line`` (the language
     server parses a piece of a buffer that starts there). Text that would overflow or
-    stall libcst's parser (``jobcheck/syntax/screen.py``) is refused, not parsed."""
+    stall a parser (``jobcheck/syntax/screen.py``) is refused, not parsed."""
     return parse_source(text, first_line)[0]
 
 
-def parse_source(text: str, first_line: int = 1) -> tuple[cst.Module, str]:
+def parse_source(text: str, first_line: int = 1) -> tuple[tree.Module, str]:
     """:func:`parse`, with the text the module was parsed from: ``text`` itself, or
     ``text`` with its huge literals elided (same lines); positions are computed on it."""
     screened = screen(text)
     if screened.refusal is not None:
         line = screened.refusal.line + first_line - 1
         raise SourceError(f"line {line}: {screened.refusal.message}")
+    text = screened.text
     try:
-        return run_deep(_parse_unvalidated(screened.text)), screened.text
+        python_tree = quiet.parse(text)
+    except (SyntaxError, ValueError):
+        pass  # newer grammar (or broken code): libcst's parser says which
+    except (RecursionError, MemoryError) as error:
+        raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
+    else:
+        try:
+            return run_deep(lambda: from_ast.convert(python_tree, text)), text
+        except (RecursionError, MemoryError) as error:
+            raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
+    module, parsed_text = _parse_with_libcst(text, first_line)
+    try:
+        return run_deep(lambda: from_libcst.convert(module, parsed_text)), parsed_text
+    except (RecursionError, MemoryError) as error:
+        raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
+
+
+def _parse_with_libcst(text: str, first_line: int) -> tuple[cst.Module, str]:
+    try:
+        return run_deep(_parse_unvalidated(text)), text
     except cst.ParserSyntaxError as error:
-        repaired = _repaired(screened.text)
+        repaired = _repaired(text)
         if repaired is not None:
             return repaired
         raise SourceError(_syntax_message(text, error, first_line)) from None

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.schedules import (
     ScheduleReader,
     argument,
@@ -25,6 +23,7 @@ from jobcheck.frameworks.apscheduler.timing import (
     gives_minute,
     jitter_of,
 )
+from jobcheck.syntax import tree as cst
 from jobcheck.timing import APSCHEDULER_FIELDS
 from jobcheck.triggers import Trigger
 

@@ -4,11 +4,10 @@ with the web-app start-up code that runs them: ``jobcheck/extract/startup.py``).
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import SchedulerStart
 from jobcheck.frameworks.apscheduler.defaults import is_scheduler_class
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import libcst as cst
-
 from jobcheck.extract import enqueue, handlers
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import FrameworkConfig, Loc, RetryCall, TaskDef
@@ -28,6 +26,7 @@ from jobcheck.frameworks.arq.semantics import (
     WORKER_PARAMETERS,
 )
 from jobcheck.frameworks.semantics_base import CANCELLATION
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 

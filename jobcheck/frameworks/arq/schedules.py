@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck import timing
 from jobcheck.extract.schedules import ScheduleReader
 from jobcheck.extract.walker import Walker
@@ -17,6 +15,7 @@ from jobcheck.frameworks.arq.semantics import (
     CRON_TIME_FIELDS,
     CRON_WEEKDAY_NAMES,
 )
+from jobcheck.syntax import tree as cst
 
 # cron's field order, with the arq keyword for each.
 _CRON_ORDER = ("minute", "hour", "day", "month", "weekday")

@@ -8,11 +8,10 @@ receivers (``@task_failure.connect`` and ``task_failure.connect(f)``) and a task
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.fan_out import nodes
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import CeleryApp, FailureHandler, FunctionFacts, Loc
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 
 NAME = "celery"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import (
@@ -20,6 +18,7 @@ from jobcheck.facts import (
 from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, Value, string
 from jobcheck.frameworks.celery.foreign import constructor, is_foreign
 from jobcheck.frameworks.celery.settings import normalize
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
 from jobcheck.vocabulary.libraries import is_library
@@ -145,8 +144,6 @@ class CeleryRecognizer(Recognizer):
 
     def __init__(self, walker: Walker) -> None:
         super().__init__(walker)
-        # Kept here rather than read back from the facts: the language server replays
-        # statements whose walk reads no facts (jobcheck/lsp/reuse.py).
         self._foreign: set[str] = set()
         """Objects this file makes with another job library's classes."""
         self._bases: dict[str, tuple[str, ...]] = {}

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import libcst as cst
-
 from jobcheck import timing
 from jobcheck.extract.schedules import (
     ScheduleReader,
@@ -20,6 +18,7 @@ from jobcheck.extract.walker import Walker
 from jobcheck.facts import FunctionFacts, Timing
 from jobcheck.facts.values import CallV, DictV, Ref, Value, string
 from jobcheck.frameworks.celery.timing import celery_timing
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 # Celery's names for the beat schedule setting (celery/app/defaults.py: ``beat_schedule``,

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import ModelClass, Setting
 from jobcheck.facts.values import Const, DictV
 from jobcheck.project.orm import MODEL_ROOTS, is_model_root
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import FunctionFacts, MiddlewareDecl, TaskDef
 from jobcheck.facts.values import CallV, Value, string
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 ACTOR_DECORATORS = frozenset(

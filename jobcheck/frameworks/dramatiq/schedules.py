@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck import timing
 from jobcheck.extract.schedules import (
     ScheduleReader,
@@ -11,6 +9,7 @@ from jobcheck.extract.schedules import (
 )
 from jobcheck.facts import FunctionFacts
 from jobcheck.facts.values import CallV, string
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 PERIODIQ_CRON = frozenset({"periodiq.cron"})

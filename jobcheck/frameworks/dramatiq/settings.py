@@ -7,13 +7,12 @@ which the checks cannot ask yet.) Library facts:
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import FrameworkConfig
 from jobcheck.facts.values import CallV, DictV, Opaque, Ref, SeqV, Value, string
 from jobcheck.frameworks.dramatiq.companions import DJANGO_BROKER_SETTING, FLASK_DRAMATIQ
 from jobcheck.frameworks.dramatiq_crontab.semantics import CRONTAB_SETTING
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 

@@ -3,13 +3,12 @@ Dramatiq actor (dramatiq_crontab/__init__.py)."""
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck import timing
 from jobcheck.extract.schedules import ScheduleReader
 from jobcheck.facts import FunctionFacts, Timing
 from jobcheck.facts.values import CallV, Const, string
 from jobcheck.frameworks.dramatiq_crontab.semantics import CRONTAB_DECORATORS, INTERVAL_DECORATORS
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import re
 
-import libcst as cst
-
 from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import FailureHandler, FrameworkConfig, FunctionFacts, Guard, TaskDef
@@ -33,6 +31,7 @@ from jobcheck.frameworks.huey.semantics import (
     is_huey_crontab,
     registered_name,
 )
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 
-import libcst as cst
-
 from jobcheck import timing
 from jobcheck.extract.schedules import ScheduleReader
 from jobcheck.facts import FunctionFacts, TaskDef, Timing
@@ -17,6 +15,7 @@ from jobcheck.frameworks.huey.semantics import (
     CRONTAB_PIECES,
     is_huey_crontab,
 )
+from jobcheck.syntax import tree as cst
 
 _PIECE = re.compile(rf"(?:{CRONTAB_PIECES})\Z")
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import EnqueueSite, QueueDecl
 from jobcheck.facts.values import CallV, Const, DictV, Opaque, Value, string
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 if TYPE_CHECKING:

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-import libcst as cst
-
 from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import MANAGEMENT_COMMAND, FunctionFacts, QueueDecl, TaskDef
 from jobcheck.facts.values import CallV, Const, Value, string
 from jobcheck.frameworks.rq.semantics import DEDUPLICATED
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
 from jobcheck.vocabulary.libraries import is_library

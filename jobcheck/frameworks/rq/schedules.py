@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck import timing
 from jobcheck.extract.schedules import (
     ScheduleReader,
@@ -17,6 +15,7 @@ from jobcheck.extract.schedules import (
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import ScheduleEntry
 from jobcheck.facts.values import string
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 # rq_scheduler/scheduler.py: ``cron(cron_string, func, args=None, kwargs=None, repeat=None,

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.schedules import (
     ScheduleReader,
 )
 from jobcheck.frameworks.schedule.timing import SCHEDULE_UNITS, WEEKDAYS, schedule_library_timing
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 

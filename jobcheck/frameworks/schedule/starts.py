@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer
 from jobcheck.frameworks.apscheduler.starts import record_start
+from jobcheck.syntax import tree as cst
 
 NAME = "schedule"
 

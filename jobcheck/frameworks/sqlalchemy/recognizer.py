@@ -3,10 +3,9 @@ wherever it is defined (``FileFacts.signal_receivers``, as ``sqlalchemy.<event>`
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer
 from jobcheck.frameworks.sqlalchemy.events import CONNECTED_PREFIX, LISTEN
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import libcst as cst
-
 from jobcheck.extract import enqueue
 from jobcheck.extract.walker import Recognizer, Walker
 from jobcheck.facts import FrameworkConfig, FunctionFacts, MiddlewareDecl, TaskDef
@@ -30,6 +28,7 @@ from jobcheck.frameworks.taskiq.semantics import (
     is_taskiq,
     registered_name,
 )
+from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 from jobcheck.triggers import Trigger
 

@@ -4,13 +4,12 @@ with ``schedule_by_cron``/``schedule_by_interval``."""
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck import timing
 from jobcheck.extract.schedules import ScheduleReader
 from jobcheck.facts import FunctionFacts, TaskDef, Timing
 from jobcheck.facts.values import CallV, DictV, SeqV, Value, string
 from jobcheck.frameworks.taskiq.semantics import SCHEDULE_OPTIONS
+from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
 

@@ -4,11 +4,10 @@ or registered with ``Route(...)``/``add_url_rule``/``add_api_route`` in the same
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import FunctionFacts
 from jobcheck.facts.values import CallV, Value, string
+from jobcheck.syntax import tree as cst
 
 HTTP_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
 # Methods of Django generic views and DRF views/viewsets that run inside a request.
