@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from jobcheck.cache import Entry, FactsCache, new_entry
 from jobcheck.discovery import SourceFile, module_name
 from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
-from jobcheck.facts import MANAGEMENT_COMMAND, EnqueueSite, FileFacts
+from jobcheck.facts import MANAGEMENT_COMMAND, FileFacts
 from jobcheck.facts.values import Ref, string
 from jobcheck.findings import FileError
 from jobcheck.project.lazy import ModuleLoader
@@ -63,7 +63,7 @@ def collector_paused() -> Iterator[None]:
 
 
 # Outlines of files parts are read from, kept for the next part asked of the same file.
-_OUTLINES_KEPT = 32
+_OUTLINES_KEPT = 512
 
 
 @dataclass(slots=True)
@@ -134,7 +134,6 @@ class Gatherer:
         overrides = overrides or {}
         self.files = [self._file(source, overrides.get(source.display)) for source in files]
         self.by_display = {f.display: f for f in self.files}
-        self._speculation = _Speculation()
         self.stats: dict[str, int] = {"files": len(self.files), "cached": 0, "extracted": 0}
         self._outlines: OrderedDict[str, Outline | None] = OrderedDict()
         """The outlines of the files parts were last read from (a summary asks several
@@ -211,9 +210,7 @@ class Gatherer:
         from jobcheck.scan import file_budget, scan_all
 
         tasks = [self._task(f, analyse) for f in files]
-        results = scan_all(
-            tasks, self.jobs, self.prefilter, self.progress, self._arrived, file_budget()
-        )
+        results = scan_all(tasks, self.jobs, self.prefilter, self.progress, None, file_budget())
         for f, result in zip(files, results, strict=True):
             self._record(f, result)
 
@@ -237,32 +234,6 @@ class Gatherer:
             need_facts=not sufficient,
             max_size=self.max_file_size,
         )
-
-    def _arrived(self, result: FileResult, in_workers: bool) -> None:
-        """A file's facts arrived: while workers parse the rest, start the astroid
-        inference the checks will ask for (SCL-21's ambiguous enqueue arguments), for
-        enqueue sites of jobs already seen. The results are the same either way (the
-        checks infer what was not inferred here): this only uses idle time."""
-        facts = result.facts
-        if facts is None:
-            return
-        self._speculation.arrived(facts)
-        if in_workers:
-            self._speculation.run(self._source_text)
-
-    def _source_text(self, path: str) -> str | None:
-        """A file's text as the project model's ``source_of`` gives it (the engine's
-        editor buffers, else the file read as UTF-8)."""
-        f = self.by_display.get(path)
-        if f is not None and f.data is not None:
-            text = f.data.decode("utf-8", "replace")
-            if text:
-                return text
-        data = _read(path)
-        try:
-            return data.decode("utf-8") if data is not None else None
-        except UnicodeDecodeError:
-            return None
 
     def _cached_entry(self, f: _File) -> Entry | None:
         if self.cache is None or f.data is not None:
@@ -401,8 +372,6 @@ class Gatherer:
     ) -> dict[tuple[str, str, str | None], FileFacts | None]:
         """Many parts at once (``ModuleLoader.prefetch``), in worker processes when
         there are enough: grouped by file, each file's outline read once."""
-        from jobcheck.scan import PartsTask, extract_parts_all
-
         found: dict[tuple[str, str, str | None], FileFacts | None] = {}
         by_file: dict[str, list[tuple[str, str | None]]] = {}
         for display, name, method in keys:
@@ -412,21 +381,28 @@ class Gatherer:
                 found[(display, name, method)] = None if known.error else known
             else:
                 by_file.setdefault(display, []).append((name, method))
-        tasks = []
-        for display, wanted in by_file.items():
-            f = self.by_display[display]
-            data = self._part_data(f)
-            if data is None:
-                found.update({(display, n, m): None for n, m in wanted})
-                continue
-            requests = tuple((n, _methods(m)) for n, m in wanted)
-            tasks.append((PartsTask(display, data, f.module, f.is_package, requests), wanted))
-        wanted_of = {id(task): wanted for task, wanted in tasks}
-        for task, results in extract_parts_all([task for task, _ in tasks], self.jobs):
-            f = self.by_display[task.display]
-            for (name, method), facts in zip(wanted_of[id(task)], results):
-                self._store_part(f, name, method, facts)
-                found[(task.display, name, method)] = None if facts.error else facts
+        from jobcheck.extract import extract_functions
+
+        with collector_paused():
+            for display, wanted in by_file.items():
+                f = self.by_display[display]
+                data = self._part_data(f)
+                outline = self._outline(display, data) if data is not None else None
+                for name, method in wanted:
+                    if data is None:
+                        found[(display, name, method)] = None
+                        continue
+                    facts = extract_functions(
+                        display,
+                        data,
+                        f.module,
+                        f.is_package,
+                        frozenset({name}),
+                        _methods(method),
+                        outline,
+                    )
+                    self._store_part(f, name, method, facts)
+                    found[(display, name, method)] = None if facts.error else facts
         return found
 
     def _cached_part(self, f: _File, name: str, method: str | None) -> FileFacts | None:
@@ -462,47 +438,6 @@ class Gatherer:
         if len(self._outlines) > _OUTLINES_KEPT:
             self._outlines.popitem(last=False)
         return found
-
-
-class _Speculation:
-    """Enqueue sites with ambiguous arguments, inferred once they plausibly enqueue a
-    job of the project (the checks ask only about confirmed enqueue sites)."""
-
-    def __init__(self) -> None:
-        self._jobs: set[str] = set()
-        self._tails: set[str] = set()
-        self._pending: list[tuple[FileFacts, EnqueueSite]] = []
-
-    def arrived(self, facts: FileFacts) -> None:
-        for task in facts.tasks:
-            self._jobs.add(task.qualname)
-            self._tails.add(_tail(task.qualname))
-        for site in facts.enqueues:
-            if any(a.kind == "ambiguous" for a in site.arguments):
-                self._pending.append((facts, site))
-
-    def run(self, source_of: Callable[[str], str | None]) -> None:
-        if not self._pending:
-            return
-        from jobcheck.project import inference
-
-        waiting = []
-        for facts, site in self._pending:
-            if self._plausible(site):
-                inference.speculate(facts, site, source_of)
-            else:
-                waiting.append((facts, site))
-        self._pending = waiting
-
-    def _plausible(self, site: EnqueueSite) -> bool:
-        if site.framework_hint is not None or site.method == "send_task":
-            return True
-        target = site.target or ""
-        return target in self._jobs or _tail(target) in self._tails
-
-
-def _tail(qualname: str) -> str:
-    return ".".join(qualname.split(".")[-2:])
 
 
 @dataclass

@@ -110,7 +110,7 @@ class FactsCache:
         self.walk = walk or WalkCache()
         """Folder listings of earlier walks (``jobcheck.discovery``)."""
         self.extras: dict[str, object] = {}
-        """Other results worth keeping: astroid's inferences (``project/inference.py``)."""
+        """Other results worth keeping, by name."""
         self.parts: dict[str, Parts] = {}
         """Parts of files not analysed whole, by file (read by call summaries)."""
         self.dirty = False

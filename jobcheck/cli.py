@@ -678,9 +678,7 @@ class _Run:
                 return report
         report = self.check(targets, show_progress, overrides)
         if stored is not None and not _interrupted(report):
-            from jobcheck.project import inference
-
-            stored.store(report, inference.current_memo().files)
+            stored.store(report, {})
         return report
 
     def _run_cache(self, targets: tuple[str, ...]) -> RunCache | None:

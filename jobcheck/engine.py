@@ -24,8 +24,9 @@ from jobcheck.facts import DocFile, FileFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.guarded import Boundary, ReadError, read_bytes, read_text
 from jobcheck.phases import phase
-from jobcheck.project import Project, inference
+from jobcheck.project import Project
 from jobcheck.project.lazy import ModuleLoader
+from jobcheck.project.reach import read_reached
 from jobcheck.project.units import split_copies
 
 
@@ -148,38 +149,37 @@ def _check_paths(
             include_tests=options.include_tests,
             cache=cache.walk if cache is not None else None,
         )
-    remember = cache is not None and not settings.overrides
-    inference.use_memo(cache.extras.get("inference") if remember else None)  # type: ignore[union-attr, arg-type]
     with phase("gather facts"):
         analysis = gather(files, settings, cache, frozenset(options.django_settings))
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
     units = split_copies(analysis.facts, analysis.loader)
     wants_docs = bool(selection.slugs_of("EVT-24"))
     findings: list[Finding] = []
+    projects = []
+    with phase("read reached files"):
+        for unit in units:
+            # Each copy of a project has its own runbook folders.
+            roots = [*paths, *sorted(unit.roots)] if len(units) > 1 else paths
+            project = Project(
+                unit.facts,
+                source_of=lambda p: overrides.get(p) or _read_text(p, options.max_file_size),
+                docs=read_docs(roots, options, cache) if wants_docs else None,
+                settings_modules=options.django_settings,
+                celery_app=options.celery_app,
+                loader=unit.loader,
+            )
+            read_reached(project)
+            projects.append(project)
     with phase("checks"):
-        try:
-            for unit in units:
-                # Each copy of a project has its own runbook folders.
-                roots = [*paths, *sorted(unit.roots)] if len(units) > 1 else paths
-                project = Project(
-                    unit.facts,
-                    source_of=lambda p: overrides.get(p) or _read_text(p, options.max_file_size),
-                    docs=read_docs(roots, options, cache) if wants_docs else None,
-                    settings_modules=options.django_settings,
-                    celery_app=options.celery_app,
-                    loader=unit.loader,
-                )
-                findings.extend(run_checks(project, options, selection))
-        finally:
-            inference.clear()
+        for project in projects:
+            findings.extend(run_checks(project, options, selection))
     findings = _once_per_place(findings)
-    if remember and inference.current_memo().changed:
-        cache.put_extra("inference", inference.current_memo())  # type: ignore[union-attr]
     analysed = analysis.all_facts()
     report = Report(errors=analysis.errors, files_checked=len(files), files_analysed=len(analysed))
     with phase("suppressions"):
+        helpers = {f.path: f for p in projects for f in p.summaries.part_facts()}
         report.findings, report.unused_suppressions = apply_suppressions(
-            findings, {f.path: f for f in analysed}, load_catalog(), options, selection
+            findings, {f.path: f for f in analysed}, load_catalog(), options, selection, helpers
         )
     if settings.fixes:
         from jobcheck.fixes import attach_fixes, read_text
@@ -265,15 +265,11 @@ def check_facts(
     selection: Selection,
     source_of: Callable[[str], str | None] | None = None,
     on_error: CheckErrorHandler | None = None,
-    clear_inference: bool = True,
-    inference_memo: dict | None = None,
     docs: Sequence[DocFile] | None = None,
     loader: ModuleLoader | None = None,
 ) -> tuple[list[Finding], list[UnusedSuppression]]:
     """Build the project model from every file's facts, run the enabled checks and
-    apply suppressions: the part of a run the language server shares with the CLI (the
-    server keeps astroid's cache, forgets only its project's modules and remembers
-    inference answers across runs in ``inference_memo``)."""
+    apply suppressions: the part of a run the language server shares with the CLI."""
     project = Project(
         facts,
         source_of=source_of,
@@ -282,16 +278,12 @@ def check_facts(
         celery_app=options.celery_app,
         loader=loader,
     )
-    if inference_memo is not None:
-        project.inference_memo = inference_memo  # type: ignore[attr-defined]
-    try:
-        findings = run_checks(project, options, selection, on_error)
-    finally:
-        if clear_inference:
-            inference.clear()
+    read_reached(project)
+    findings = run_checks(project, options, selection, on_error)
     every = [*facts, *(loader.loaded if loader is not None else ())]
+    helpers = {f.path: f for f in project.summaries.part_facts()}
     return apply_suppressions(
-        findings, {f.path: f for f in every}, load_catalog(), options, selection
+        findings, {f.path: f for f in every}, load_catalog(), options, selection, helpers
     )
 
 
@@ -342,11 +334,14 @@ def apply_suppressions(
     catalog: Catalog,
     options: Options,
     selection: Selection | None = None,
+    helpers: dict[str, FileFacts] | None = None,
 ) -> tuple[list[Finding], list[UnusedSuppression]]:
     """Drop findings silenced by per-file ignores or ``# jobcheck: ignore`` comments;
     fill in each finding's severity, alias and link from the catalog. A code that
     names only checks ``selection`` leaves out is not reported unused: the run did not
-    look for what it suppresses."""
+    look for what it suppresses. ``helpers``: files read only in parts (a helper's
+    clause several jobs reach is reported there); their comments suppress, but are
+    never reported unused, as the rest of the file was not checked."""
     used: dict[tuple[str, int], set[str | None]] = {}
     kept: list[Finding] = []
     seen: set[tuple] = set()
@@ -358,7 +353,7 @@ def apply_suppressions(
         key = (finding.rule, finding.check)
         if _per_file_ignored(finding.path, key, per_file, options.root):
             continue
-        suppressions = facts_by_path.get(finding.path)
+        suppressions = facts_by_path.get(finding.path) or (helpers or {}).get(finding.path)
         matched = _suppressing(finding, suppressions, catalog)
         if matched is not None:
             line, codes = matched

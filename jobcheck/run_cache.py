@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jobcheck.cache import cache_key, library_version, read_store, write_atomically
+from jobcheck.cache import cache_key, read_store, write_atomically
 from jobcheck.config import Options
 from jobcheck.discovery import DiscoveryError, WalkCache, discover
 from jobcheck.discovery.docs import find_docs
@@ -64,8 +64,7 @@ class RunCache:
 
     @classmethod
     def open(cls, directory: Path, run_key: tuple[object, ...]) -> RunCache:
-        # astroid's answers are part of the report (SCL-21), not of the facts.
-        key = cache_key(("run", library_version("astroid"), *run_key))
+        key = cache_key(("run", *run_key))
         records = read_store(directory / RUNS_FILE, {"kind": "runs", "format": _FORMAT}).records
         runs = {
             name.removeprefix("run:"): value

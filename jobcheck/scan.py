@@ -10,9 +10,9 @@ parses start early, and the small ones fill the gaps at the end. When the files 
 parse are few, forking workers and importing libcst in them would cost more than it
 saves, and they are parsed here.
 
-Workers are forked after this process imported libcst and compiled the prefilter, so
-they start with both. While they parse, the parent is not idle: ``on_result`` lets the
-caller start work that needs a file's facts (astroid inference) as they arrive.
+Workers are forked after this process imported the extraction and compiled the
+prefilter, so they start with both. ``on_result`` sees each file's facts as they
+arrive, while the workers go on.
 
 Each file has a time budget (:func:`file_budget`, 20 s unless
 ``JOBCHECK_FILE_TIME_BUDGET`` says otherwise): a worker still on one file past it is
@@ -45,7 +45,7 @@ from jobcheck.discovery.reading import (
 from jobcheck.facts import FileFacts
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    pass
 
 # Parse in worker processes only when there is at least this much to parse: below it,
 # forking and starting workers costs more than parsing here (libcst parses roughly
@@ -544,96 +544,3 @@ def _on_demand_worker(budget: float) -> _OnDemand:
     if worker is None:
         worker = _ON_DEMAND[budget] = _OnDemand(budget)
     return worker
-
-
-def _pool(jobs: int) -> ProcessPoolExecutor | None:
-    """Worker processes that inherit this process's imports (fork) where that is safe;
-    elsewhere (macOS, Windows) each worker starts afresh and imports what it needs."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    import jobcheck.extract  # noqa: F401  (forked workers inherit libcst and the recognizers)
-
-    method = "fork" if sys.platform.startswith("linux") else "spawn"
-    try:
-        context = multiprocessing.get_context(method)
-        return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
-    except (OSError, ValueError, NotImplementedError):
-        return None
-
-
-PartRequest = tuple[str, frozenset[str]]
-"""(top-level name, methods kept of it when it is a class)."""
-
-
-def extract_parts(
-    display: str, data: bytes, module: str, is_package: bool, wanted: Sequence[PartRequest]
-) -> list[FileFacts]:
-    """The facts of several parts of one file (``jobcheck/extract/parts.py``), its
-    outline read once; with the cyclic collector paused, as :func:`extract`."""
-    from jobcheck.extract import extract_functions
-    from jobcheck.extract.parts import outline
-
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        read = outline(data)
-        return [
-            extract_functions(display, data, module, is_package, frozenset({n}), m, read)
-            for n, m in wanted
-        ]
-    finally:
-        if enabled:
-            gc.enable()
-
-
-@dataclass(frozen=True, slots=True)
-class PartsTask:
-    """Parts of one file to extract."""
-
-    display: str
-    data: bytes
-    module: str
-    is_package: bool
-    wanted: tuple[PartRequest, ...]
-
-
-def _extract_parts_task(task: PartsTask) -> list[FileFacts]:
-    return extract_parts(task.display, task.data, task.module, task.is_package, task.wanted)
-
-
-# Below this many parts, forking workers costs more than extracting them here.
-MIN_PARTS_FOR_POOL = 24
-
-
-def extract_parts_all(
-    tasks: Sequence[PartsTask], jobs: int
-) -> Iterator[tuple[PartsTask, list[FileFacts]]]:
-    """Each task's parts, in worker processes when there are enough of them. A task
-    whose worker died is left out (the caller reads those parts one by one later, as it
-    would have without this batch)."""
-    count = sum(len(task.wanted) for task in tasks)
-    pool = _pool(jobs) if jobs > 1 and count >= MIN_PARTS_FOR_POOL else None
-    if pool is None:
-        for task in tasks:
-            yield (
-                task,
-                extract_parts(task.display, task.data, task.module, task.is_package, task.wanted),
-            )
-        return
-    from concurrent.futures import as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        with pool:
-            futures = {
-                pool.submit(_extract_parts_task, task): task
-                for task in sorted(tasks, key=lambda t: -len(t.wanted))
-            }
-            for future in as_completed(futures):
-                try:
-                    yield futures[future], future.result()
-                except BrokenProcessPool:
-                    continue
-    except BrokenProcessPool:
-        return

@@ -44,7 +44,6 @@ STORED_MODULES = (
     "jobcheck.facts.values",
     "jobcheck.facts",
     "jobcheck.discovery",
-    "jobcheck.project.inference",
     "jobcheck.cache",
     "jobcheck.run_cache",
 )

@@ -1,7 +1,7 @@
-"""Nothing of the analysed project is ever imported or executed: not through astroid's
-inference (a ``gi`` package, a native extension named like a standard module, modules
-shadowing libraries jobcheck imports), not through the caches (pickles planted in
-``.jobcheck_cache``)."""
+"""Nothing of the analysed project is ever imported or executed: not while following
+what its jobs are passed into the modules it comes from (a ``gi`` package, a native
+extension named like a standard module, modules shadowing libraries jobcheck imports),
+not through the caches (pickles planted in ``.jobcheck_cache``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 
 from tests.hostile_helpers import JOB, age, run_jobcheck, write
 
-# A job whose arguments astroid must infer: it reads the modules they come from.
+# A job whose arguments come from calls into other modules: they are read.
 INFERRED = """\
 from celery import shared_task
 import gi
@@ -97,7 +97,7 @@ def _compile_extension(root: Path, markers: Path) -> bool:
     return done.returncode == 0
 
 
-def test_inference_imports_nothing_of_the_project(tmp_path: Path) -> None:
+def test_following_arguments_imports_nothing_of_the_project(tmp_path: Path) -> None:
     root, markers = tmp_path / "project", tmp_path / "markers"
     markers.mkdir()
     _project_with_importable_traps(root, markers)

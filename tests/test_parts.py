@@ -1,5 +1,5 @@
-"""Parts of files read alone for call summaries (jobcheck/extract/parts.py), read at once
-in worker processes (Summaries.prefetch) and kept in the cache: a part's facts are the
+"""Parts of files read alone for call summaries (jobcheck/extract/parts.py), read before
+the checks run (jobcheck/project/reach.py) and kept in the cache: a part's facts are the
 facts the whole file gives for that definition, and every way of reading them gives the
 same findings."""
 
@@ -144,7 +144,7 @@ def test_a_class_named_alone_is_read_for_its_constructor() -> None:
 
 # -- read at once, in workers, from the cache ---------------------------------------------
 
-HELPERS = 30  # more parts than jobcheck reads one by one (scan.MIN_PARTS_FOR_POOL)
+HELPERS = 30
 
 
 def _project(root: Path) -> Path:
@@ -189,7 +189,7 @@ def test_helpers_read_in_workers_give_the_findings_read_here(tmp_path: Path) -> 
 def test_parts_come_from_the_cache_while_their_file_is_unchanged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jobcheck import scan
+    import jobcheck.extract
     from jobcheck.cache import FactsCache
 
     root = _project(tmp_path / "src")
@@ -198,13 +198,13 @@ def test_parts_come_from_the_cache_while_their_file_is_unchanged(
     stored = FactsCache.open(cache_dir).parts
     assert len(stored) == HELPERS  # one record per helper module
     read: list[str] = []
-    original = scan.extract_parts
+    original = jobcheck.extract.extract_functions
 
-    def counting(display, data, module, is_package, wanted):  # type: ignore[no-untyped-def]
+    def counting(display, *args):  # type: ignore[no-untyped-def]
         read.append(display)
-        return original(display, data, module, is_package, wanted)
+        return original(display, *args)
 
-    monkeypatch.setattr(scan, "extract_parts", counting)
+    monkeypatch.setattr(jobcheck.extract, "extract_functions", counting)
     changed = root / "proj" / "helpers" / "h3.py"
     changed.write_text(changed.read_text().replace("requests.get(url)", "requests.get(url) "))
     (root / "proj" / "tasks.py").write_text((root / "proj" / "tasks.py").read_text() + "\n")

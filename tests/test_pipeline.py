@@ -384,37 +384,3 @@ def _dies_in_a_worker(*args: object) -> object:
             Path(_Dying.once).write_text(display)
             os._exit(1)
     return _Dying.extract(*args)  # type: ignore[arg-type]
-
-
-class _PoolBrokenAtOnce:
-    """A process pool whose workers died before the first file could be handed over."""
-
-    def submit(self, *args: object) -> None:
-        from concurrent.futures.process import BrokenProcessPool
-
-        raise BrokenProcessPool("a child process terminated abruptly")
-
-    def __enter__(self) -> _PoolBrokenAtOnce:
-        return self
-
-    def __exit__(self, *args: object) -> None:
-        return None
-
-
-def test_a_pool_broken_while_parts_are_read_loses_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_always: None
-) -> None:
-    """The helpers call summaries follow are read as parts in a process pool: a pool that
-    breaks takes no more, and every part is read again here."""
-    project = _copy(ROOT / "examples" / "shop", tmp_path)
-    expected = _summary(_run(project, jobs=1))
-    monkeypatch.setattr(scan, "MIN_PARTS_FOR_POOL", 1)
-    broken: list[int] = []
-
-    def broken_pool(jobs: int) -> _PoolBrokenAtOnce:
-        broken.append(jobs)
-        return _PoolBrokenAtOnce()
-
-    monkeypatch.setattr(scan, "_pool", broken_pool)
-    assert _summary(_run(project, jobs=2)) == expected
-    assert broken, "no parts were read in a pool: the test would test nothing"

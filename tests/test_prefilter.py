@@ -93,11 +93,15 @@ def test_every_trigger_compiles_and_has_a_literal_or_module() -> None:
 
 
 def test_prefilter_keeps_every_fixture_file_with_expectations() -> None:
-    """A file with an expected finding must be analysed: kept by a trigger, or by
-    the second pass (RQ jobs enqueued by reference, a project's own job decorators...;
-    checked end to end by the fixture suite with and without the prefilter)."""
+    """A file with an expected finding must be gathered: kept by a trigger, by the
+    second pass (RQ jobs enqueued by reference, a project's own job decorators...), or
+    read before the checks because a job reaches it (a helper's clause several jobs
+    reach is reported there); checked end to end by the fixture suite with and without
+    the prefilter."""
     from jobcheck.discovery import discover
     from jobcheck.engine import RunSettings, gather
+    from jobcheck.project import Project
+    from jobcheck.project.reach import read_reached
 
     fixtures = Path(__file__).parent / "fixtures"
     missed = []
@@ -113,6 +117,9 @@ def test_prefilter_keeps_every_fixture_file_with_expectations() -> None:
     still_missed = []
     for case, files in by_case.items():
         analysis = gather(discover([str(case)]), RunSettings(jobs=1))
-        analysed = {Path(f.path).resolve() for f in analysis.facts}
+        project = Project(analysis.facts, loader=analysis.loader)
+        read_reached(project)
+        gathered = [*analysis.all_facts(), *project.summaries.part_facts()]
+        analysed = {Path(f.path).resolve() for f in gathered}
         still_missed += [f for f in files if f.resolve() not in analysed]
     assert not still_missed, still_missed

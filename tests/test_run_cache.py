@@ -1,5 +1,5 @@
 """A run that changed nothing replays the stored report (``jobcheck/run_cache.py``);
-any change to what the run reads (a source, a document, a file astroid read, the
+any change to what the run reads (a source, a document, a file read outside the tree, the
 options) runs the checks again, and a replayed report is the one a fresh run gives."""
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def test_recently_modified_files_store_nothing(tmp_path: Path, checks: Checks) -
     assert checks.computed == 2
 
 
-def test_changed_file_that_astroid_read_is_a_miss(tmp_path: Path) -> None:
+def test_changed_file_the_run_read_outside_the_tree_is_a_miss(tmp_path: Path) -> None:
     root = _project(tmp_path)
     cache = tmp_path / "cache"
     options = Options(root=str(root))

@@ -169,3 +169,20 @@ def test_ruby_suppressions_come_from_tree_sitter_comments() -> None:
         3: frozenset({"SCL-18"}),
         5: frozenset({"SCL-21"}),
     }
+
+
+def test_a_comment_at_a_helper_clause_several_jobs_reach_suppresses_it(tmp_path: Path) -> None:
+    """A helper's ``except`` that several jobs reach is reported once, at the clause
+    (not in a file the run analysed whole): a comment there silences it."""
+    source = Path(__file__).parent / "fixtures/SCL-34/swallowed-exception/shared_helper/shop"
+    (tmp_path / "shop").mkdir()
+    for path in source.iterdir():
+        (tmp_path / "shop" / path.name).write_text(path.read_text())
+    erp = tmp_path / "shop" / "erp.py"
+    assert ("erp.py", 7, "swallowed-exception") in _findings(tmp_path)
+    erp.write_text(
+        erp.read_text().replace(
+            "# expect: SCL-34 swallowed-exception", "# jobcheck: ignore[SCL-34]"
+        )
+    )
+    assert _findings(tmp_path) == [("tasks.py", 23, "swallowed-exception")]

@@ -152,7 +152,7 @@ def _facts(file: Path) -> FileFacts:
     return facts
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar())
 def test_generated_programs_parse_to_the_same_tree_both_ways(text: str) -> None:
     try:

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import Argument, EnqueueSite, FileFacts
+from jobcheck.facts import Argument, EnqueueSite
 from jobcheck.findings import Finding
-from jobcheck.project.inference import infer_argument_class
 from jobcheck.project.model import Job
 from jobcheck.registry import semantics
 
@@ -24,8 +23,9 @@ HEAVY_KINDS = {
     "file": "file contents",
     "dataframe": "a DataFrame",
 }
-# At most this many ambiguous arguments go to astroid in one run (it builds modules).
-MAX_INFERENCES = 200
+# How many functions deep a returned value is followed (``load()`` returning ``fetch()``
+# returning ``Order.objects.get(...)``).
+MAX_RETURN_DEPTH = 4
 
 
 class FatPayload(RuleChecks):
@@ -33,12 +33,9 @@ class FatPayload(RuleChecks):
 
     @check("fat-payload")
     def fat_payload(self) -> Iterator[Finding]:
-        budget = MAX_INFERENCES
         for f, site, job in self.project.enqueues():
             for argument in site.arguments:
-                what = self._heavy(f, argument, budget)
-                if argument.kind == "ambiguous":
-                    budget -= 1
+                what = self._heavy(argument.kind, argument.reason)
                 if what is None:
                     continue
                 yield self.finding(
@@ -48,24 +45,40 @@ class FatPayload(RuleChecks):
                     self._message(site, argument, what, job.task.name if job else None, job),
                 )
 
-    def _heavy(self, f: FileFacts, argument: Argument, budget: int) -> str | None:
-        kind = argument.kind
+    def _heavy(self, kind: str, reason: str, depth: int = 0) -> str | None:
+        """What a value of this kind carries when it is heavy, else None."""
         if kind in HEAVY_KINDS:
-            return argument.reason or HEAVY_KINDS[kind]
+            return reason or HEAVY_KINDS[kind]
         if kind.startswith("copy-of:"):
             # ``order.to_json`` in Ruby: a copy when ``order`` names one of the models.
             model = kind.split(":", 1)[1]
-            return argument.reason if self._names_a_model(model) else None
+            return reason if self._names_a_model(model) else None
         if kind.startswith(("annotated:", "annotated-element:")):
             model = kind.split(":", 1)[1]
             if self.project.is_model(model):
                 short = model.rsplit(".", 1)[-1]
-                return argument.reason or f"a {short} record"
+                return reason or f"a {short} record"
             return None
-        if kind == "ambiguous" and budget > 0:
-            inferred = infer_argument_class(self.project, f, argument)
-            if inferred is not None and self.project.is_model(inferred):
-                return f"a {inferred.rsplit('.', 1)[-1]} record (inferred by astroid)"
+        if kind.startswith("returned-by:") and depth < MAX_RETURN_DEPTH:
+            return self._returned(kind.split(":", 1)[1], depth)
+        return None
+
+    def _returned(self, callable_name: str, depth: int) -> str | None:
+        """What calling a project class or function gives, when heavy: a new instance
+        of a model class, or what the function's ``return`` gives."""
+        short = callable_name.rsplit(".", 1)[-1]
+        if self.project.is_model(callable_name):
+            return f"a new {short} record" if depth == 0 else f"a {short} record"
+        function = self.project.function(callable_name)
+        if function is None:
+            return None
+        if function.returned is not None:
+            what = self._heavy(*function.returned, depth + 1)
+            if what is not None:
+                return what if "(returned by" in what else f"{what} (returned by {short}())"
+        if function.returns and self.project.is_model(function.returns):
+            model = function.returns.rsplit(".", 1)[-1]
+            return f"a {model} record (returned by {short}())"
         return None
 
     def _names_a_model(self, name: str) -> bool:

@@ -8,14 +8,18 @@ Docs: docs/rules/SCL-34.md.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import ExceptHandler
-from jobcheck.findings import Finding
+from jobcheck.findings import Finding, Related
 from jobcheck.project.bodies import JobBody, job_bodies
 from jobcheck.project.summaries import Hop, Reach
 from jobcheck.registry import semantics
 from jobcheck.vocabulary.words import BEST_EFFORT_WORDS, matching_word
+
+if TYPE_CHECKING:
+    from jobcheck.frameworks.semantics_base import Semantics
 
 
 class SwallowedException(RuleChecks):
@@ -26,6 +30,7 @@ class SwallowedException(RuleChecks):
         # Handlers that re-raise, retry or record the failure are not recorded, nor are
         # those catching only expected outcomes (a deleted record, a duplicate insert,
         # lookup/parse fallbacks): see jobcheck/extract/handlers.py.
+        in_helpers: dict[tuple[str, int, int], list[tuple[JobBody, Reach[ExceptHandler]]]] = {}
         for body in job_bodies(self.project):
             seen: set[tuple[str, int, int]] = set()
             for reach in body.summary(self.project).handlers:
@@ -46,23 +51,56 @@ class SwallowedException(RuleChecks):
                 if key in seen:
                     continue  # the same helper's handler, reached by another call
                 seen.add(key)
-                framework = semantics(body.framework)
-                shown = framework.handler_text(handler.catches, handler.catches_all)
-                shown = shown or _except_text(handler)
-                at_rescue = own and reach.path == body.file.path
-                yield self.finding(
-                    "swallowed-exception",
-                    body.file.path,
-                    handler.loc if at_rescue else reach.loc,
-                    f"{shown}{'' if at_rescue else reach.through()} in job '{body.name}' "
-                    "swallows the error (no "
-                    "raise, retry, log at info or above, error tracker or saved failure): "
-                    "the job is marked successful and the work is silently lost; "
-                    f"{framework.report_advice()} or {framework.let_it_fail()}"
-                    f"{framework.swallowed_note(handler.catches)}",
-                    related=reach.related(shown),
-                )
+                if reach.direct or (own and reach.path == body.file.path):
+                    yield self._in_job(body, reach)
+                else:
+                    in_helpers.setdefault(key, []).append((body, reach))
             yield from self._swallowed_cancellation(body, seen)
+        for reached in in_helpers.values():
+            # One clause, one finding: at the job's call when one job reaches it, else
+            # once at the clause, naming the jobs.
+            if len(reached) == 1:
+                yield self._in_job(*reached[0])
+            else:
+                yield self._in_helper(reached)
+
+    def _in_job(self, body: JobBody, reach: Reach[ExceptHandler]) -> Finding:
+        handler = reach.item
+        framework = semantics(body.framework)
+        shown = _shown(framework, handler)
+        at_rescue = reach.direct or (_own_method(body, reach) and reach.path == body.file.path)
+        return self.finding(
+            "swallowed-exception",
+            body.file.path,
+            handler.loc if at_rescue else reach.loc,
+            f"{shown}{'' if at_rescue else reach.through()} in job '{body.name}' "
+            f"{_CONSEQUENCE}{framework.report_advice()} or {framework.let_it_fail()}"
+            f"{framework.swallowed_note(handler.catches)}",
+            related=reach.related(shown),
+        )
+
+    def _in_helper(self, reached: list[tuple[JobBody, Reach[ExceptHandler]]]) -> Finding:
+        body, reach = reached[0]
+        handler = reach.item
+        framework = semantics(body.framework)
+        shown = _shown(framework, handler)
+        names = [f"'{b.name}'" for b, _ in reached]
+        jobs = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+        if len(names) == 2:
+            jobs = " and ".join(names)
+        related = tuple(
+            Related(b.file.path, r.loc, f"job '{b.name}' calls {r.chain[0].label}")
+            for b, r in reached
+        )
+        return self.finding(
+            "swallowed-exception",
+            reach.path,
+            handler.loc,
+            f"{shown} in {reach.function.name}(), reached from jobs {jobs}, "
+            f"{_CONSEQUENCE}{framework.report_advice()} or {framework.let_it_fail()}"
+            f"{framework.swallowed_note(handler.catches)}",
+            related=related,
+        )
 
     def _swallowed_cancellation(
         self, body: JobBody, seen: set[tuple[str, int, int]]
@@ -96,6 +134,17 @@ class SwallowedException(RuleChecks):
                     "run that timed out ends as a success and one stopped by a deploy is "
                     "not run again; re-raise it with a bare raise after any cleanup",
                 )
+
+
+_CONSEQUENCE = (
+    "swallows the error (no raise, retry, log at info or above, error tracker or saved "
+    "failure): the job is marked successful and the work is silently lost; "
+)
+
+
+def _shown(framework: Semantics, handler: ExceptHandler) -> str:
+    shown = framework.handler_text(handler.catches, handler.catches_all)
+    return shown or _except_text(handler)
 
 
 def _own_method(body: JobBody, reach: Reach[ExceptHandler]) -> bool:

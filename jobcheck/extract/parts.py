@@ -2,16 +2,15 @@
 
 A call summary (``jobcheck/project/summaries.py``) follows a job into the helpers it
 calls, often into modules no check needs whole (a ``models.py`` of 2,000 lines for one
-method). libcst parses about 40 µs a line, empty lines included, so the part is cut
-from the file before libcst sees it:
+method). Building jobcheck's tree costs about four times CPython's parse, and walking it
+as much again, so only the part is built and walked:
 
-- CPython's parser (about a tenth of libcst's cost) finds the module's statements once
-  per file (:class:`Outline`); each part asked of the same file reuses it;
+- CPython's parser reads the module once per file (:class:`Outline`); each part asked
+  of the same file reuses it;
 - the definition is kept with the imports that bind a name it uses (and those of job
-  systems, web frameworks and clients, which some facts read); every other line is
-  emptied (line numbers hold, so positions are the file's own), and a run of dropped
-  statements becomes one string statement spanning its lines, which libcst reads as
-  one token;
+  systems, web frameworks and clients, which some facts read) and the module statements
+  it depends on; the rest of the module is left out of the tree (positions are the
+  file's own: the statements kept are the file's);
 - the names the module defines are handed to the walker, so a call to a module-local
   function stays qualified (``pkg.mod.helper``) and the summary can follow it.
 """
@@ -19,18 +18,19 @@ from the file before libcst sees it:
 from __future__ import annotations
 
 import ast
+import copy
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from jobcheck.syntax import quiet
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.vocabulary.libraries import THIRD_PARTY_ROOTS
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Physical lines as Python's tokenizer counts them (str.splitlines also splits at form
 # feeds and other separators the tokenizer reads as ordinary characters).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 
 
 class Outline:
@@ -42,59 +42,81 @@ class Outline:
         self.data = data
         text = decode(data)
         self.tree = quiet.parse(text)
-        self.lines = _LINE.findall(text)
+        self.text = text
+        self.suppressions: dict[int, frozenset[str] | None] | None = None
+        """The file's suppression comments, read with its first part."""
+        self._lines = _LINE.findall(text)
         self.defined = frozenset(_module_names(self.tree.body))
         self._imports = [s for s in self.tree.body if _only_imports(s)]
         self._simple = [
-            (s, frozenset(_module_names([s])), _used_names([s]))
+            (s, frozenset(_module_names([s])), self._names_in([s]))
             for s in self.tree.body
             if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr))
         ]
         self._bound = [frozenset(_import_names(s)) for s in self._imports]
         self._framework = [_imports_framework(s) for s in self._imports]
 
-    def reduced(self, names: frozenset[str], methods: frozenset[str] | None) -> bytes:
-        """The text of the definitions ``names`` (of a class, when ``methods`` is given,
-        its header, class-level statements and those methods), with the imports they
-        use; every other line emptied."""
-        kept = [False] * len(self.lines)
-
-        def keep(node: ast.stmt) -> None:
-            for index in range(_first_line(node) - 1, node.end_lineno or node.lineno):
-                kept[index] = True
-
-        dropped: list[ast.stmt] = []
+    def reduced(self, names: frozenset[str], methods: frozenset[str] | None) -> ast.Module:
+        """The module of the definitions ``names`` (of a class, when ``methods`` is
+        given, its header, class-level statements and those methods), with the imports
+        and module statements they use: the file's own statements, at their own lines,
+        the others left out (nothing is parsed again)."""
         chosen: list[ast.stmt] = []
+        kept: set[int] = set()
         for statement in self.tree.body:
             if isinstance(statement, _DEFINITIONS) and statement.name in names:
-                chosen.append(statement)
                 if isinstance(statement, ast.ClassDef):
-                    dropped.extend(_keep_class_part(statement, keep, kept, methods))
-                else:
-                    keep(statement)
-        used = set(_used_names(chosen))
-        self._keep_module_statements(names, used, keep)
+                    statement = _class_part(statement, methods)
+                chosen.append(statement)
+                kept.add(id(statement))
+        used = set(self._names_in(chosen))
+        kept.update(id(s) for s in self._module_statements(names, used))
         for statement, bound, framework in zip(self._imports, self._bound, self._framework):
             if framework or "*" in bound or not bound.isdisjoint(used):
-                keep(statement)
-        dropped.extend(s for s in self.tree.body if not kept[_first_line(s) - 1])
-        return _blanked(self.lines, kept, dropped).encode("utf-8")
+                kept.add(id(statement))
+        parts = {id(original): part for original, part in zip(self._definitions(names), chosen)}
+        body = [parts.get(id(s), s) for s in self.tree.body if id(s) in kept or id(s) in parts]
+        return ast.Module(body=body, type_ignores=[])
 
-    def _keep_module_statements(
-        self, names: frozenset[str], used: set[str], keep: Callable[[ast.stmt], None]
-    ) -> None:
-        """Keep the module-level statements that name the part (``app.add_url_rule(...,
+    def _definitions(self, names: frozenset[str]) -> list[ast.stmt]:
+        return [s for s in self.tree.body if isinstance(s, _DEFINITIONS) and s.name in names]
+
+    def _names_in(self, statements: Iterable[ast.stmt]) -> frozenset[str]:
+        """Every identifier written in the statements' lines (a superset of the names
+        they use: attribute names, words in strings such as ``"models.Order"``
+        annotations), read from the text rather than by walking the tree."""
+        found: set[str] = set()
+        for statement in statements:
+            if isinstance(statement, ast.ClassDef) and statement.body:
+                # A class part: its header and the members kept, not the whole class.
+                found.update(_WORD.findall(self._text_of(statement, statement.body[0])))
+                for member in statement.body:
+                    found.update(_WORD.findall(self._text_of(member)))
+            else:
+                found.update(_WORD.findall(self._text_of(statement)))
+        return frozenset(found)
+
+    def _text_of(self, statement: ast.stmt, until: ast.stmt | None = None) -> str:
+        first = _first_line(statement) - 1
+        last = (
+            (_first_line(until) - 1) if until is not None else (statement.end_lineno or first + 1)
+        )
+        return "".join(self._lines[first:last])
+
+    def _module_statements(self, names: frozenset[str], used: set[str]) -> list[ast.stmt]:
+        """The module-level statements that name the part (``app.add_url_rule(...,
         view)``, ``routes = [Route(..., endpoint=view)]`` make it a view), the
         assignments of the names used (``client = httpx.Client()``, ``app =
         Flask(...)``: what a call or decorator means depends on them), and of the names
         those use, and so on."""
+        kept: list[ast.stmt] = []
         waiting = []
         for entry in self._simple:
             statement, _, uses = entry
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
                 continue  # a docstring
             if not uses.isdisjoint(names):
-                keep(statement)
+                kept.append(statement)
                 used.update(uses)
             else:
                 waiting.append(entry)
@@ -104,10 +126,11 @@ class Outline:
             for entry in list(waiting):
                 statement, bound, uses = entry
                 if not bound.isdisjoint(used):
-                    keep(statement)
+                    kept.append(statement)
                     used.update(uses)
                     waiting.remove(entry)
                     grew = True
+        return kept
 
 
 def outline(data: bytes) -> Outline | None:
@@ -116,19 +139,6 @@ def outline(data: bytes) -> Outline | None:
         return Outline(data)
     except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-
-
-def _used_names(statements: Iterable[ast.stmt]) -> frozenset[str]:
-    """Every identifier the statements mention, and the heads of dotted names written in
-    strings (``"Order"``, ``"models.Order"`` annotations)."""
-    used: set[str] = set()
-    for statement in statements:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Name):
-                used.add(node.id)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                used.update(re.findall(r"(?<![\w.])[A-Za-z_]\w*", node.value))
-    return frozenset(used)
 
 
 def _import_names(statement: ast.stmt) -> Iterator[str]:
@@ -194,57 +204,19 @@ def _first_line(node: ast.stmt) -> int:
     return min([node.lineno, *(d.lineno for d in decorators)])
 
 
-def _keep_class_part(
-    node: ast.ClassDef,
-    keep: Callable[[ast.stmt], None],
-    kept: list[bool],
-    methods: frozenset[str] | None,
-) -> list[ast.stmt]:
-    """Keep a class whole, or (``methods`` given) its header, its class-level statements
-    and those methods only; the statements dropped."""
-    body = node.body
-    if methods is None or not body or _first_line(body[0]) == node.lineno:
-        keep(node)
-        return []
-    for index in range(_first_line(node) - 1, _first_line(body[0]) - 1):
-        kept[index] = True
-    dropped: list[ast.stmt] = []
-    for statement in body:
-        is_method = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-        if not is_method or statement.name in methods:
-            keep(statement)
-        else:
-            dropped.append(statement)
-    if len(dropped) == len(body):
-        keep(node)  # an empty body would not parse
-        return []
-    return dropped
-
-
-def _blanked(lines: list[str], kept: list[bool], dropped: list[ast.stmt]) -> str:
-    """The text with every line not ``kept`` emptied, line numbers unchanged; a run of
-    dropped statements becomes one string statement spanning the same lines, at the
-    indentation of the first statement dropped in it (3,000 empty lines cost libcst
-    18 ms, one string of as many lines almost nothing)."""
-    starts = {_first_line(statement) - 1 for statement in dropped}
-    out = [line if keep else _ending(line) for line, keep in zip(lines, kept)]
-    index = 0
-    while index < len(lines):
-        if kept[index]:
-            index += 1
-            continue
-        end = index
-        while end + 1 < len(lines) and not kept[end + 1]:
-            end += 1
-        first = next((i for i in range(index, end + 1) if i in starts), None)
-        if first is not None and end > first:
-            line = lines[first]
-            indent = line[: len(line) - len(line.lstrip(" \t\f"))]
-            out[first] = indent + '"""' + _ending(line)
-            out[end] = '"""' + _ending(lines[end])
-        index = end + 1
-    return "".join(out)
-
-
-def _ending(line: str) -> str:
-    return line[len(line.rstrip("\r\n")) :]
+def _class_part(node: ast.ClassDef, methods: frozenset[str] | None) -> ast.ClassDef:
+    """A class whole, or (``methods`` given) with its class-level statements and those
+    methods only."""
+    if methods is None:
+        return node
+    body = [
+        statement
+        for statement in node.body
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+        or statement.name in methods
+    ]
+    if not body:
+        return node
+    part = copy.copy(node)
+    part.body = body
+    return part

@@ -205,7 +205,7 @@ def _call(
             return inner
         return UNKNOWN
     if not isinstance(expr.func, cst.Attribute):
-        return Kind("ambiguous", "") if isinstance(expr.func, cst.Name) else UNKNOWN
+        return _returned_by(func) if isinstance(expr.func, cst.Name) else UNKNOWN
     method = expr.func.attr.value
     receiver = expr.func.value
     if method == "read" or method == "getvalue":
@@ -238,7 +238,21 @@ def _call(
         return Kind("record", "a row from self.get_object()")
     if method == "get_queryset" and dotted(receiver) == "self":
         return Kind("queryset", "a queryset from self.get_queryset()")
-    return Kind("ambiguous", "", None) if _is_plain_call(expr) else UNKNOWN
+    if method == "objects" or not _is_plain_call(expr):
+        return UNKNOWN
+    if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+        owner = variables.get(receiver.value)
+        if owner is not None and owner.model:
+            return _returned_by(f"{owner.model}.{method}")
+    return _returned_by(func)
+
+
+def _returned_by(func: str | None) -> Kind:
+    """A call of a project function or class: what it gives is read by the project
+    model (its ``return`` statements, or the class itself)."""
+    if func is None or "." not in func:
+        return UNKNOWN
+    return Kind("returned-by", "", func)
 
 
 def _subscript(
@@ -381,5 +395,5 @@ def _call_name(expr: cst.BaseExpression) -> str | None:
 
 
 def _is_plain_call(expr: cst.Call) -> bool:
-    """A call of a plain function or method whose result astroid may be able to infer."""
+    """A call of a plain function or method (``load_order(n)``, ``self.get_order()``)."""
     return isinstance(expr.func, (cst.Name, cst.Attribute))

@@ -20,6 +20,7 @@ from jobcheck.extract.startup import StartupRecognizer
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FileFacts, Loc, SecretURL
 from jobcheck.registry import plugins
+from jobcheck.syntax import from_ast
 from jobcheck.syntax import tree as cst
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.syntax.deep import run_deep
@@ -87,9 +88,31 @@ def extract_functions(
     outline = outline or parts.outline(data)
     if outline is None:
         return extract_file(path, data, module, is_package)
-    reduced = outline.reduced(names, methods)
-    defined = outline.defined
-    return run_deep(lambda: _extract_file(path, reduced, module, is_package, defined))
+    return run_deep(lambda: _extract_part(path, outline, module, is_package, names, methods))
+
+
+def _extract_part(
+    path: str,
+    outline: Outline,
+    module: str,
+    is_package: bool,
+    names: frozenset[str],
+    methods: frozenset[str] | None,
+) -> FileFacts:
+    facts = FileFacts(path=path, module=module)
+    if outline.suppressions is None:
+        outline.suppressions = suppressions(outline.text)
+    facts.suppressions = outline.suppressions
+    try:
+        tree = from_ast.convert(outline.reduced(names, methods), outline.text)
+    except (RecursionError, MemoryError) as error:
+        facts.error = f"cannot parse: {type(error).__name__}: {error}"
+        facts.parsed = False
+        return facts
+    # No credential URLs: the whole file's are reported where the file is read whole.
+    return _extract_tree(
+        facts, tree, outline.text, is_package, Walker, outline.defined, credentials=False
+    )
 
 
 def extract_tree(
@@ -110,9 +133,11 @@ def _extract_tree(
     is_package: bool,
     walker_class: type[Walker],
     defined: frozenset[str] = frozenset(),
+    credentials: bool = True,
 ) -> FileFacts:
     path, module = facts.path, facts.module
-    facts.credential_urls = credential_urls(text)
+    if credentials:
+        facts.credential_urls = credential_urls(text)
     try:
         walker = walker_class(facts, tree, text, is_package)
         for name in defined:

@@ -187,6 +187,7 @@ class Walker:
             cst.Expr: self._expr,
             cst.AugAssign: self._aug_assign,
             cst.Yield: self._yield,
+            cst.Return: self._return,
         }
         self.conditions: list[tuple[cst.BaseExpression, bool]] = []
         """Tests of the enclosing ``if`` statements, with True when inside the ``else``."""
@@ -255,6 +256,18 @@ class Walker:
             return "block"
         scope = self.function
         return scope.atomic if scope else None
+
+    def _return(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.Return)
+        scope = self.function
+        if scope is not None and node.value is not None and scope.facts.returned is None:
+            kind = self.classify(node.value)
+            # Records and their copies only: a helper returning ``f.read()`` mostly
+            # returns a template or a small text, not the upload SCL-21 means.
+            if kind.kind in _RETURNED_KINDS or kind.model:
+                written = f"{kind.kind}:{kind.model}" if kind.model else kind.kind
+                scope.facts.returned = (written, kind.reason)
+        self.visit_children(node)
 
     def classify(self, expr: cst.BaseExpression) -> payload.Kind:
         scope = self.function
@@ -881,11 +894,14 @@ _BUILTIN_ANNOTATIONS = frozenset(
 )
 
 
+_RETURNED_KINDS = frozenset({"record", "queryset", "copy"})
+
+
 def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
     # A coroutine may be an arq job that another file's worker settings list.
     if facts.decorators or facts.view or facts.is_async or facts.call_sites:
         return True
-    if facts.opens_transaction or facts.signal or facts.enqueued_params:
+    if facts.opens_transaction or facts.signal or facts.enqueued_params or facts.returned:
         return True
     if (
         facts.retry_calls

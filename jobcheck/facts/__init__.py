@@ -154,6 +154,11 @@ class FunctionFacts:
     class_bases: tuple[str, ...] = ()
     is_async: bool = False
     returns: str | None = None
+    returned: tuple[str, str] | None = None
+    """What its first ``return`` that says anything gives, classified as enqueue
+    arguments are (kind, reason): ``("record", "a row from .get()")``,
+    ``("returned-by:shop.models.Order", "")`` for ``return Order(...)``; a caller
+    passing the result to a job passes that (SCL-21)."""
     not_implemented: bool = False
     """Its body only raises NotImplementedError (after a docstring): a declaration whose
     work runs elsewhere (another service consumes the queue), nothing to judge here."""
@@ -257,7 +262,9 @@ class Argument:
 
     kind: str
     """"id", "scalar", "record", "queryset", "request", "copy", "file", "dataframe",
-    "unknown" (nothing to say) or "ambiguous" (a name astroid may resolve)."""
+    "unknown" (nothing to say), "annotated:<class>" (a name annotated with a class the
+    project model may know as a model), "returned-by:<callable>" (what a call of a
+    project function or class gives: the project model reads what it returns)."""
     reason: str
     text: str
     loc: Loc

@@ -47,7 +47,6 @@ from jobcheck.fixes import Fixer
 from jobcheck.guarded import Boundary
 from jobcheck.lsp.buffers import ParsedBuffer, extract_buffer, parse_buffer
 from jobcheck.lsp.limits import MAX_DOCUMENT_BYTES
-from jobcheck.project import inference
 from jobcheck.project.lazy import ModuleLoader
 from jobcheck.registry import semantics
 from jobcheck.syntax.source import SourceError
@@ -178,9 +177,6 @@ class ProjectState:
         """The project's Markdown/reST docs (for EVT-24), read once at load."""
         self._culprits: dict[tuple[str, str], dict[str, FileFacts]] = {}
         """Check -> the files it failed on, with their facts then (see ``_isolate``)."""
-        self.inference_memo: dict = {}
-        """astroid's answers for ambiguous job arguments, by (path, location, text):
-        inference reads the file's text and the other modules on disk."""
 
     # -- the whole project --------------------------------------------------------------
 
@@ -282,7 +278,6 @@ class ProjectState:
         if buffer.text == text and (buffer.parsed is not None or buffer.error is not None):
             return buffer.error
         buffer.text = text
-        self._forget_inference(path)
         try:
             buffer.parsed = parse_buffer(text)
             buffer.error = None
@@ -295,30 +290,19 @@ class ProjectState:
     def close_buffer(self, path: str) -> None:
         """The editor closed ``path``: the file on disk counts again."""
         self.buffers.pop(path, None)
-        self._forget_inference(path)
         self.reload_from_disk(path)
 
     def drop_buffer(self, path: str) -> None:
         """The editor's text of ``path`` is over the size limit: it is not parsed, and
         the file has no facts while it stays so (its tree and facts are freed)."""
         self.buffers[path] = BufferState(too_large=True)
-        self._forget_inference(path)
         self.facts.pop(path, None)
         self._loaded.pop(path, None)
         self.skipped.discard(path)
 
-    def files_saved(self) -> None:
-        """Files changed on disk: astroid reads other modules from there."""
-        self.inference_memo.clear()
-
-    def _forget_inference(self, path: str) -> None:
-        for key in [k for k in self.inference_memo if k[0] == path]:
-            del self.inference_memo[key]
-
     def reload_from_disk(self, path: str) -> None:
         """``path`` changed on disk (or its buffer was closed): re-read it, unless an
         open buffer holds it."""
-        self.inference_memo.clear()
         if path in self.buffers:
             return
         self.facts.pop(path, None)
@@ -365,14 +349,11 @@ class ProjectState:
 
         facts = [self.facts[p] for p in sorted(self.facts)]
         errors: list[str] = []
-        try:
-            findings = self._run_checks(facts, self.selection, on_error)
-            for (rule, slug), error in failures.items():
-                found, message = self._isolate(rule, slug, error, facts)
-                findings.extend(found)
-                errors.append(message)
-        finally:
-            inference.forget_modules_under(str(self.root))
+        findings = self._run_checks(facts, self.selection, on_error)
+        for (rule, slug), error in failures.items():
+            found, message = self._isolate(rule, slug, error, facts)
+            findings.extend(found)
+            errors.append(message)
         grouped: dict[str, list[Finding]] = {}
         for finding in findings:
             grouped.setdefault(finding.path, []).append(finding)
@@ -387,8 +368,6 @@ class ProjectState:
             selection,
             source_of=self._source_of,
             on_error=on_error,
-            clear_inference=False,
-            inference_memo=self.inference_memo,
             docs=self.docs,
             loader=self._loader(),
         )

@@ -462,9 +462,6 @@ class JobcheckLanguageServer(LanguageServer):
         the buffer, project or document it happened in, and logged: the other buffers
         are read, the other projects checked and the other documents published."""
         result = RunResult()
-        if work.saved:
-            for state in self.projects.values():
-                state.files_saved()
         for root in work.reload_roots:
             self.projects.pop(root, None)
         touched: set[str] = set(work.reload_roots)

@@ -45,6 +45,16 @@ class ModuleLoader:
         self.all_modules = frozenset(all_modules) | frozenset(modules)
         self.loaded: list[FileFacts] = []
         self._tried: set[str] = set()
+        self.frozen = False
+        """Set once gathering ends (:meth:`freeze`): nothing is read or parsed after."""
+        self.missed: list[str] = []
+        """Names asked for after the freeze whose module was never read (for tests and
+        ``--statistics``)."""
+
+    def freeze(self) -> None:
+        """Gathering is over: from now on a name whose module was not read is unknown,
+        as if the project did not define it."""
+        self.frozen = True
 
     def part_for(self, qualname: str) -> list[FileFacts]:
         """Facts of just the top-level definition ``qualname`` names (``pkg.mod.f`` or
@@ -57,6 +67,9 @@ class ModuleLoader:
         for keys in self._part_keys(qualname):
             for key in keys:
                 if key not in self._parts:
+                    if self.frozen:
+                        self.missed.append(qualname)
+                        continue
                     self._parts[key] = self._load_part(*key)
                 facts = self._parts[key]
                 if facts is not None:
@@ -69,7 +82,7 @@ class ModuleLoader:
         """Read the parts :meth:`part_for` would read for each of ``qualnames``, all at
         once (the loader's ``load_parts``, in worker processes), so that the summaries
         asking for them one by one find them read."""
-        if self._load_parts is None or self._load_part is None:
+        if self._load_parts is None or self._load_part is None or self.frozen:
             return
         wanted: dict[PartKey, None] = {}
         for qualname in qualnames:
@@ -80,7 +93,7 @@ class ModuleLoader:
             self._parts.update(self._load_parts(list(wanted)))
 
     def _part_keys(self, qualname: str) -> Iterator[list[PartKey]]:
-        return part_keys(qualname, self._modules, self._tried)
+        return part_keys(qualname, self._modules, self._tried, self.all_modules)
 
     def modules(self) -> dict[str, list[str]]:
         """Module name -> paths of the files not analysed (a copy)."""
@@ -94,46 +107,72 @@ class ModuleLoader:
         narrowed = ModuleLoader(
             {m: p for m, p in modules.items() if p},
             self._load,
+            self.all_modules,
             load_part=self._load_part,
             load_parts=self._load_parts,
         )
         narrowed.loaded = self.loaded
+        narrowed.frozen = self.frozen
+        narrowed.missed = self.missed
         return narrowed
 
     def load_for(self, qualname: str) -> list[FileFacts]:
-        """Load the modules ``qualname`` may be defined in (each of its dotted
-        prefixes, longest first); the newly loaded files."""
+        """Load the module ``qualname`` is defined in (its longest dotted prefix that
+        is a module of the project: ``a.b.c`` in module ``a.b`` is never defined in
+        package ``a``); the newly loaded files."""
         found: list[FileFacts] = []
-        parts = qualname.split(".")
-        for end in range(len(parts) - 1, 0, -1):
-            module = ".".join(parts[:end])
-            if module in self._tried:
-                continue
-            self._tried.add(module)
-            for path in self._modules.get(module, ()):
-                facts = self._load(path)
-                if facts is not None:
-                    self.loaded.append(facts)
-                    found.append(facts)
+        module = defining_module(qualname, self.all_modules)
+        if module is None or module in self._tried:
+            return found
+        self._tried.add(module)
+        if self.frozen:
+            self.missed.append(qualname)
+            return found
+        for path in self._modules.get(module, ()):
+            facts = self._load(path)
+            if facts is not None:
+                self.loaded.append(facts)
+                found.append(facts)
         return found
 
 
 def part_keys(
-    qualname: str, modules: Mapping[str, list[str]], loaded: Container[str] = ()
+    qualname: str,
+    modules: Mapping[str, list[str]],
+    loaded: Container[str] = (),
+    all_modules: Container[str] | None = None,
 ) -> Iterator[list[PartKey]]:
     """The parts that may define ``qualname``, for each module of ``modules`` (module
     name -> paths) it may be in, longest first, skipping modules ``loaded`` whole. A
     part is (path, top-level name, method): a class named without a method is read for
-    its ``__init__`` (a constructor call), so the two share a key."""
+    its ``__init__`` (a constructor call), so the two share a key. With ``all_modules``
+    (every module of the project, read or not), only the module defining ``qualname``."""
     parts = qualname.split(".")
     for end in range(len(parts) - 1, 0, -1):
         module = ".".join(parts[:end])
+        if all_modules is not None and module not in all_modules:
+            continue
         paths = modules.get(module)
         if not paths or module in loaded:
+            if all_modules is not None:
+                return  # the defining module was read whole: the indexes have it
             continue  # loaded whole: the project's indexes have it
         name = parts[end]
         method = parts[end + 1] if end + 2 == len(parts) else None
         yield [(path, name, method or "__init__") for path in paths]
+        if all_modules is not None:
+            return
+
+
+def defining_module(qualname: str, modules: Container[str]) -> str | None:
+    """The module of ``modules`` that defines ``qualname``: its longest dotted prefix
+    that is one (None when no prefix is)."""
+    parts = qualname.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:end])
+        if module in modules:
+            return module
+    return None
 
 
 class LazyDict(dict):  # type: ignore[type-arg]

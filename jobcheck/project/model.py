@@ -99,7 +99,6 @@ class Project:
         self.call_depth = call_depth
         """How many calls deep summaries follow a function into its helpers."""
         self.source_of = source_of or _read_source
-        self.astroid_modules: dict[str, object] = {}
         self.by_path = {f.path: f for f in self.files}
         self.foreign_objects = {q for f in self.files for q in f.foreign_objects}
         self.instances: dict[str, str] = {
@@ -896,27 +895,43 @@ class Project:
         self.functions = LazyDict(self.functions, self._load_for)
         self.task_classes = LazyDict(self.task_classes, self._load_for)
 
+    def read_definition(self, name: str) -> list[FileFacts]:
+        """Read the definition of ``name`` alone from the module that defines it, when
+        that module was not read (while gathering: ``jobcheck/project/reach.py``); its
+        facts join the by-name indexes."""
+        if self.loader is None or self.loader.frozen:
+            return []
+        found = self.loader.part_for(name)
+        for f in found:
+            self._merge(f)
+        return found
+
     def _load_for(self, name: object) -> bool:
         """Load the modules ``name`` may be defined in; whether any was loaded. Names
         already known (from the files analysed first) keep their entries."""
         assert self.loader is not None
         loaded = self.loader.load_for(str(name))
         for f in loaded:
-            set.update(self.foreign_objects, f.foreign_objects)
-            for qualname, cls in f.instances.items():
-                dict.setdefault(self.instances, qualname, cls)
-            for qualname, bases in f.classes.items():
-                dict.setdefault(self.classes, qualname, bases)
-            set.update(self._model_roots, (m.qualname for m in f.models))
-            for qualname, fn in f.functions.items():
-                dict.setdefault(self.functions, qualname, (f, fn))
-            for tc in f.task_classes:
-                dict.setdefault(self.task_classes, tc.qualname, (f, tc))
-            aliases = getattr(self, "_aliases", None)
-            if aliases is not None:
-                for qualname, value in f.aliases.items():
-                    dict.setdefault(aliases, qualname, value)
+            self._merge(f)
         return bool(loaded)
+
+    def _merge(self, f: FileFacts) -> None:
+        """Add the by-name entries of a file (or part) read on demand; entries known
+        already are kept."""
+        set.update(self.foreign_objects, f.foreign_objects)
+        for qualname, cls in f.instances.items():
+            dict.setdefault(self.instances, qualname, cls)
+        for qualname, bases in f.classes.items():
+            dict.setdefault(self.classes, qualname, bases)
+        set.update(self._model_roots, (m.qualname for m in f.models))
+        for qualname, fn in f.functions.items():
+            dict.setdefault(self.functions, qualname, (f, fn))
+        for tc in f.task_classes:
+            dict.setdefault(self.task_classes, tc.qualname, (f, tc))
+        aliases = getattr(self, "_aliases", None)
+        if aliases is not None:
+            for qualname, value in f.aliases.items():
+                dict.setdefault(aliases, qualname, value)
 
 
 def _text(value: Value | None) -> str:

@@ -182,6 +182,20 @@ class Summaries:
             if not level:
                 return
 
+    def prefetch_all(self, roots: Iterable[tuple[FileFacts, FunctionFacts]]) -> None:
+        """:meth:`prefetch` from ``roots`` (instead of the jobs when the first summary
+        is asked): every helper a summary of them can reach is read now."""
+        self._roots = None
+        self.prefetch(roots)
+
+    def part_facts(self) -> list[FileFacts]:
+        """The facts of the parts read so far (each once)."""
+        found: dict[int, FileFacts] = {}
+        for entry in self._parts.values():
+            if entry is not None:
+                found.setdefault(id(entry[0]), entry[0])
+        return list(found.values())
+
     def callee(self, site: CallSite) -> tuple[FileFacts, FunctionFacts] | None:
         """The project function a call site calls, when the project defines it: from the
         analysed files, else read alone from its module (``ModuleLoader.part_for``)."""

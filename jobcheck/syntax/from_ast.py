@@ -57,6 +57,10 @@ _COMPARE = {
 }
 
 
+_IDENTIFIER = re.compile(r"\w+")
+_IDENTIFIER_END = re.compile(r"\w+\Z")
+
+
 class _Source:
     """The module's lines, and columns turned from UTF-8 bytes into code points."""
 
@@ -76,6 +80,21 @@ class _Source:
         if encoded is None:
             encoded = self._encoded[line] = text.encode("utf-8", "surrogatepass")
         return len(encoded[:byte_column].decode("utf-8", "replace")) + 1
+
+    def identifier_at(self, point: Point) -> str:
+        """The identifier as written from ``point`` on (CPython's tree holds its NFKC
+        normal form, which may differ in length)."""
+        line, column = point
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        found = _IDENTIFIER.match(text, column - 1)
+        return found.group() if found else ""
+
+    def identifier_before(self, point: Point) -> str:
+        """The identifier as written that ends just before ``point``."""
+        line, column = point
+        text = self.lines[line - 1][: column - 1] if 0 < line <= len(self.lines) else ""
+        found = _IDENTIFIER_END.search(text)
+        return found.group() if found else ""
 
     def char(self, point: Point) -> str:
         line, column = point
@@ -252,6 +271,8 @@ class Converter:
                 return start, end
 
     def name_at(self, value: str, start: Point) -> t.Name:
+        if not value.isascii():
+            value = self.source.identifier_at(start) or value
         built = t.Name(value)
         built.pos = (start[0], start[1], start[0], start[1] + len(value))
         return built
@@ -267,17 +288,15 @@ class Converter:
         ``SimpleStatementLine``."""
         found: list[t.BaseStatement] = []
         line: list[t.BaseSmallStatement] = []
-        last_line = -1
         for statement in body:
             converted = self.statement(statement)
             if isinstance(converted, t.BaseSmallStatement):
-                if line and statement.lineno == last_line and self._same_line(line[-1], converted):
+                if line and self._same_line(line[-1], converted):
                     line.append(converted)
                 else:
                     if line:
                         found.append(self._line(line))
                     line = [converted]
-                last_line = statement.end_lineno or statement.lineno
             else:
                 if line:
                     found.append(self._line(line))
@@ -288,8 +307,19 @@ class Converter:
         return found
 
     def _same_line(self, previous: t.CSTNode, current: t.CSTNode) -> bool:
-        """``a = 1; b = 2``: a semicolon between them."""
-        return self.source.char(self.source.after((previous.pos[2], previous.pos[3]))) == ";"
+        """``a = 1; b = 2``: a semicolon between them, and nothing but blanks and line
+        continuations between it and the second (``pass;  # note`` ends its line)."""
+        semicolon = self.source.after((previous.pos[2], previous.pos[3]))
+        if self.source.char(semicolon) != ";":
+            return False
+        line, column = semicolon
+        rest = self.source.lines[line - 1][column:]
+        while line < current.pos[0]:
+            if not rest.rstrip(" \t\f").endswith("\\") or rest.strip(" \t\f\\"):
+                return False
+            line += 1
+            rest = self.source.lines[line - 1]
+        return True
 
     def _line(self, body: list[t.BaseSmallStatement]) -> t.SimpleStatementLine:
         built = t.SimpleStatementLine(body)
@@ -670,11 +700,17 @@ class Converter:
         return handler(node)
 
     def _name(self, node: ast.Name) -> t.Name:
-        return self.at(t.Name(node.id), node)
+        value = node.id
+        if not value.isascii():
+            value = self.source.identifier_at(self.start(node)) or value
+        return self.at(t.Name(value), node)
 
     def _attribute(self, node: ast.Attribute) -> t.Attribute:
         end = self.end(node)
-        attr = self.name_at(node.attr, (end[0], end[1] - len(node.attr)))
+        value = node.attr
+        if not value.isascii():
+            value = self.source.identifier_before(end) or value
+        attr = self.name_at(value, (end[0], end[1] - len(value)))
         return self.at(t.Attribute(self.expression(node.value), attr), node)
 
     def _call(self, node: ast.Call) -> t.Call:
