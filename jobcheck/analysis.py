@@ -38,6 +38,7 @@ from jobcheck.registry import enqueued_by_call, semantics
 
 if TYPE_CHECKING:
     from jobcheck.extract.parts import Outline
+    from jobcheck.part_workers import PartWorkers
     from jobcheck.scan import FileResult, FileTask
 
 # Rounds of the second pass (a config module that names another config module...).
@@ -62,8 +63,11 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-# Outlines of files parts are read from, kept for the next part asked of the same file.
+# Outlines of files parts are read from here, kept while gathering: a file's parts are
+# asked a call level at a time (the part workers keep their own).
 _OUTLINES_KEPT = 512
+# Below this many parts in a level, handing them to workers costs more than reading here.
+MIN_PARTS_FOR_WORKERS = 24
 
 
 @dataclass(slots=True)
@@ -135,6 +139,9 @@ class Gatherer:
         self.files = [self._file(source, overrides.get(source.display)) for source in files]
         self.by_display = {f.display: f for f in self.files}
         self.stats: dict[str, int] = {"files": len(self.files), "cached": 0, "extracted": 0}
+        self._part_workers: PartWorkers | None = None
+        self._in_workers: set[str] = set()
+        """Files whose parts a part worker read (it keeps their outlines)."""
         self._outlines: OrderedDict[str, Outline | None] = OrderedDict()
         """The outlines of the files parts were last read from (a summary asks several
         helpers of one module in a row)."""
@@ -330,7 +337,14 @@ class Gatherer:
             if f.display not in analysed and f.read_error is None:
                 modules.setdefault(f.module, []).append(f.display)
         all_modules = {f.module for f in self.files}
-        return ModuleLoader(modules, self._load, all_modules, self._load_part, self._load_parts)
+        return ModuleLoader(
+            modules,
+            self._load,
+            all_modules,
+            self._load_part,
+            self._load_parts,
+            on_freeze=self.gathered,
+        )
 
     def _load(self, display: str) -> FileFacts | None:
         from jobcheck.scan import file_budget, scan_file
@@ -381,29 +395,57 @@ class Gatherer:
                 found[(display, name, method)] = None if known.error else known
             else:
                 by_file.setdefault(display, []).append((name, method))
-        from jobcheck.extract import extract_functions
-
-        with collector_paused():
-            for display, wanted in by_file.items():
-                f = self.by_display[display]
-                data = self._part_data(f)
-                outline = self._outline(display, data) if data is not None else None
-                for name, method in wanted:
-                    if data is None:
-                        found[(display, name, method)] = None
-                        continue
-                    facts = extract_functions(
-                        display,
-                        data,
-                        f.module,
-                        f.is_package,
-                        frozenset({name}),
-                        _methods(method),
-                        outline,
-                    )
-                    self._store_part(f, name, method, facts)
-                    found[(display, name, method)] = None if facts.error else facts
+        many = sum(len(wanted) for wanted in by_file.values()) >= MIN_PARTS_FOR_WORKERS
+        # A file a worker outlined goes back to that worker, however few parts are asked.
+        to_workers = {
+            display: wanted
+            for display, wanted in by_file.items()
+            if (many and display not in self._outlines) or display in self._in_workers
+        }
+        if to_workers:
+            self._read_parts_in_workers(to_workers, found)
+        for display, wanted in by_file.items():
+            for name, method in wanted:
+                if (display, name, method) not in found:
+                    found[(display, name, method)] = self._load_part(display, name, method)
         return found
+
+    def _read_parts_in_workers(
+        self,
+        by_file: dict[str, list[tuple[str, str | None]]],
+        found: dict[tuple[str, str, str | None], FileFacts | None],
+    ) -> None:
+        """Parts of files not outlined here, in the part workers (each file always in
+        the same one, which keeps its outline for the next level)."""
+        if self.jobs < 2:
+            return
+        from jobcheck.part_workers import PartsTask
+
+        tasks = []
+        for display, wanted in by_file.items():
+            f = self.by_display[display]
+            data = self._part_data(f)
+            if data is not None:
+                self._in_workers.add(display)
+                requests = tuple((n, _methods(m)) for n, m in wanted)
+                tasks.append(PartsTask(display, data, f.module, f.is_package, requests))
+        if self._part_workers is None:
+            from jobcheck.part_workers import PartWorkers
+
+            self._part_workers = PartWorkers(self.jobs)
+        for task, results in self._part_workers.read(tasks):
+            f = self.by_display[task.display]
+            for (name, method), facts in zip(by_file[task.display], results):
+                self._store_part(f, name, method, facts)
+                found[(task.display, name, method)] = None if facts.error else facts
+
+    def gathered(self) -> None:
+        """Gathering is over: the part workers stop, the outlines are dropped."""
+        if self._part_workers is not None:
+            self._part_workers.close()
+            self._part_workers = None
+        self._in_workers.clear()
+        self._outlines.clear()
 
     def _cached_part(self, f: _File, name: str, method: str | None) -> FileFacts | None:
         if self.cache is None or f.data is not None or f.entry is None:

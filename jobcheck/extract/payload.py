@@ -125,6 +125,33 @@ def element_of(kind: Kind) -> Kind | None:
     return None
 
 
+def model_fetched(value: cst.BaseExpression, names: Names) -> str | None:
+    """The model class whose row ``value`` fetches or creates, as a dotted path:
+    ``Order.objects.get(...)``, ``Order.objects.filter(...).first()``,
+    ``Order.objects.get_or_create(...)`` (the pair's record), ``get_object_or_404(Order,
+    ...)``; None for anything else."""
+    if not isinstance(value, cst.Call):
+        return None
+    func = names.qualify(value.func)
+    if func in _RECORD_FUNCS and value.args:
+        return names.qualify(value.args[0].value)
+    if not isinstance(value.func, cst.Attribute):
+        return None
+    method = value.func.attr.value
+    if method not in _RECORD_ENDINGS and method not in ("get_or_create", "update_or_create"):
+        return None
+    receiver: cst.BaseExpression = value.func.value
+    while True:
+        if isinstance(receiver, cst.Call):
+            receiver = receiver.func
+        elif isinstance(receiver, cst.Attribute) and receiver.attr.value == "objects":
+            return names.qualify(receiver.value)
+        elif isinstance(receiver, cst.Attribute) and receiver.attr.value in _QUERYSET_ENDINGS:
+            receiver = receiver.value
+        else:
+            return None
+
+
 def first_of_pair(value: cst.BaseExpression, names: Names) -> Kind | None:
     """``obj, created = Model.objects.get_or_create(...)``: the record."""
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):

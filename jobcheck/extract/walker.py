@@ -55,6 +55,8 @@ class FunctionScope:
     node: cst.FunctionDef
     variables: dict[str, payload.Kind] = field(default_factory=dict)
     instances: dict[str, str] = field(default_factory=dict)
+    created: set[str] = field(default_factory=set)
+    """Local names bound to a row made here (a constructor, ``.objects.create(...)``)."""
     """Local names bound to a new instance of a class that may be the project's
     (``service = AlleleRegistry(url)``): their method calls are call sites."""
     atomic: str | None = None
@@ -571,7 +573,7 @@ class Walker:
             if made is not None:
                 return f"{made}.{rest}"
             kind = scope.variables.get(head)
-            if kind is not None and kind.model:
+            if kind is not None and kind.model and kind.kind != "returned-by":
                 return f"{kind.model}.{rest}"
         return name
 
@@ -589,7 +591,12 @@ class Walker:
         if scope is not None and head in scope.instances and name.count(".") == 1:
             return True
         kind = scope.variables.get(head) if scope is not None else None
-        return kind is not None and kind.model is not None and name.count(".") == 1
+        return (
+            kind is not None
+            and kind.model is not None
+            and kind.kind != "returned-by"
+            and name.count(".") == 1
+        )
 
     def contexts_here(self) -> tuple[str, ...]:
         scope = self.function
@@ -635,6 +642,7 @@ class Walker:
                 deferred=self.deferred > 0,
                 discarded=id(node) == self._statement_call,
                 in_handler=bool(self.handlers),
+                on_new_record=(written or "").partition(".")[0] in self.functions[-1].created,
             )
         )
 
@@ -743,14 +751,27 @@ class Walker:
         head = written.partition(".")[0]
         return qualname if head in self.names.aliases or head in self.names.defined else None
 
+    def _project_model_fetched(self, value: cst.BaseExpression) -> str | None:
+        """The project model whose row ``value`` fetches (``Post.objects.get(...)``,
+        ``get_object_or_404(Post, ...)``): its methods are the project's."""
+        model = payload.model_fetched(value, self.names)
+        if model is None or is_library(model) or "." not in model:
+            return None
+        return model
+
     def _track_variables(
         self, scope: FunctionScope, targets: list[cst.BaseExpression], value: cst.BaseExpression
     ) -> None:
         kind = self.classify(value)
-        made = self._project_class_made(value)
+        made = self._project_class_made(value) or self._project_model_fetched(value)
+        created = self._project_class_made(value) is not None or _creates_row(value)
         for target in targets:
             if isinstance(target, cst.Name):
                 scope.variables[target.value] = kind
+                if created:
+                    scope.created.add(target.value)
+                else:
+                    scope.created.discard(target.value)
                 if made is not None:
                     scope.instances[target.value] = made
                 else:
@@ -764,6 +785,10 @@ class Walker:
                         scope.variables[name] = first
                     else:
                         scope.variables.pop(name, None)
+                    if index == 0 and first is not None and made is not None:
+                        scope.instances[name] = made
+                    else:
+                        scope.instances.pop(name, None)
 
     def _track_constants(
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression
@@ -892,6 +917,18 @@ def _on_read_replica(expr: cst.BaseExpression, walker: Walker) -> bool:
 _BUILTIN_ANNOTATIONS = frozenset(
     {"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set", "object", "None"}
 )
+
+
+def _creates_row(value: cst.BaseExpression) -> bool:
+    """``Model.objects.create(...)``: a new row (not ``get_or_create``, which may
+    return one a first run made)."""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value == "create"
+        and isinstance(value.func.value, cst.Attribute)
+        and value.func.value.attr.value == "objects"
+    )
 
 
 _RETURNED_KINDS = frozenset({"record", "queryset", "copy"})

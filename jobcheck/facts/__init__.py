@@ -139,6 +139,10 @@ class CallSite:
     claimed: bool = False
     """Inside a loop over the rows still to do (a query filtered on a state field) that
     the function marks done: a second run sends nothing for them."""
+    on_new_record: bool = False
+    """A method of a row this function just made (``job = Job.objects.create(...)``,
+    ``Job(...)``): the counters it moves are that new row's, which a second run makes
+    afresh."""
 
 
 @dataclass(slots=True)

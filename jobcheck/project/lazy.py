@@ -30,6 +30,7 @@ class ModuleLoader:
         all_modules: Iterable[str] = (),
         load_part: Callable[[str, str, str | None], FileFacts | None] | None = None,
         load_parts: Callable[[list[PartKey]], dict[PartKey, FileFacts | None]] | None = None,
+        on_freeze: Callable[[], None] | None = None,
     ) -> None:
         """``modules``: module name -> paths of the files not analysed yet;
         ``load(path)``: the facts of one of them (None when it cannot be read);
@@ -45,6 +46,7 @@ class ModuleLoader:
         self.all_modules = frozenset(all_modules) | frozenset(modules)
         self.loaded: list[FileFacts] = []
         self._tried: set[str] = set()
+        self._on_freeze = on_freeze
         self.frozen = False
         """Set once gathering ends (:meth:`freeze`): nothing is read or parsed after."""
         self.missed: list[str] = []
@@ -55,6 +57,8 @@ class ModuleLoader:
         """Gathering is over: from now on a name whose module was not read is unknown,
         as if the project did not define it."""
         self.frozen = True
+        if self._on_freeze is not None:
+            self._on_freeze()
 
     def part_for(self, qualname: str) -> list[FileFacts]:
         """Facts of just the top-level definition ``qualname`` names (``pkg.mod.f`` or
@@ -110,6 +114,7 @@ class ModuleLoader:
             self.all_modules,
             load_part=self._load_part,
             load_parts=self._load_parts,
+            on_freeze=self._on_freeze,
         )
         narrowed.loaded = self.loaded
         narrowed.frozen = self.frozen

@@ -223,10 +223,12 @@ class Summaries:
         loader = self.project.loader
         if loader is not None:
             for facts in loader.part_for(qualname):
+                # The part's classes, with their bases: a method the class inherits
+                # (``Post.save`` from a mixin) is looked up there (``_inherited``).
+                self._part_classes.update(facts.classes)
                 function = facts.functions.get(qualname)
                 if function is not None:
                     found = (facts, function)
-                    self._part_classes.update(facts.classes)
                     break
         self._parts[qualname] = found
         return found
@@ -298,6 +300,10 @@ class Summaries:
                 # (``log_and_send_slack_message(...)``): its sends are not repeated, or
                 # reach the team, not the job's users.
                 effects = [r for r in effects if r.item.kind != "send"]
+            if site.on_new_record:
+                # ``job = Job.objects.create(...); job.start()``: what ``start`` counts
+                # is on the row this run made; a second run makes and counts another.
+                effects = [r for r in effects if r.item.kind != "counter"]
             summary.side_effects.extend(_prefixed(effects, hop))
         summary.slow_calls.extend(_prefixed(inner.slow_calls, hop))
         summary.blocking_calls.extend(_prefixed(inner.blocking_calls, hop))
