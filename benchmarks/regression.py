@@ -10,7 +10,8 @@ compares the median CPU time (the process and its workers) of the two. It fails 
 only when jobcheck takes more than :data:`LIMIT` times Ruff's CPU: twice the ratio
 measured when this guard was set (4.8 to 6.6, median about 5.5, on the 2-core
 development machine, 2026-12-07), so that noise and a slower machine never fail it,
-and a change that doubles the cost of gathering does. Real measurements live in ``docs/benchmarks.md`` (``bench.py``).
+and a change that doubles the cost of gathering does. Real measurements live in
+``docs/benchmarks.md`` (``bench.py``).
 """
 
 from __future__ import annotations
