@@ -55,10 +55,13 @@ class FunctionScope:
     node: cst.FunctionDef
     variables: dict[str, payload.Kind] = field(default_factory=dict)
     instances: dict[str, str] = field(default_factory=dict)
-    created: set[str] = field(default_factory=set)
-    """Local names bound to a row made here (a constructor, ``.objects.create(...)``)."""
     """Local names bound to a new instance of a class that may be the project's
     (``service = AlleleRegistry(url)``): their method calls are call sites."""
+    created: set[str] = field(default_factory=set)
+    """Local names bound to a row made here (a constructor, ``.objects.create(...)``)."""
+    values: dict[str, Value] = field(default_factory=dict)
+    """Local names bound to a value the evaluator can read (``queue = LOW_QUEUE``,
+    ``options = {"queue": "low"}``): an option that names them means that value."""
     atomic: str | None = None
     decorator_contexts: tuple[str, ...] = ()
     """The function's decorators that may be the project's own wrappers."""
@@ -151,7 +154,7 @@ class Walker:
         self.names = Names(facts.module, is_package)
         self.names.tree = module
         self.constants: dict[str, Value] = {}
-        self.evaluate = Evaluator(module, self.names, self.constants)
+        self.evaluate = Evaluator(module, self.names, self.constants, self._local_values)
         self._source_lines: list[str] | None = None
         self._source = source
         self.recognizers: list[Recognizer] = []
@@ -751,6 +754,10 @@ class Walker:
         head = written.partition(".")[0]
         return qualname if head in self.names.aliases or head in self.names.defined else None
 
+    def _local_values(self) -> dict[str, Value]:
+        scope = self.function
+        return scope.values if scope is not None else {}
+
     def _project_model_fetched(self, value: cst.BaseExpression) -> str | None:
         """The project model whose row ``value`` fetches (``Post.objects.get(...)``,
         ``get_object_or_404(Post, ...)``): its methods are the project's."""
@@ -765,8 +772,16 @@ class Walker:
         kind = self.classify(value)
         made = self._project_class_made(value) or self._project_model_fetched(value)
         created = self._project_class_made(value) is not None or _creates_row(value)
+        evaluated = self.evaluate(value)
+        readable = isinstance(evaluated, (Const, DictV)) or (
+            isinstance(evaluated, Ref) and evaluated.qualname.rpartition(".")[2].isupper()
+        )
         for target in targets:
             if isinstance(target, cst.Name):
+                if readable:
+                    scope.values[target.value] = evaluated
+                else:
+                    scope.values.pop(target.value, None)
                 scope.variables[target.value] = kind
                 if created:
                     scope.created.add(target.value)

@@ -50,10 +50,14 @@ class Evaluator:
         module: cst.Module,
         names: Names,
         constants: Mapping[str, Value] | None = None,
+        local_values: Callable[[], Mapping[str, Value]] | None = None,
     ) -> None:
+        """``constants``: the module's names with their values; ``local_values``: those
+        of the function being read (they shadow the module's)."""
         self.module = module
         self.names = names
         self.constants = constants if constants is not None else {}
+        self.local_values = local_values
         self._depth = 0
 
     def __call__(self, expr: cst.BaseExpression) -> Value:
@@ -77,6 +81,10 @@ class Evaluator:
         if isinstance(expr, cst.Name):
             if expr.value in ("True", "False", "None"):
                 return Const({"True": True, "False": False, "None": None}[expr.value])
+            if self.local_values is not None:
+                local = self.local_values()
+                if expr.value in local:
+                    return local[expr.value]
             if expr.value in self.constants:
                 return self.constants[expr.value]
             return Ref(self.names.resolve(expr.value))
