@@ -96,6 +96,11 @@ class Semantics:
         clause starting with "; " ("" when nothing)."""
         return ""
 
+    def task_hooks(self) -> tuple[str, ...]:
+        """Methods of a job's task class that the worker calls around every run (their
+        effects are the job's); none by default."""
+        return ()
+
     def cancellation_noun(self) -> str | None:
         """SCL-34: the cancellation its runner sends a coroutine job on a time limit or at
         shutdown, as messages name it; None when it sends none."""

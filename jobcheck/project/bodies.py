@@ -37,8 +37,27 @@ class JobBody:
     schedule's (``kubernetes``, ``crontab``) when there is no job."""
 
     def summary(self, project: Project) -> Summary:
-        """What the body does, directly or through the functions it calls."""
-        return project.summaries.of_function(self.file, self.function)
+        """What the body does, directly or through the functions it calls, and what the
+        hooks of its task base class do (they run with it)."""
+        own = project.summaries.of_function(self.file, self.function)
+        hooks = hook_functions(project, self.job) if self.job is not None else []
+        if not hooks:
+            return own
+        return project.summaries.with_hooks(own, self.file, self.function, hooks)
+
+
+def hook_functions(project: Project, job: Job) -> list[tuple[FileFacts, FunctionFacts]]:
+    """The project functions that run as the hooks of ``job``'s task classes (nearest
+    class first, each hook once): a base class overriding them runs their code with
+    each job built on it."""
+    found = []
+    for hook in semantics(job.framework).task_hooks():
+        for base in project.task_bases(job):
+            entry = project.summaries.function(f"{base}.{hook}")
+            if entry is not None:
+                found.append(entry)
+                break
+    return found
 
 
 def job_bodies(project: Project) -> list[JobBody]:

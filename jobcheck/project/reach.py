@@ -48,8 +48,9 @@ def read_reached(project: Project) -> None:
     if loader is None:
         return
     summaries = project.summaries
+    hooks = _read_hooks(project)
     summaries.prefetch_all(
-        [(f, function) for f in project.files for function in f.functions.values()]
+        [(f, function) for f in project.files for function in f.functions.values()] + hooks
     )
     names = referenced_names(project.files)
     names |= {n for f in summaries.part_facts() for n in _decorator_names_of(f)}
@@ -60,6 +61,13 @@ def read_reached(project: Project) -> None:
         read = [f for name in sorted(names) for f in project.read_definition(name)]
         names = _class_names(read) - names
     loader.freeze()
+
+
+def _read_hooks(project: Project) -> list[tuple[FileFacts, FunctionFacts]]:
+    """The hooks of every job's task classes (``after_return``...), read now."""
+    from jobcheck.project.bodies import hook_functions
+
+    return [entry for job in project.jobs for entry in hook_functions(project, job)]
 
 
 def referenced_names(facts: Iterable[FileFacts]) -> set[str]:

@@ -196,6 +196,29 @@ class Summaries:
                 found.setdefault(id(entry[0]), entry[0])
         return list(found.values())
 
+    def function(self, qualname: str) -> tuple[FileFacts, FunctionFacts] | None:
+        """A project function or method by its dotted path, inherited methods included
+        (``Base.after_return`` defined on a base of ``Base``)."""
+        return self._function(qualname) or self._inherited(qualname)
+
+    def with_hooks(
+        self,
+        summary: Summary,
+        f: FileFacts,
+        function: FunctionFacts,
+        hooks: Iterable[tuple[FileFacts, FunctionFacts]],
+    ) -> Summary:
+        """``summary`` with what ``hooks`` do (a task base class's ``after_return``,
+        ``on_failure``...: they run with every job built on it), reached through a hop
+        at the job's definition."""
+        merged = Summary(**{name: list(items) for name, items in vars(summary).items()})
+        for hook_file, hook in hooks:
+            inner = self._summary(hook_file, hook, self.depth - 1)
+            hop = Hop(hook.qualname, f.path, function.loc, discarded=True)
+            for name, items in vars(inner).items():
+                getattr(merged, name).extend(_prefixed(items, hop))
+        return merged
+
     def callee(self, site: CallSite) -> tuple[FileFacts, FunctionFacts] | None:
         """The project function a call site calls, when the project defines it: from the
         analysed files, else read alone from its module (``ModuleLoader.part_for``)."""

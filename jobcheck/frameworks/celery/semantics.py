@@ -70,6 +70,11 @@ class CelerySemantics(Semantics):
 
     # -- jobs -------------------------------------------------------------------------
 
+    def task_hooks(self) -> tuple[str, ...]:
+        """The handlers ``celery.app.task.Task`` defines and the worker calls around each
+        run (``before_start`` since Celery 5.2)."""
+        return ("before_start", "on_success", "on_retry", "on_failure", "after_return")
+
     def claim(self, project: Project, task: TaskDef) -> TaskDef | None:
         """``@obj.task`` makes a Celery task only when ``obj`` is a Celery app or unknown:
         made by another library's class (``huey = MyHuey()``, ``broker =
