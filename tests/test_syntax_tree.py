@@ -152,7 +152,7 @@ def _facts(file: Path) -> FileFacts:
     return facts
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar())
 def test_generated_programs_parse_to_the_same_tree_both_ways(text: str) -> None:
     try:
@@ -170,3 +170,26 @@ def test_grammar_newer_than_this_python_is_read_by_libcst() -> None:
     call = module.body[1].body[0].value
     assert isinstance(call, t.Call)
     assert call.pos == (2, 5, 3, 5)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "globalmatch,Aª\n",
+        "xª = 1\nprint(xª.ŉ)\n",
+        "def fª(aª, *, bª=1): pass\n",
+        "import aª.b as cª\nfrom aª.ŉ import bª as cª, d\n",
+        "class Cª(Bª): pass\n",
+        "f(aª=1, **kª)\ng = lambda xª, *aª, **kª: xª\n",
+        "try:\n    pass\nexcept Eª as eª:\n    pass\n",
+        "def o():\n    xª = 1\n    def p():\n        nonlocal xª\n",
+        'f"{aª!r:>{wª}}"\n',
+        "pass\\\n;A\n",
+        "pass;# note\n\n1\n",
+    ],
+)
+def test_identifiers_cpython_normalises_and_statement_grouping(text: str) -> None:
+    """Identifiers CPython's tree holds in NFKC form (``ª`` is ``a``) keep the text as
+    written, and the length it has there; ``;`` groups statements only on one line."""
+    _, problems = _differences(text)
+    assert not problems, problems[:5]

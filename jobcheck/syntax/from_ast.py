@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -80,6 +81,9 @@ class _Source:
         if encoded is None:
             encoded = self._encoded[line] = text.encode("utf-8", "surrogatepass")
         return len(encoded[:byte_column].decode("utf-8", "replace")) + 1
+
+    def ascii_line(self, line: int) -> bool:
+        return not (0 < line <= len(self.lines)) or self.lines[line - 1].isascii()
 
     def identifier_at(self, point: Point) -> str:
         """The identifier as written from ``point`` on (CPython's tree holds its NFKC
@@ -271,7 +275,9 @@ class Converter:
                 return start, end
 
     def name_at(self, value: str, start: Point) -> t.Name:
-        if not value.isascii():
+        if not self.source.ascii_line(start[0]):
+            # CPython's tree holds identifiers in NFKC form (``ª`` is ``a``): the name
+            # as written is the source's.
             value = self.source.identifier_at(start) or value
         built = t.Name(value)
         built.pos = (start[0], start[1], start[0], start[1] + len(value))
@@ -377,7 +383,21 @@ class Converter:
         with a backslash)."""
         line, column = start
         while line <= len(self.source.lines):
-            found = re.search(rf"\b{re.escape(name)}\b", self.source.lines[line - 1][column - 1 :])
+            text = self.source.lines[line - 1]
+            if text.isascii():
+                found = re.search(rf"\b{re.escape(name)}\b", text[column - 1 :])
+            else:
+                # Written in another form than CPython's NFKC one (``ª`` for ``a``).
+                found = next(
+                    (
+                        word
+                        for word in _IDENTIFIER.finditer(text, column - 1)
+                        if unicodedata.normalize("NFKC", word.group()) == name
+                    ),
+                    None,
+                )
+                if found is not None:
+                    return self.name_at(name, (line, found.start() + 1))
             if found is not None:
                 return self.name_at(name, (line, column + found.start()))
             line, column = line + 1, 1
@@ -642,7 +662,7 @@ class Converter:
         parts = dotted.split(".")
         line, column = start
         node: t.Name | t.Attribute = self.name_at(parts[0], (line, column))
-        point = (line, column + len(parts[0]))
+        point = (node.pos[2], node.pos[3])
         for part in parts[1:]:
             dot = self.source.after(point)
             name_start = self.source.after(_after(dot))
@@ -701,14 +721,15 @@ class Converter:
 
     def _name(self, node: ast.Name) -> t.Name:
         value = node.id
-        if not value.isascii():
-            value = self.source.identifier_at(self.start(node)) or value
+        start = self.start(node)
+        if not self.source.ascii_line(start[0]):
+            value = self.source.identifier_at(start) or value
         return self.at(t.Name(value), node)
 
     def _attribute(self, node: ast.Attribute) -> t.Attribute:
         end = self.end(node)
         value = node.attr
-        if not value.isascii():
+        if not self.source.ascii_line(end[0]):
             value = self.source.identifier_before(end) or value
         attr = self.name_at(value, (end[0], end[1] - len(value)))
         return self.at(t.Attribute(self.expression(node.value), attr), node)
