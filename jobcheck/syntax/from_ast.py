@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import ast
 import re
-import unicodedata
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
