@@ -39,11 +39,12 @@ class JobBody:
     def summary(self, project: Project) -> Summary:
         """What the body does, directly or through the functions it calls, and what the
         hooks of its task base class do (they run with it)."""
-        own = project.summaries.of_function(self.file, self.function)
-        hooks = hook_functions(project, self.job) if self.job is not None else []
-        if not hooks:
-            return own
-        return project.summaries.with_hooks(own, self.file, self.function, hooks)
+        job = self.job
+        return project.summaries.of_job(
+            self.file,
+            self.function,
+            lambda: hook_functions(project, job) if job is not None else [],
+        )
 
 
 def hook_functions(project: Project, job: Job) -> list[tuple[FileFacts, FunctionFacts]]:

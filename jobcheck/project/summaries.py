@@ -139,6 +139,7 @@ class Summaries:
         self._memo: dict[tuple[str, int], Summary] = {}
         self._active: set[str] = set()
         self._parts: dict[str, tuple[FileFacts, FunctionFacts] | None] = {}
+        self._jobs: dict[str, Summary] = {}
         self._part_classes: dict[str, tuple[str, ...]] = {}
 
     def of(self, qualname: str) -> Summary:
@@ -200,6 +201,22 @@ class Summaries:
         """A project function or method by its dotted path, inherited methods included
         (``Base.after_return`` defined on a base of ``Base``)."""
         return self._function(qualname) or self._inherited(qualname)
+
+    def of_job(
+        self,
+        f: FileFacts,
+        function: FunctionFacts,
+        hooks: Callable[[], list[tuple[FileFacts, FunctionFacts]]],
+    ) -> Summary:
+        """What a job's body does, with what the ``hooks()`` of its task classes do
+        (computed once per body: every check asks)."""
+        known = self._jobs.get(function.qualname)
+        if known is None:
+            own = self.of_function(f, function)
+            found = hooks()
+            known = self.with_hooks(own, f, function, found) if found else own
+            self._jobs[function.qualname] = known
+        return known
 
     def with_hooks(
         self,
