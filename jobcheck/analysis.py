@@ -217,7 +217,7 @@ class Gatherer:
         from jobcheck.scan import file_budget, scan_all
 
         tasks = [self._task(f, analyse) for f in files]
-        results = scan_all(tasks, self.jobs, self.prefilter, self.progress, None, file_budget())
+        results = scan_all(tasks, self.jobs, self.prefilter, self.progress, file_budget())
         for f, result in zip(files, results, strict=True):
             self._record(f, result)
 

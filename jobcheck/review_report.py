@@ -25,6 +25,7 @@ from jobcheck.config import Options
 from jobcheck.findings import Finding
 from jobcheck.output.encoding import masked_data
 from jobcheck.project import Project
+from jobcheck.project.bodies import body_summary
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe as describe_entry
 from jobcheck.project.summaries import EXCLUSION_ONLY
@@ -223,9 +224,10 @@ def _parameters(project: Project, job: Job | None) -> list[str]:
 def _idempotency(project: Project, job: Job | None) -> list[str]:
     """Guards in the job's body and the helpers it calls (a state check, a unique
     insert, a lock, a deduplication key), and charges made with an idempotency key."""
-    if job is None or job.task.function is None:
+    entry = project.functions.get(job.task.function or "") if job is not None else None
+    if entry is None:
         return []
-    summary = project.summaries.of(job.task.function)
+    summary = body_summary(project, entry[0], entry[1], job)
     # The job's own body and the helpers it calls directly: a guard deeper down guards
     # that helper's own work, not the job's (saleor's webhook cleanup filters).
     found = [

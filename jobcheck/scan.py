@@ -11,8 +11,7 @@ parse are few, forking workers and importing libcst in them would cost more than
 saves, and they are parsed here.
 
 Workers are forked after this process imported the extraction and compiled the
-prefilter, so they start with both. ``on_result`` sees each file's facts as they
-arrive, while the workers go on.
+prefilter, so they start with both.
 
 Each file has a time budget (:func:`file_budget`, 20 s unless
 ``JOBCHECK_FILE_TIME_BUDGET`` says otherwise): a worker still on one file past it is
@@ -254,14 +253,11 @@ def scan_all(
     jobs: int,
     use_prefilter: bool = True,
     progress: Callable[[int, int], None] | None = None,
-    on_result: Callable[[FileResult, bool], None] | None = None,
     budget: float | None = None,
 ) -> list[FileResult]:
     """Every task's result, in task order. Files to parse go to ``jobs`` worker
     processes when there is enough to parse (or, with a ``budget``, to one where workers
-    are forked); ``on_result(result, in_workers)`` sees each parsed file's result as it
-    arrives (while the workers go on, when ``in_workers``); ``progress`` gets (parsed,
-    to parse)."""
+    are forked); ``progress`` gets (parsed, to parse)."""
     results: list[FileResult | None] = [None] * len(tasks)
     parser = _Parser(jobs, budget)
     # Largest first (by the size stat gave), and each kept file handed to the workers as
@@ -273,9 +269,7 @@ def scan_all(
         else:
             results[index] = read
     for done, (index, facts, over_budget) in enumerate(parser.results(), start=1):
-        results[index] = result = _with_facts(parser.reads[index], facts, over_budget)
-        if on_result is not None:
-            on_result(result, parser.workers is not None)
+        results[index] = _with_facts(parser.reads[index], facts, over_budget)
         if progress is not None:
             progress(done, len(parser.reads))
     return results  # type: ignore[return-value]

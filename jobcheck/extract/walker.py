@@ -770,8 +770,9 @@ class Walker:
         self, scope: FunctionScope, targets: list[cst.BaseExpression], value: cst.BaseExpression
     ) -> None:
         kind = self.classify(value)
-        made = self._project_class_made(value) or self._project_model_fetched(value)
-        created = self._project_class_made(value) is not None or _creates_row(value)
+        constructed = self._project_class_made(value)
+        made = constructed or self._project_model_fetched(value)
+        created = constructed is not None or _creates_row(value)
         evaluated = self.evaluate(value)
         readable = isinstance(evaluated, (Const, DictV)) or (
             isinstance(evaluated, Ref) and evaluated.qualname.rpartition(".")[2].isupper()

@@ -39,12 +39,17 @@ class JobBody:
     def summary(self, project: Project) -> Summary:
         """What the body does, directly or through the functions it calls, and what the
         hooks of its task base class do (they run with it)."""
-        job = self.job
-        return project.summaries.of_job(
-            self.file,
-            self.function,
-            lambda: hook_functions(project, job) if job is not None else [],
-        )
+        return body_summary(project, self.file, self.function, self.job)
+
+
+def body_summary(
+    project: Project, f: FileFacts, function: FunctionFacts, job: Job | None
+) -> Summary:
+    """What a job's body does, with its task classes' hooks: what the checks judge and
+    what ``review`` shows, one computation (memoized per body)."""
+    return project.summaries.of_job(
+        f, function, lambda: hook_functions(project, job) if job is not None else []
+    )
 
 
 def hook_functions(project: Project, job: Job) -> list[tuple[FileFacts, FunctionFacts]]:

@@ -1240,31 +1240,21 @@ def _skip_string(text: str, index: int) -> int:
 
 
 def _closing_paren(text: str) -> int:
-    """The index of the bracket closing the one at ``text[0]`` (-1 when none)."""
-    depth = 0
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index
-        elif char == "#":
-            newline = text.find("\n", index)
-            index = len(text) if newline < 0 else newline
-            continue
-        elif char in "'\"" or (char.isalpha() and _starts_string(text, index)):
-            index = _skip_string(text, index)
-            continue
-        index += 1
-    return -1
+    """The index of the bracket closing the one at ``text[0]`` (-1 when none); comments
+    skipped."""
+    return _closing(text, 0, comments=True)
 
 
 def _closing_brace(text: str, opening: int) -> int:
-    """The index of the ``}`` closing the ``{`` at ``opening`` (nested brackets and
-    string literals skipped); the text's end when it has none."""
+    """The index of the ``}`` closing the ``{`` at ``opening`` of an f-string's body
+    (where ``#`` is a format spec's, not a comment); the text's end when it has none."""
+    found = _closing(text, opening, comments=False)
+    return found if found >= 0 else len(text) - 1
+
+
+def _closing(text: str, opening: int, comments: bool) -> int:
+    """The index of the bracket closing the one at ``opening``, nested brackets and
+    string literals skipped (and comments, with ``comments``); -1 when none."""
     depth = 0
     index = opening
     while index < len(text):
@@ -1275,11 +1265,15 @@ def _closing_brace(text: str, opening: int) -> int:
             depth -= 1
             if depth == 0:
                 return index
+        elif char == "#" and comments:
+            newline = text.find("\n", index)
+            index = len(text) if newline < 0 else newline
+            continue
         elif char in "'\"" or (char.isalpha() and _starts_string(text, index)):
             index = _skip_string(text, index)
             continue
         index += 1
-    return len(text) - 1
+    return -1
 
 
 def _starts_string(text: str, index: int) -> bool:
