@@ -291,7 +291,7 @@ class Gatherer:
             if f.module in wanted.modules:
                 chosen.append(f)
                 continue
-            if not wanted.patterns:
+            if not wanted.by_content():
                 continue
             data = f.data if f.data is not None else _read(f.source.fspath)
             if data is not None and wanted.wants(f.module, data, f.entry.sends):
@@ -490,14 +490,29 @@ class Wanted:
     modules: set[str]
     patterns: list[tuple[re.Pattern[bytes], bool]]
     """(pattern, only in files that call ``.send(``)."""
+    in_web_handlers: re.Pattern[bytes] | None = None
+    """A pattern wanted only in a web module with a request handler (SCL-16: a view that
+    imports a job module may call a job directly, running its body in the request)."""
 
     def wants(self, module: str, data: bytes, sends: bool) -> bool:
         if module in self.modules:
             return True
-        return any(
+        if any(
             (sends or not needs_send) and pattern.search(data) is not None
             for pattern, needs_send in self.patterns
+        ):
+            return True
+        from jobcheck.extract.effects import looks_like_web_handlers
+
+        pattern = self.in_web_handlers
+        return (
+            pattern is not None
+            and pattern.search(data) is not None
+            and (looks_like_web_handlers(data))
         )
+
+    def by_content(self) -> bool:
+        return bool(self.patterns) or self.in_web_handlers is not None
 
 
 def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> Wanted:
@@ -549,14 +564,31 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     if decorators:
         alternatives = b"|".join(re.escape(n.encode()) for n in sorted(decorators))
         patterns.append((re.compile(rb"@(?:\w+\.)*(?:" + alternatives + rb")\b"), False))
-    # Calls of the project's enqueue wrappers are enqueue sites (project/wrappers.py).
-    from jobcheck.project.wrappers import wrapper_functions
+    # Calls of the project's enqueue wrappers are enqueue sites, and what callers hand a
+    # function that forwards its **kwargs to a job is payload (project/wrappers.py).
+    from jobcheck.project.wrappers import forwarding_functions, wrapper_functions
 
-    wrappers = {qualname.rsplit(".", 1)[-1] for qualname in wrapper_functions(facts)}
+    wrapping = wrapper_functions(facts) | forwarding_functions(facts)
+    wrappers = {qualname.rsplit(".", 1)[-1] for qualname in wrapping}
     if wrappers:
         alternatives = b"|".join(re.escape(n.encode()) for n in sorted(wrappers))
         patterns.append((re.compile(rb"(?<![\w])(?:" + alternatives + rb")\s*\("), False))
-    return Wanted(modules, patterns)
+    return Wanted(modules, patterns, _job_module_imports(facts))
+
+
+def _job_module_imports(facts: list[FileFacts]) -> re.Pattern[bytes] | None:
+    """An import from a module that defines jobs (``from accounts.tasks import
+    send_welcome``, ``from .tasks import ...``), by the module's last name."""
+    # Only names an import can spell (a file name may hold anything, bytes included).
+    lasts = sorted({f.module.rpartition(".")[2] for f in facts if f.tasks and f.module} - {""})
+    lasts = [n for n in lasts if n.isidentifier()]
+    if not lasts:
+        return None
+    alternatives = b"|".join(re.escape(n.encode()) for n in lasts)
+    return re.compile(
+        rb"\bfrom[ \t]+[\w.]*?\b(?:" + alternatives + rb")[ \t]+import\b"
+        rb"|\bimport[ \t]+[\w.]*?\b(?:" + alternatives + rb")\b"
+    )
 
 
 def _custom_job_decorators(facts: list[FileFacts]) -> set[str]:

@@ -72,11 +72,17 @@ def test_a_check_adds_its_own_trigger(monkeypatch: pytest.MonkeyPatch) -> None:
     rule = RULE_CLASSES[0]
     trigger = Trigger("flask route", b"@app.route", rb"@app\.route\(")
     monkeypatch.setattr(rule, "PREFILTER", (trigger,), raising=False)
-    monkeypatch.setattr(prefilter, "_compiled", None)
-    try:
-        assert prefilter.compiled().reason(b"@app.route('/')\ndef index(): ...\n") == "flask route"
-    finally:
-        monkeypatch.setattr(prefilter, "_compiled", None)
+    monkeypatch.setattr(prefilter, "_compiled", {})
+    assert prefilter.compiled().reason(b"@app.route('/')\ndef index(): ...\n") == "flask route"
+
+
+def test_python_files_are_not_screened_with_the_plugins_ruby_and_yaml_triggers() -> None:
+    """Sidekiq's triggers (``perform_async``, ``queues:``) keep Ruby and YAML files; a
+    Python file that only mentions them matters to no Python recognizer."""
+    data = b"# calls perform_async on the Rails side\nqueues: list = []\n"
+    assert prefilter.decide("app/notes.py", data, "app.notes").kept is False
+    assert prefilter.decide("app/workers/notes.rb", data, "").kept is True
+    assert prefilter.decide("app/tasks.py", b"from celery import shared_task\n", "").kept
 
 
 def test_confirm_runs_only_after_the_literal() -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import FunctionFacts
-from jobcheck.findings import Finding
+from jobcheck.facts import FileFacts, FunctionFacts
+from jobcheck.findings import Finding, Related
 from jobcheck.frameworks.web import semantics as web
-from jobcheck.project.bodies import job_bodies
+from jobcheck.project.bodies import JobBody, job_bodies
+from jobcheck.project.summaries import Reach, Summary
+from jobcheck.registry import semantics
 
 WHAT = {
     "email": "sends email",
@@ -28,11 +30,12 @@ class SlowWorkOffRequests(RuleChecks):
 
     @check("slow-work-in-request")
     def slow_work_in_request(self) -> Iterator[Finding]:
-        jobs = {body.function.qualname for body in job_bodies(self.project)}
+        bodies = {body.function.qualname: body for body in job_bodies(self.project)}
         for f in self.project.files:
             for function in f.functions.values():
-                if function.view is None or function.qualname in jobs:
+                if function.view is None or function.qualname in bodies:
                     continue
+                yield from self._jobs_run_here(f, function, bodies)
                 for call in function.slow_calls:
                     what = WHAT.get(call.kind, "does slow work")
                     yield self.finding(
@@ -55,6 +58,57 @@ class SlowWorkOffRequests(RuleChecks):
                         "for a third party the response does not need, and the request "
                         f"fails when it is down; {_instead(function)}",
                     )
+
+    def _jobs_run_here(
+        self, f: FileFacts, view: FunctionFacts, bodies: dict[str, JobBody]
+    ) -> Iterator[Finding]:
+        """A job the handler calls directly (not ``.delay``), itself or through its
+        helpers: the job's body runs in the request, slow work and all."""
+        reported: set[str] = set()
+        for reach in self.project.summaries.of_function(f, view).functions:
+            body = bodies.get(reach.item.qualname)
+            if body is None or body.job is None or not reach.chain:
+                continue
+            if body.function.qualname in reported:
+                continue
+            work = _slow_work(body.summary(self.project))
+            if work is None:
+                continue
+            reported.add(body.function.qualname)
+            yield self._job_finding(f, view, body, reach, work)
+
+    def _job_finding(
+        self,
+        f: FileFacts,
+        view: FunctionFacts,
+        body: JobBody,
+        reach: Reach[FunctionFacts],
+        work: tuple[str, str],
+    ) -> Finding:
+        what, func = work
+        hops = reach.chain
+        through = " through " + " -> ".join(hop.label for hop in hops[:-1]) if len(hops) > 1 else ""
+        framework = semantics(body.framework)
+        related = tuple(Related(hop.path, hop.loc, f"calls {hop.label}") for hop in hops[1:])
+        return self.finding(
+            "slow-work-in-request",
+            f.path,
+            reach.loc,
+            f"request handler '{view.name}' calls job '{body.name}' directly{through}: the "
+            f"job's body runs in the request and {what} ({func}) while the visitor waits, "
+            f"and the request fails when it fails; {framework.enqueue_instead(body.name)}",
+            related=related,
+        )
+
+
+def _slow_work(summary: Summary) -> tuple[str, str] | None:
+    """What slow work a job's summary does, for the message: (what, the call)."""
+    for slow in summary.slow_calls:
+        return WHAT.get(slow.item.kind, "does slow work"), slow.item.func
+    for http in summary.http_calls:
+        if not http.item.result_used and not _reads(http.item.func):
+            return "calls a webhook", f"{http.item.func}(...)"
+    return None
 
 
 # A discarded call of these methods asks a server something (a reachability probe,

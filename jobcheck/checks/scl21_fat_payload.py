@@ -33,16 +33,19 @@ class FatPayload(RuleChecks):
 
     @check("fat-payload")
     def fat_payload(self) -> Iterator[Finding]:
-        for f, site, job in self.project.enqueues():
+        sites = [(*entry, None) for entry in self.project.enqueues()]
+        sites += list(self.project.forwarded_enqueues())
+        for f, site, job, through in sites:
             for argument in site.arguments:
                 what = self._heavy(argument.kind, argument.reason)
                 if what is None:
                     continue
+                name = job.task.name if job else None
                 yield self.finding(
                     "fat-payload",
                     f.path,
                     argument.loc,
-                    self._message(site, argument, what, job.task.name if job else None, job),
+                    self._message(site, argument, what, name, job, through),
                 )
 
     def _heavy(self, kind: str, reason: str, depth: int = 0) -> str | None:
@@ -91,9 +94,17 @@ class FatPayload(RuleChecks):
 
     @staticmethod
     def _message(
-        site: EnqueueSite, argument: Argument, what: str, name: str | None, job: Job | None
+        site: EnqueueSite,
+        argument: Argument,
+        what: str,
+        name: str | None,
+        job: Job | None,
+        through: str | None = None,
     ) -> str:
-        name = name or site.target_text
+        """``through``: the function that forwards the caller's ``**kwargs`` to the job."""
+        name = name or site.target_text.strip("'\"")
+        if through is not None:
+            name = f"{name}' through '{through}()"
         framework = semantics(job.framework if job is not None else site.framework_hint)
         if argument.kind in ("file", "dataframe"):
             return (

@@ -171,6 +171,12 @@ _HANDLER = re.compile(
 )
 
 
+def looks_like_web_handlers(data: bytes) -> bool:
+    """Whether a file's bytes name a web framework and hold something shaped like a
+    request handler (a ``request`` parameter, a view class, a route)."""
+    return _WEB.search(data) is not None and _HANDLER.search(data) is not None
+
+
 def _web_module_with_slow_work(data: bytes) -> bool:
     slow = _SLOW_IMPORT.search(data) is not None or any(c in data for c in _SLOW_CALLS)
     return slow and _WEB.search(data) is not None and _HANDLER.search(data) is not None

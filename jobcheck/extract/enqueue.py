@@ -17,6 +17,12 @@ def arguments(walker: Walker, args: Iterable[cst.Arg]) -> tuple[Argument, ...]:
     """Classify call arguments that become the job's payload."""
     result: list[Argument] = []
     for arg in args:
+        if arg.star == "**" and isinstance(arg.value, cst.Name):
+            # ``params = {"rule": row}; enqueue(job, **params)``: its entries are sent.
+            spread = walker.local_dict(arg.value.value)
+            if spread is not None:
+                result.extend(sequence_arguments(walker, spread))
+            continue
         if arg.star:
             continue
         kind = walker.classify(arg.value)

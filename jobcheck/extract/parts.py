@@ -22,7 +22,7 @@ import copy
 import re
 from collections.abc import Iterable, Iterator
 
-from jobcheck.syntax import quiet
+from jobcheck.syntax import from_ast, quiet
 from jobcheck.syntax.decoding import SourceError, decode
 from jobcheck.vocabulary.libraries import THIRD_PARTY_ROOTS
 
@@ -43,6 +43,8 @@ class Outline:
         text = decode(data)
         self.tree = quiet.parse(text)
         self.text = text
+        self.lines = from_ast.SourceLines(text)
+        """Its lines, split once for every part converted (``from_ast.convert``)."""
         self.suppressions: dict[int, frozenset[str] | None] | None = None
         """The file's suppression comments, read with its first part."""
         self._lines = _LINE.findall(text)

@@ -192,6 +192,12 @@ def _attribute(
             return Kind("file", "request.FILES, uploaded file objects")
         if attr == "body":
             return Kind("file", "request.body, the raw request body")
+    if attr == "cleaned_data":
+        # Unlike request input (a webhook's payload is its job's input), a form's values
+        # are what its fields made of it: rows for ModelChoiceFields, uploaded files.
+        return Kind(
+            "copy", "form.cleaned_data, the form's values, model instances and files among them"
+        )
     if attr in ("validated_data",):
         return Kind("copy", "serializer.validated_data, a copy of the record's fields")
     if attr == "data" and "serializer" in (dotted(base) or _call_name(base) or "").lower():

@@ -104,7 +104,7 @@ def _extract_part(
         outline.suppressions = suppressions(outline.text)
     facts.suppressions = outline.suppressions
     try:
-        tree = from_ast.convert(outline.reduced(names, methods), outline.text)
+        tree = from_ast.convert(outline.reduced(names, methods), outline.text, outline.lines)
     except (RecursionError, MemoryError) as error:
         facts.error = f"cannot parse: {type(error).__name__}: {error}"
         facts.parsed = False

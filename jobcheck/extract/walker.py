@@ -62,6 +62,9 @@ class FunctionScope:
     values: dict[str, Value] = field(default_factory=dict)
     """Local names bound to a value the evaluator can read (``queue = LOW_QUEUE``,
     ``options = {"queue": "low"}``): an option that names them means that value."""
+    dicts: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    """Local names bound to a dict display or ``dict(...)`` call (``params = {"rule":
+    row}``): ``enqueue(job, **params)`` carries its entries."""
     atomic: str | None = None
     decorator_contexts: tuple[str, ...] = ()
     """The function's decorators that may be the project's own wrappers."""
@@ -670,9 +673,12 @@ class Walker:
         contexts = self.contexts_here()
         target_param = site.target if site.target in {p.name for p in scope.facts.params} else None
         spreads = any(arg.star for arg in node.args)
+        forwards = spreads and _spreads_own_parameter(node, scope.node)
         if not (contexts or target_param or spreads):
             return
-        updated = replace(site, contexts=contexts, target_param=target_param, spreads=spreads)
+        updated = replace(
+            site, contexts=contexts, target_param=target_param, spreads=spreads, forwards=forwards
+        )
         enqueues = self.facts.enqueues
         for index in range(len(enqueues) - 1, -1, -1):
             if enqueues[index] is site:
@@ -754,6 +760,11 @@ class Walker:
         head = written.partition(".")[0]
         return qualname if head in self.names.aliases or head in self.names.defined else None
 
+    def local_dict(self, name: str) -> cst.BaseExpression | None:
+        """The dict display (or ``dict(...)`` call) the local ``name`` was last bound to."""
+        scope = self.function
+        return scope.dicts.get(name) if scope is not None else None
+
     def _local_values(self) -> dict[str, Value]:
         scope = self.function
         return scope.values if scope is not None else {}
@@ -777,12 +788,19 @@ class Walker:
         readable = isinstance(evaluated, (Const, DictV)) or (
             isinstance(evaluated, Ref) and evaluated.qualname.rpartition(".")[2].isupper()
         )
+        is_dict = isinstance(value, cst.Dict) or (
+            isinstance(value, cst.Call) and self.qualify(value.func) == "dict"
+        )
         for target in targets:
             if isinstance(target, cst.Name):
                 if readable:
                     scope.values[target.value] = evaluated
                 else:
                     scope.values.pop(target.value, None)
+                if is_dict:
+                    scope.dicts[target.value] = value
+                else:
+                    scope.dicts.pop(target.value, None)
                 scope.variables[target.value] = kind
                 if created:
                     scope.created.add(target.value)
@@ -998,6 +1016,19 @@ def _assign_targets(node: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression
     if isinstance(node, cst.AnnAssign):
         return [node.target]
     return [t.target for t in node.targets]
+
+
+def _spreads_own_parameter(call: cst.Call, function: cst.FunctionDef) -> bool:
+    """Whether ``call`` spreads ``function``'s own ``*args`` or ``**kwargs``."""
+    params = function.params
+    own = {
+        star.name.value
+        for star in (params.star_arg, params.star_kwarg)
+        if isinstance(star, cst.Param)
+    }
+    return any(
+        arg.star and isinstance(arg.value, cst.Name) and arg.value.value in own for arg in call.args
+    )
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:

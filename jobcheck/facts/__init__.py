@@ -307,6 +307,10 @@ class EnqueueSite:
     """The parameter of the enclosing function the call enqueues (an enqueue wrapper)."""
     spreads: bool = False
     """Passes ``*args``/``**kwargs`` of the enclosing function on as the payload."""
+    forwards: bool = False
+    """Spreads the enclosing function's own ``*args``/``**kwargs`` parameter into the
+    payload: what its callers pass is what the job carries (``def send_later(cls,
+    **kwargs): queue.enqueue(send, **kwargs)``; ``jobcheck/project/wrappers.py``)."""
     receiver_elsewhere: bool = False
     """Called on an object of another module (``queue_store.job_queue.enqueue(f)``) in a
     file that does not show it is a queue: an enqueue once the project model finds the

@@ -149,6 +149,11 @@ class Semantics:
         """SCL-34: how to record an error a job handles."""
         return "log it with logger.exception(...)"
 
+    def enqueue_instead(self, name: str) -> str:
+        """SCL-16: how to put job ``name`` on its queue where code calls it directly
+        (which runs its body in the caller)."""
+        return f"enqueue '{name}' instead of calling it"
+
     def id_advice(self) -> str:
         """SCL-21: how to pass the record's ID instead."""
         return "pass the ID (e.g. .pk) and load the record in the job"

@@ -419,6 +419,17 @@ class Project:
                 yield f, site
         yield from self.wrapped_sites
 
+    def forwarded_enqueues(self) -> Iterator[tuple[FileFacts, EnqueueSite, Job | None, str]]:
+        """The payloads callers hand through a function that forwards its ``**kwargs``
+        into an enqueue (``jobcheck/project/wrappers.py``), with that function's name:
+        for the payload checks."""
+        from jobcheck.project.wrappers import forwarded_sites
+
+        for f, site, through in forwarded_sites(self):
+            job = self.job_for(site)
+            if job is not None or self._unresolved_but_certain(site):
+                yield f, site, job, through
+
     @functools.cached_property
     def wrapped_sites(self) -> list[tuple[FileFacts, EnqueueSite]]:
         from jobcheck.project.wrappers import wrapped_sites

@@ -88,6 +88,17 @@ def wrapper_functions(files: list[FileFacts]) -> set[str]:
     return set(wrappers_of(files)) | {q for q in handing_on if q}
 
 
+def forwarding_functions(files: list[FileFacts]) -> set[str]:
+    """The qualnames of the functions of ``files`` that forward their own ``**kwargs``
+    into an enqueue of a known job (:func:`forwarded_sites`)."""
+    return {
+        site.function
+        for f in files
+        for site in f.enqueues
+        if site.forwards and site.target_param is None and site.function
+    }
+
+
 def wrapped_sites(project: Project) -> list[tuple[FileFacts, EnqueueSite]]:
     """The enqueue sites made by calling the project's enqueue wrappers."""
     return _wrapped(project.files, lambda callee: project.resolve_function(callee) or callee)
@@ -123,6 +134,71 @@ def _wrapped(
             if site.target_param and site.function in f.functions
         }
     return derived
+
+
+def forwarded_sites(project: Project) -> list[tuple[FileFacts, EnqueueSite, str]]:
+    """What the callers of a function that forwards its own ``**kwargs`` (or ``*args``)
+    into an enqueue send: an enqueue site at each call, of the function's job, whose
+    payload is what the call puts in the spread (``Mailer.send_later(data=request.POST)``
+    sends the request's data), with the forwarding function's name. For the payload
+    checks only: the enqueue itself, its queue and options, are judged where it is
+    written."""
+    forwarding: dict[str, tuple[FunctionFacts, EnqueueSite]] = {}
+    for f in project.files:
+        for site in f.enqueues:
+            function = f.functions.get(site.function or "")
+            if site.forwards and site.target and site.target_param is None and function:
+                forwarding.setdefault(function.qualname, (function, site))
+    if not forwarding:
+        return []
+    found: list[tuple[FileFacts, EnqueueSite, str]] = []
+    for f in project.files:
+        for caller in f.functions.values():
+            for call in caller.call_sites:
+                entry = forwarding.get(project.resolve_function(call.callee) or call.callee)
+                if entry is None or call.deferred:
+                    continue
+                function, site = entry
+                spread = _into_spread(function, call)
+                if spread:
+                    found.append((f, _forwarded(site, call, caller, spread), function.name))
+    return found
+
+
+def _into_spread(function: FunctionFacts, call: CallSite) -> tuple[Argument, ...]:
+    """The arguments of ``call`` that ``function``'s ``*args``/``**kwargs`` receive: the
+    keywords no named parameter takes, the positions after its named ones."""
+    named = [p.name for p in function.params]
+    positional = len([p for p in function.params if not p.keyword_only])
+    if named and named[0] in ("self", "cls"):
+        positional -= 1  # called on its instance or class
+    spread: list[Argument] = []
+    index = 0
+    for argument in call.arguments:
+        if argument.keyword is None:
+            if index >= positional:
+                spread.append(argument)
+            index += 1
+        elif argument.keyword not in named:
+            spread.append(argument)
+    return tuple(spread)
+
+
+def _forwarded(
+    site: EnqueueSite, call: CallSite, caller: FunctionFacts, spread: tuple[Argument, ...]
+) -> EnqueueSite:
+    return replace(
+        site,
+        loc=call.loc,
+        order=call.order,
+        function=caller.qualname,
+        arguments=spread,
+        atomic=call.atomic or site.atomic,
+        contexts=call.contexts,
+        deferred=site.deferred or call.deferred,
+        in_loop=None,
+        forwards=False,
+    )
 
 
 def _site(wrapper: Wrapper, call: CallSite, caller: FunctionFacts) -> EnqueueSite | None:

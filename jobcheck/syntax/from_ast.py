@@ -62,8 +62,9 @@ _IDENTIFIER = re.compile(r"\w+")
 _IDENTIFIER_END = re.compile(r"\w+\Z")
 
 
-class _Source:
-    """The module's lines, and columns turned from UTF-8 bytes into code points."""
+class SourceLines:
+    """The module's lines, and columns turned from UTF-8 bytes into code points (one per
+    text: the parts of a file share it)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -173,10 +174,10 @@ def _after(point: Point) -> Point:
 class Converter:
     """One module's conversion."""
 
-    def __init__(self, text: str, source: _Source | None = None, line_offset: int = 0) -> None:
+    def __init__(self, text: str, source: SourceLines | None = None, line_offset: int = 0) -> None:
         """``source`` and ``line_offset``: an expression parsed alone, as part of a module
         whose source is given (its line 1 is the module's line ``line_offset + 1``)."""
-        self.source = source or _Source(text)
+        self.source = source or SourceLines(text)
         self.line_offset = line_offset
         self._expr: dict[type, Callable[[Any], t.BaseExpression]] = {
             ast.Name: self._name,
@@ -286,8 +287,7 @@ class Converter:
     # -- the module -----------------------------------------------------------------------
 
     def module(self, node: ast.Module) -> t.Module:
-        built = t.Module(self.statements(node.body), self.source.text)
-        return built
+        return t.Module(self.statements(node.body), self.source.text, self.source.lines)
 
     def statements(self, body: Sequence[ast.stmt]) -> list[t.BaseStatement]:
         """Statements as libcst groups them: small statements that share a line in one
@@ -1351,6 +1351,7 @@ def _literals(text: str, start: Point) -> list[tuple[str, Point, Point]]:
     return found
 
 
-def convert(tree: ast.Module, text: str) -> t.Module:
-    """The tree of a module CPython parsed from ``text``."""
-    return Converter(text).module(tree)
+def convert(tree: ast.Module, text: str, source: SourceLines | None = None) -> t.Module:
+    """The tree of a module CPython parsed from ``text`` (whose ``source`` lines may be
+    given, split once for all the parts of a file)."""
+    return Converter(text, source).module(tree)

@@ -1199,12 +1199,14 @@ class Module(CSTNode):
     __slots__ = ("_lines", "body", "source")
     FIELDS = ("body",)
 
-    def __init__(self, body: Sequence[BaseStatement], source: str = "") -> None:
+    def __init__(
+        self, body: Sequence[BaseStatement], source: str = "", lines: list[str] | None = None
+    ) -> None:
         self.pos = NOWHERE
         self.body = body
         self.source = source
         """The module's text (for excerpts of nodes: :func:`source_of`)."""
-        self._lines: list[str] | None = None
+        self._lines = lines
 
     @property
     def lines(self) -> list[str]:

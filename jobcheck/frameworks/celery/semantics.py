@@ -365,6 +365,10 @@ class CelerySemantics(Semantics):
     def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         return None  # per queue: the dead-letter exchanges routing finds
 
+    def enqueue_instead(self, name: str) -> str:
+        # celery/app/task.py Task.__call__: runs self.run(*args, **kwargs) in the caller.
+        return f"call {name}.delay(...) or .apply_async(...) instead"
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retries = contract.retries(project, job)
         return {

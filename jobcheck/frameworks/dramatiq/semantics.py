@@ -142,6 +142,10 @@ class DramatiqSemantics(Semantics):
     def sends_by_actor_name(self) -> bool:
         return True
 
+    def enqueue_instead(self, name: str) -> str:
+        # dramatiq/actor.py Actor.__call__: "Synchronously call this actor" (self.fn).
+        return f"call {name}.send(...) instead"
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retrying = contract.retrying(project)
         return {

@@ -201,6 +201,10 @@ class RQSemantics(Semantics):
     def enqueues_by_reference(self) -> bool:
         return True
 
+    def enqueue_instead(self, name: str) -> str:
+        # An RQ job is a plain function (django_rq's @job adds .delay and keeps __call__).
+        return f"enqueue it with queue.enqueue({name}, ...) instead"
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retries = contract.retries(project, job)
         return {

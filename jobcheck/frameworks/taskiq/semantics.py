@@ -306,6 +306,10 @@ class TaskiqSemantics(Semantics):
 
     # -- the contract -------------------------------------------------------------------
 
+    def enqueue_instead(self, name: str) -> str:
+        # taskiq/decor.py AsyncTaskiqDecoratedTask.__call__: runs the original function.
+        return f"call await {name}.kiq(...) instead"
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         from jobcheck.frameworks.taskiq import checks
 
