@@ -20,7 +20,7 @@ from jobcheck.discovery import SourceFile, clear_caches, discover, module_name
 from jobcheck.discovery.docs import find_docs
 from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.extract.docs import doc_facts
-from jobcheck.facts import DocFile, FileFacts
+from jobcheck.facts import DocFile, FileFacts, FunctionFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.guarded import Boundary, ReadError, read_bytes, read_text
 from jobcheck.phases import phase
@@ -168,7 +168,7 @@ def _check_paths(
                 celery_app=options.celery_app,
                 loader=unit.loader,
             )
-            read_reached(project)
+            read_all_reached(project, selection)
             projects.append(project)
     with phase("checks"):
         for project in projects:
@@ -278,7 +278,7 @@ def check_facts(
         celery_app=options.celery_app,
         loader=loader,
     )
-    read_reached(project)
+    read_all_reached(project, selection)
     findings = run_checks(project, options, selection, on_error)
     every = [*facts, *(loader.loaded if loader is not None else ())]
     helpers = {f.path: f for f in project.summaries.part_facts()}
@@ -299,6 +299,19 @@ def _second_pass(facts: list[FileFacts], rest: list[_Input]) -> list[_Input]:
 
 
 CheckErrorHandler = Callable[[str, str, Exception], None]
+
+
+def read_all_reached(project: Project, selection: Selection) -> None:
+    """Read every file the enabled checks will reach (``read_reached``): the job bodies'
+    helpers, and those of the functions the enabled rules judge by their summaries."""
+    roots: list[tuple[FileFacts, FunctionFacts]] = []
+    callers: list[tuple[FileFacts, FunctionFacts]] = []
+    for rule_class in RULE_CLASSES:
+        if selection.slugs_of(rule_class.rule) & rule_class.implemented().keys():
+            wanted = rule_class.summary_roots(project)
+            roots.extend(wanted.functions)
+            callers.extend(wanted.callers)
+    read_reached(project, roots, callers)
 
 
 def run_checks(

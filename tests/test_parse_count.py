@@ -68,8 +68,8 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
     read_reached = reach.read_reached
 
-    def then_checks(project: object) -> None:
-        read_reached(project)  # type: ignore[arg-type]
+    def then_checks(project: object, *roots: object) -> None:
+        read_reached(project, *roots)  # type: ignore[arg-type]
         phase[0] = "checks"
 
     monkeypatch.setattr(pipeline, "parse_source", counted_parse_source)

@@ -13,14 +13,26 @@ A rule class reads the project model and yields findings::
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import ClassVar
 
 from jobcheck.catalog import CheckInfo, load_catalog
 from jobcheck.config import Options
-from jobcheck.facts import Loc
+from jobcheck.facts import FileFacts, FunctionFacts, Loc
 from jobcheck.findings import Finding, Fix, Related
 from jobcheck.project import Project
 from jobcheck.triggers import Trigger
+
+FunctionEntry = tuple[FileFacts, FunctionFacts]
+
+
+@dataclass(frozen=True)
+class SummaryRoots:
+    functions: tuple[FunctionEntry, ...] = ()
+    """Summaries are asked of these."""
+    callers: tuple[FunctionEntry, ...] = ()
+    """Summaries are asked of what these call."""
+
 
 CheckMethod = Callable[["RuleChecks"], Iterator[Finding]]
 
@@ -40,6 +52,13 @@ class RuleChecks:
     PREFILTER: ClassVar[tuple[Trigger, ...]] = ()
     """What in a file's bytes means this rule's checks may need the file's facts,
     beyond what the recognizers' triggers catch (``jobcheck/prefilter.py``)."""
+
+    @classmethod
+    def summary_roots(cls, project: Project) -> SummaryRoots:
+        """The functions, beyond the job bodies, whose call summaries this rule's checks
+        ask (``Summaries.of_function``), and those whose callees' summaries they ask:
+        their helpers are read before any check runs (``jobcheck/project/reach.py``)."""
+        return SummaryRoots()
 
     def __init__(self, project: Project, options: Options) -> None:
         self.project = project

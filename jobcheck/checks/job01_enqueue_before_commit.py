@@ -9,14 +9,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 
-from jobcheck.checks.base import RuleChecks, check
+from jobcheck.checks.base import RuleChecks, SummaryRoots, check
 from jobcheck.facts import CallSite, EnqueueSite, FileFacts, FunctionFacts, Loc
 from jobcheck.findings import Finding, Related
 from jobcheck.frameworks.django import signals
 from jobcheck.frameworks.semantics_base import Semantics
 from jobcheck.frameworks.sqlalchemy import events as orm_events
 from jobcheck.frameworks.web import semantics as web
-from jobcheck.project.model import Job
+from jobcheck.project.model import Job, Project
 from jobcheck.registry import semantics
 
 AFTER_COMMIT_METHODS = frozenset({"delay_on_commit", "apply_async_on_commit"})
@@ -24,6 +24,20 @@ AFTER_COMMIT_METHODS = frozenset({"delay_on_commit", "apply_async_on_commit"})
 
 class EnqueueAfterCommit(RuleChecks):
     rule = "JOB-01"
+
+    @classmethod
+    def summary_roots(cls, project: Project) -> SummaryRoots:
+        """Functions that call helpers inside a transaction: the helpers' enqueues."""
+        atomic_requests = project.setting("ATOMIC_REQUESTS") is not None
+        connected = connected_handlers(project)
+        return SummaryRoots(
+            callers=tuple(
+                (f, function)
+                for f in project.files
+                for function in f.functions.values()
+                if _in_transaction(function, atomic_requests, connected, project)
+            )
+        )
 
     @check("enqueue-before-commit")
     def enqueue_before_commit(self) -> Iterator[Finding]:
@@ -48,14 +62,7 @@ class EnqueueAfterCommit(RuleChecks):
 
     @functools.cached_property
     def _connected(self) -> dict[str, tuple[str, ...]]:
-        """Handler qualname -> the model signals (and ``sqlalchemy.<event>`` ORM events)
-        connected to it anywhere."""
-        found: dict[str, tuple[str, ...]] = {}
-        for f in self.project.files:
-            for handler, signal in f.signal_receivers:
-                qualname = self.project.resolve_function(handler) or handler
-                found[qualname] = (*found.get(qualname, ()), signal)
-        return found
+        return connected_handlers(self.project)
 
     def _finding(
         self,
@@ -155,13 +162,7 @@ class EnqueueAfterCommit(RuleChecks):
         return None
 
     def _listener_transaction(self, function: FunctionFacts, atomic_requests: bool) -> str | None:
-        """Why code in ``function`` runs before the commit when Django or SQLAlchemy call
-        it from inside a transaction (a model signal receiver, an ORM event listener)."""
-        connected = self._connected.get(function.qualname, ())
-        received = signals.receiver_transaction(
-            function, atomic_requests, connected, self.project.alias
-        )
-        return received or orm_events.listener_transaction(function, connected)
+        return listener_transaction(function, atomic_requests, self._connected, self.project)
 
     def _reason(self, f: FileFacts, site: EnqueueSite, atomic_requests: bool) -> str | None:
         if site.atomic == "block":
@@ -183,6 +184,46 @@ class EnqueueAfterCommit(RuleChecks):
         if _uncommitted_session_work(function.commit_orders, function.session_writes, site.order):
             return "before session.commit() in the same function"
         return None
+
+
+def connected_handlers(project: Project) -> dict[str, tuple[str, ...]]:
+    """Handler qualname -> the model signals (and ``sqlalchemy.<event>`` ORM events)
+    connected to it anywhere."""
+    found: dict[str, tuple[str, ...]] = {}
+    for f in project.files:
+        for handler, signal in f.signal_receivers:
+            qualname = project.resolve_function(handler) or handler
+            found[qualname] = (*found.get(qualname, ()), signal)
+    return found
+
+
+def listener_transaction(
+    function: FunctionFacts,
+    atomic_requests: bool,
+    connected: dict[str, tuple[str, ...]],
+    project: Project,
+) -> str | None:
+    """Why code in ``function`` runs before the commit when Django or SQLAlchemy call
+    it from inside a transaction (a model signal receiver, an ORM event listener)."""
+    signals_of = connected.get(function.qualname, ())
+    received = signals.receiver_transaction(function, atomic_requests, signals_of, project.alias)
+    return received or orm_events.listener_transaction(function, signals_of)
+
+
+def _in_transaction(
+    function: FunctionFacts,
+    atomic_requests: bool,
+    connected: dict[str, tuple[str, ...]],
+    project: Project,
+) -> bool:
+    """Whether a call of ``function`` may run inside a transaction (what
+    ``_through_helpers`` follows)."""
+    calls = [call for call in function.call_sites if not call.deferred]
+    if any(call.atomic or call.contexts for call in calls):
+        return True
+    if not calls:
+        return False
+    return listener_transaction(function, atomic_requests, connected, project) is not None
 
 
 def _advice(

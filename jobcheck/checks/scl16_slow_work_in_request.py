@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jobcheck.checks.base import RuleChecks, check
+from jobcheck.checks.base import RuleChecks, SummaryRoots, check
 from jobcheck.facts import FileFacts, FunctionFacts
 from jobcheck.findings import Finding, Related
 from jobcheck.frameworks.web import semantics as web
+from jobcheck.project import Project
 from jobcheck.project.bodies import JobBody, job_bodies
 from jobcheck.project.summaries import Reach, Summary
 from jobcheck.registry import semantics
@@ -27,6 +28,18 @@ WHAT = {
 
 class SlowWorkOffRequests(RuleChecks):
     rule = "SCL-16"
+
+    @classmethod
+    def summary_roots(cls, project: Project) -> SummaryRoots:
+        """Request handlers: the jobs they run directly, through their helpers."""
+        return SummaryRoots(
+            functions=tuple(
+                (f, function)
+                for f in project.files
+                for function in f.functions.values()
+                if function.view is not None
+            )
+        )
 
     @check("slow-work-in-request")
     def slow_work_in_request(self) -> Iterator[Finding]:

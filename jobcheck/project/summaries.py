@@ -154,40 +154,56 @@ class Summaries:
             self.prefetch(roots())
         return self._summary(f, function, self.depth)
 
-    def prefetch(self, roots: Iterable[tuple[FileFacts, FunctionFacts]]) -> None:
+    def prefetch(
+        self,
+        roots: Iterable[tuple[FileFacts, FunctionFacts]],
+        callers: Iterable[tuple[FileFacts, FunctionFacts]] = (),
+    ) -> None:
         """Read, a call level at a time and all at once, the helpers the summaries of
-        ``roots`` will follow into modules no check read whole (in worker processes:
-        one by one they cost about 5 ms each, and a large project's jobs reach hundreds).
+        ``roots`` will follow into modules no check read whole, and a level deeper from
+        ``callers`` (whose callees' summaries are asked), in worker processes: one by
+        one they cost about 5 ms each, and a large project's jobs reach hundreds.
         Only a speed-up: what it does not read, :meth:`callee` reads when asked."""
         loader = self.project.loader
         if loader is None:
             return
-        level = list(roots)
-        seen = {function.qualname for _, function in level}
-        for _ in range(self.depth):
+        # qualname -> (function, calls still to follow from it)
+        level: dict[str, tuple[tuple[FileFacts, FunctionFacts], int]] = {}
+        for entries, depth in ((roots, self.depth), (callers, self.depth + 1)):
+            for entry in entries:
+                if level.get(entry[1].qualname, (None, -1))[1] < depth:
+                    level[entry[1].qualname] = (entry, depth)
+        deepest = {qualname: depth for qualname, (_, depth) in level.items()}
+        while level:
+            expanded = [(entry[1], depth) for entry, depth in level.values() if depth > 0]
             wanted: dict[str, None] = {}
-            for _, function in level:
+            for function, _ in expanded:
                 for site in function.call_sites:
                     qualname = self.project.resolve_function(site.callee) or site.callee
                     if dict.get(self.project.functions, qualname) is None:
                         wanted[qualname] = None
             loader.prefetch(wanted)
-            following = []
-            for _, function in level:
+            following: dict[str, tuple[tuple[FileFacts, FunctionFacts], int]] = {}
+            for function, depth in expanded:
                 for site in function.call_sites:
                     target = self.callee(site)
-                    if target is not None and target[1].qualname not in seen:
-                        seen.add(target[1].qualname)
-                        following.append(target)
+                    if target is None:
+                        continue
+                    qualname = target[1].qualname
+                    if deepest.get(qualname, -1) < depth - 1:
+                        deepest[qualname] = depth - 1
+                        following[qualname] = (target, depth - 1)
             level = following
-            if not level:
-                return
 
-    def prefetch_all(self, roots: Iterable[tuple[FileFacts, FunctionFacts]]) -> None:
-        """:meth:`prefetch` from ``roots`` (instead of the jobs when the first summary
-        is asked): every helper a summary of them can reach is read now."""
+    def prefetch_all(
+        self,
+        roots: Iterable[tuple[FileFacts, FunctionFacts]],
+        callers: Iterable[tuple[FileFacts, FunctionFacts]] = (),
+    ) -> None:
+        """:meth:`prefetch` from ``roots`` and ``callers`` (instead of the jobs when the
+        first summary is asked): every helper a summary of them can reach is read now."""
         self._roots = None
-        self.prefetch(roots)
+        self.prefetch(roots, callers)
 
     def part_facts(self) -> list[FileFacts]:
         """The facts of the parts read so far (each once)."""
