@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 MIN_BYTES_FOR_POOL = 200_000
 MIN_FILES_FOR_POOL = 2
 
+# How often the reading loop looks for a worker done with its file.
+POLL_SECONDS = 0.002
+
 DEFAULT_FILE_BUDGET = 20.0
 """Seconds one file's extraction may take before its worker is killed."""
 BUDGET_VARIABLE = "JOBCHECK_FILE_TIME_BUDGET"
@@ -268,6 +271,7 @@ def scan_all(
             parser.add(index, read)
         else:
             results[index] = read
+            parser.poll()
     for done, (index, facts, over_budget) in enumerate(parser.results(), start=1):
         results[index] = _with_facts(parser.reads[index], facts, over_budget)
         if progress is not None:
@@ -289,6 +293,7 @@ class _Parser:
         self._done: list[Outcome] = []
         self._bytes = 0
         self._pool_failed = False
+        self._polled = 0.0
 
     def add(self, index: int, read: _Read) -> None:
         self.reads[index] = read
@@ -299,6 +304,19 @@ class _Parser:
         if self.workers is not None:
             self._done += self.workers.finished(wait=False)
             self._hand_over()
+
+    def poll(self) -> None:
+        """Hand the next waiting file to a worker that is done (a worker takes one file
+        at a time: were it told only when a file is added, it would wait while this
+        process reads the twenty it skips for each it keeps)."""
+        if self.workers is None or not self._waiting:
+            return
+        now = time.monotonic()
+        if now - self._polled < POLL_SECONDS:
+            return
+        self._polled = now
+        self._done += self.workers.finished(wait=False)
+        self._hand_over()
 
     def results(self) -> Iterator[Outcome]:
         """(task index, facts, stopped at the budget) for every file added, as they are

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -57,19 +58,30 @@ class Prefilter:
                     re.compile(trigger.confirm).search if trigger.confirm else None
                 )
                 self._by_literal.setdefault(trigger.literal, []).append((trigger.reason, confirm))
+        self._literals = list(self._by_literal)
+        self._set = _literal_set(self._literals)
 
     def reason(self, data: bytes, module: str = "") -> str | None:
         """Why the file matters (the first trigger that fires), or None."""
         for reason, pattern in self._modules:
             if pattern.search(module):
                 return reason
+        present = self._present(data)
         for literal, checks in self._by_literal.items():
-            if literal not in data:
+            if literal not in present:
                 continue
             for reason, confirm in checks:
                 if confirm is None or confirm(data):
                     return reason
         return None
+
+    def _present(self, data: bytes) -> set[bytes] | dict[bytes, list[object]]:
+        """The literals that occur in ``data``: found in one pass by an RE2 set (the
+        literals looked for one by one with ``bytes.find`` scan the file 78 times:
+        a second for saleor's 28 MB, the set a twentieth of it)."""
+        if self._set is None:
+            return {literal for literal in self._literals if literal in data}
+        return {self._literals[index] for index in self._set.Match(data) or ()}
 
     def decide(self, data: bytes, module: str = "") -> Decision:
         reason = self.reason(data, module)
@@ -77,6 +89,55 @@ class Prefilter:
 
 
 _SENDS = re.compile(rb"\.send(?:_with_options)?\s*\(")
+
+
+class LinearSearch:
+    """Whether ``pattern`` occurs in some bytes, matched by RE2 in one pass (a pattern
+    with no literal prefix, ``(?m)^[ \\t]*import ...`` or ``\\b(?:redis|amqp...)://``,
+    makes Python's ``re`` try every position of the file). ``pattern`` must mean the
+    same to both engines, as Python's ``re`` reads it where RE2 cannot: no look-around,
+    and whitespace spelled out (RE2's ``\\s`` leaves out ``\\v``)."""
+
+    def __init__(self, pattern: bytes) -> None:
+        import re2
+
+        self.pattern = pattern
+        try:
+            self._search = re2.compile(pattern, _latin1_options()).search
+        except re2.error:
+            self._search = re.compile(pattern).search
+
+    def __call__(self, data: bytes) -> bool:
+        return self._search(data) is not None
+
+
+def _latin1_options() -> Any:
+    """RE2 reading bytes as bytes (Latin-1: one character per byte, whatever the file's
+    encoding), without capturing."""
+    import re2
+
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.log_errors = False
+    options.never_capture = True
+    return options
+
+
+def _literal_set(literals: list[bytes]) -> Any:
+    """An RE2 set of ``literals`` matched as bytes (Latin-1: one character per byte,
+    whatever the file's encoding), or None when RE2 cannot compile it."""
+    if not literals:
+        return None
+    import re2
+
+    found = re2.Set.SearchSet(_latin1_options())
+    try:
+        for literal in literals:
+            found.Add(re.escape(literal.decode("latin-1")))
+        found.Compile()
+    except re2.error:
+        return None
+    return found
 
 
 def names_pattern(names: Iterable[str]) -> re.Pattern[bytes] | None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jobcheck import prefilter
 from jobcheck.checks import RULE_CLASSES
@@ -129,3 +131,99 @@ def test_prefilter_keeps_every_fixture_file_with_expectations() -> None:
         analysed = {Path(f.path).resolve() for f in gathered}
         still_missed += [f for f in files if f.resolve() not in analysed]
     assert not still_missed, still_missed
+
+
+# -- RE2 matches what Python's re would --------------------------------------------------
+
+# Fragments the patterns turn on, and bytes the engines could read differently: a
+# vertical tab (``\s`` to Python, not to RE2), Latin-1 and invalid UTF-8 bytes, NUL.
+_FRAGMENTS = [
+    b"redis://",
+    b"REDIS://",
+    b"amqp://",
+    b"db+postgresql://",
+    b"x",
+    b"user",
+    b":",
+    b"@",
+    b"/",
+    b" ",
+    b"\t",
+    b"\n",
+    b"\v",
+    b"\f",
+    b"\r",
+    b"'",
+    b'"',
+    b"\xe9",
+    b"\xff",
+    b"\x00",
+    b"_",
+    b"import ",
+    b"from ",
+    b"requests",
+    b"django.core",
+    b" import mail",
+    b"django",
+    b"flask",
+    b"@app.route",
+    b"(",
+    b"self",
+    b",",
+    b"request",
+    b"View",
+    b"Route",
+    b".get",
+    b"smtplib",
+    b"PIL",
+]
+
+
+def _linear_patterns() -> list[bytes]:
+    from jobcheck.extract import effects
+    from jobcheck.vocabulary import credentials
+
+    return [
+        credentials.PREFILTER,
+        effects._SLOW_IMPORT.pattern,
+        effects._WEB.pattern,
+        effects._HANDLER.pattern,
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=14))
+def test_linear_search_agrees_with_python_re(pieces: list[bytes]) -> None:
+    import re
+
+    from jobcheck.triggers import LinearSearch
+
+    data = b"".join(pieces)
+    for pattern in _linear_patterns():
+        assert LinearSearch(pattern)(data) == (re.search(pattern, data) is not None), (
+            pattern,
+            data,
+        )
+
+
+def test_linear_search_finds_what_the_patterns_describe() -> None:
+    from jobcheck.extract import effects
+    from jobcheck.triggers import LinearSearch
+    from jobcheck.vocabulary import credentials
+
+    credentials_url = LinearSearch(credentials.PREFILTER)
+    assert credentials_url(b'BROKER = "redis://:s3cret@cache:6379/0"')
+    assert not credentials_url(b'BROKER = "redis://cache:6379/0"')
+    assert not credentials_url(b'"redis://u\v:p@h"')  # whitespace in the user part
+    assert effects._SLOW_IMPORT(b"import os\n  from smtplib import SMTP\n")
+    assert not effects._SLOW_IMPORT(b"x = 'import smtplib'\n")
+    assert effects._HANDLER(b"def get(self ,\v request):")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*_FRAGMENTS, b".delay", b"apply_async", b".s", b"CELERY"])))
+def test_literals_found_in_one_pass_are_those_bytes_find_finds(pieces: list[bytes]) -> None:
+    screen = prefilter.compiled()
+    data = b"".join(pieces)
+    expected = {literal for literal in screen._literals if literal in data}
+    assert screen._present(data) == expected

@@ -14,13 +14,19 @@ from collections.abc import Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
 from jobcheck.project import production
-from jobcheck.triggers import Trigger
+from jobcheck.triggers import LinearSearch, Trigger
 from jobcheck.vocabulary import credentials
 
 
 class CredentialsInSource(RuleChecks):
     rule = "JOB-03"
-    PREFILTER = (Trigger("broker URL with a password", b"://", credentials.PREFILTER),)
+    PREFILTER = (
+        Trigger(
+            "broker URL with a password",
+            b"://",
+            predicate=LinearSearch(credentials.PREFILTER),
+        ),
+    )
 
     @check("credentials-in-source")
     def credentials_in_source(self) -> Iterator[Finding]:

@@ -35,7 +35,7 @@ from jobcheck.facts import ExceptHandler, FunctionFacts, Guard, HttpCall, Loc, S
 from jobcheck.syntax import tree as cst
 from jobcheck.syntax.names import dotted
 from jobcheck.syntax.tree import children
-from jobcheck.triggers import Trigger
+from jobcheck.triggers import LinearSearch, Trigger
 from jobcheck.vocabulary.words import identifier_words, reports_to_the_team
 
 # Words in an ``if`` test that say it looks at the record's state or at a dedupe marker:
@@ -153,7 +153,8 @@ class _Frame:
 # What makes a web module worth parsing for SCL-16 (see EffectsRecognizer.PREFILTER):
 # something slow (a mail, HTTP, PDF/export or image library), a web framework, and
 # something that looks like a handler. Three cheap searches, rarest first.
-_SLOW_IMPORT = re.compile(
+# Matched with RE2 (``LinearSearch``): whitespace spelled out, no look-around.
+_SLOW_IMPORT = LinearSearch(
     rb"(?m)^[ \t]*(?:from|import)[ \t]+(?:requests|httpx|urllib3|urllib\.request|smtplib"
     rb"|aiosmtplib|flask_mail|fastapi_mail|sendgrid|templated_email|twilio|slack_sdk|slack"
     rb"|firebase_admin|pywebpush|pyfcm|apns2|boto3|weasyprint|reportlab|xhtml2pdf|pdfkit"
@@ -161,25 +162,35 @@ _SLOW_IMPORT = re.compile(
     rb"|^[ \t]*from[ \t]+(?:urllib|django\.core)[ \t]+import[^\n]*\b(?:request|mail)\b"
 )
 _SLOW_CALLS = (b"email_user", b".thumbnail(", b".resize(")
-_WEB = re.compile(
+_SPACE = rb"[ \t\n\r\f\v]*"
+_WEB = LinearSearch(
     rb"\b(?:django|rest_framework|flask|quart|fastapi|starlette)\b"
-    rb"|@[\w.]+\.(?:route|get|post|put|patch|delete|api_route)\s*\(\s*[\"']/"
+    rb"|@[\w.]+\.(?:route|get|post|put|patch|delete|api_route)"
+    + _SPACE
+    + rb"\("
+    + _SPACE
+    + rb"[\"']/"
 )
-_HANDLER = re.compile(
-    rb"\(\s*(?:self\s*,\s*)?request\b|View|api_view|\bRoute\s*\(|add_url_rule"
-    rb"|add_api_route|\.(?:route|get|post|put|patch|delete|api_route|websocket)\s*\(\s*[\"']/"
+_HANDLER = LinearSearch(
+    rb"\(" + _SPACE + rb"(?:self" + _SPACE + rb"," + _SPACE + rb")?request\b|View|api_view"
+    rb"|\bRoute" + _SPACE + rb"\(|add_url_rule|add_api_route"
+    rb"|\.(?:route|get|post|put|patch|delete|api_route|websocket)"
+    + _SPACE
+    + rb"\("
+    + _SPACE
+    + rb"[\"']/"
 )
 
 
 def looks_like_web_handlers(data: bytes) -> bool:
     """Whether a file's bytes name a web framework and hold something shaped like a
     request handler (a ``request`` parameter, a view class, a route)."""
-    return _WEB.search(data) is not None and _HANDLER.search(data) is not None
+    return _WEB(data) and _HANDLER(data)
 
 
 def _web_module_with_slow_work(data: bytes) -> bool:
-    slow = _SLOW_IMPORT.search(data) is not None or any(c in data for c in _SLOW_CALLS)
-    return slow and _WEB.search(data) is not None and _HANDLER.search(data) is not None
+    slow = _SLOW_IMPORT(data) or any(c in data for c in _SLOW_CALLS)
+    return slow and _WEB(data) and _HANDLER(data)
 
 
 class EffectsRecognizer(Recognizer):

@@ -69,11 +69,14 @@ class SourceLines:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = _LINE_BREAK.split(text)
+        self.ascii = text.isascii()
+        """Every byte column is a code-point column (most files)."""
         self._encoded: dict[int, bytes] = {}
+        self._code_ends: dict[int, int] = {}
 
     def column(self, line: int, byte_column: int) -> int:
         """The 1-based code-point column of a 0-based byte column of a 1-based line."""
-        if line < 1 or line > len(self.lines):
+        if self.ascii or line < 1 or line > len(self.lines):
             return byte_column + 1
         text = self.lines[line - 1]
         if text.isascii():
@@ -112,17 +115,14 @@ class SourceLines:
         """The first point from ``point`` on that is code: whitespace, line
         continuations and comments skipped."""
         line, column = point
-        while line <= len(self.lines):
-            text = self.lines[line - 1]
-            index = column - 1
-            while index < len(text) and text[index] in " \t\f":
-                index += 1
-            if index < len(text) and text[index] == "#":
-                index = len(text)
-            if index < len(text) and text[index] == "\\" and index == len(text) - 1:
-                index = len(text)
+        lines = self.lines
+        while line <= len(lines):
+            text = lines[line - 1]
+            index = _SPACES.match(text, column - 1).end()  # type: ignore[union-attr]
             if index < len(text):
-                return line, index + 1
+                char = text[index]
+                if char != "#" and not (char == "\\" and index == len(text) - 1):
+                    return line, index + 1
             line, column = line + 1, 1
         return point
 
@@ -134,7 +134,7 @@ class SourceLines:
         while line >= 1:
             text = self.lines[line - 1]
             if index is None:
-                index = _code_end(text) - 1
+                index = self._code_end(line) - 1
             while index >= 0 and text[index] in " \t\f\\":
                 index -= 1
             if index >= 0:
@@ -142,9 +142,25 @@ class SourceLines:
             line, index = line - 1, None  # type: ignore[assignment]
         return 0, 0
 
+    def _code_end(self, line: int) -> int:
+        found = self._code_ends.get(line)
+        if found is None:
+            found = self._code_ends[line] = _code_end(self.lines[line - 1])
+        return found
+
+
+_SPACES = re.compile(r"[ \t\f]*")
+# A string literal alone on one line, not triple-quoted (a backslash escapes the quote
+# in raw strings too, as the tokenizer reads them).
+_ONE_LITERAL = re.compile(
+    r"""(?:[rRbBuU]|[rR][bB]|[bB][rR])?(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+)
+
 
 def _code_end(text: str) -> int:
     """The length of a line without its comment (quotes tracked, escapes honoured)."""
+    if "#" not in text:
+        return len(text)
     quote = ""
     index = 0
     while index < len(text):
@@ -178,6 +194,7 @@ class Converter:
         """``source`` and ``line_offset``: an expression parsed alone, as part of a module
         whose source is given (its line 1 is the module's line ``line_offset + 1``)."""
         self.source = source or SourceLines(text)
+        self._ascii = self.source.ascii
         self.line_offset = line_offset
         self._expr: dict[type, Callable[[Any], t.BaseExpression]] = {
             ast.Name: self._name,
@@ -244,10 +261,14 @@ class Converter:
 
     def start(self, node: ast.AST) -> Point:
         line = node.lineno + self.line_offset  # type: ignore[attr-defined]
+        if self._ascii:
+            return line, node.col_offset + 1  # type: ignore[attr-defined]
         return line, self.source.column(line, node.col_offset)  # type: ignore[attr-defined]
 
     def end(self, node: ast.AST) -> Point:
         line = node.end_lineno + self.line_offset  # type: ignore[attr-defined]
+        if self._ascii:
+            return line, node.end_col_offset + 1  # type: ignore[attr-defined]
         return line, self.source.column(line, node.end_col_offset)  # type: ignore[attr-defined]
 
     def place(self, built: t.CSTNode, start: Point, end: Point) -> t.CSTNode:
@@ -255,6 +276,15 @@ class Converter:
         return built
 
     def at(self, built: t.CSTNode, node: ast.AST) -> Any:
+        if self._ascii:
+            offset = self.line_offset
+            built.pos = (
+                node.lineno + offset,  # type: ignore[attr-defined]
+                node.col_offset + 1,  # type: ignore[attr-defined]
+                node.end_lineno + offset,  # type: ignore[attr-defined]
+                node.end_col_offset + 1,  # type: ignore[attr-defined]
+            )
+            return built
         return self.place(built, self.start(node), self.end(node))
 
     def outer(self, built: t.CSTNode, low: Point, high: Point) -> tuple[Point, Point]:
@@ -264,19 +294,16 @@ class Converter:
         end = (built.pos[2], built.pos[3])
         while True:
             before = self.source.before(start)
+            if before <= low or self.source.char(before) != "(":
+                return start, end
             after = self.source.after(end)
-            if (
-                before > low
-                and after < high
-                and self.source.char(before) == "("
-                and self.source.char(after) == ")"
-            ):
+            if after < high and self.source.char(after) == ")":
                 start, end = before, _after(after)
             else:
                 return start, end
 
     def name_at(self, value: str, start: Point) -> t.Name:
-        if not self.source.ascii_line(start[0]):
+        if not self._ascii and not self.source.ascii_line(start[0]):
             # CPython's tree holds identifiers in NFKC form (``ª`` is ``a``): the name
             # as written is the source's.
             value = self.source.identifier_at(start) or value
@@ -721,15 +748,16 @@ class Converter:
 
     def _name(self, node: ast.Name) -> t.Name:
         value = node.id
-        start = self.start(node)
-        if not self.source.ascii_line(start[0]):
-            value = self.source.identifier_at(start) or value
+        if not self._ascii:
+            start = self.start(node)
+            if not self.source.ascii_line(start[0]):
+                value = self.source.identifier_at(start) or value
         return self.at(t.Name(value), node)
 
     def _attribute(self, node: ast.Attribute) -> t.Attribute:
         end = self.end(node)
         value = node.attr
-        if not self.source.ascii_line(end[0]):
+        if not self._ascii and not self.source.ascii_line(end[0]):
             value = self.source.identifier_before(end) or value
         attr = self.name_at(value, (end[0], end[1] - len(value)))
         return self.at(t.Attribute(self.expression(node.value), attr), node)
@@ -804,7 +832,12 @@ class Converter:
         the source: CPython joins adjacent ones into one node, and before 3.12 places
         nothing inside an f-string."""
         begin = self.start(node)
-        pieces = _literals(self._text(node), begin)
+        text = self._text(node)
+        if isinstance(node, ast.Constant) and _ONE_LITERAL.fullmatch(text):
+            # One literal on one line (most strings): nothing to split.
+            end = (begin[0], begin[1] + len(text))
+            return self.place(t.SimpleString(text, node.value), begin, end)  # type: ignore[return-value]
+        pieces = _literals(text, begin)
         if not pieces:
             return self.at(t.SimpleString(self._text(node), getattr(node, "value", None)), node)
         if len(pieces) == 1 and isinstance(node, ast.Constant):

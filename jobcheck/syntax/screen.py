@@ -86,6 +86,12 @@ class Screened:
     """How many huge bracketed literals were replaced by ``...``."""
 
 
+def may_hold_huge_literals(text: str) -> bool:
+    """Whether ``text`` has commas enough for a literal of more than
+    :data:`MAX_ELEMENTS` items (one count, in C)."""
+    return text.count(",") > MAX_ELEMENTS
+
+
 def screen(text: str) -> Screened:
     """``text`` as the parser can take it safely, or why it cannot."""
     if len(text) < _SMALL:

@@ -8,6 +8,7 @@ A file neither parses is an error with Python's own message where it has one."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import re
 from collections.abc import Callable, Iterator
@@ -17,7 +18,7 @@ import libcst as cst
 from jobcheck.syntax import from_ast, from_libcst, quiet, tree
 from jobcheck.syntax.decoding import SourceError
 from jobcheck.syntax.deep import run_deep
-from jobcheck.syntax.screen import screen
+from jobcheck.syntax.screen import may_hold_huge_literals, screen
 
 # The newest grammar libcst knows: code written for a newer Python than the one running
 # jobcheck (PEP 695 generics, ``match``, ``except*``) must still parse.
@@ -33,26 +34,50 @@ def parse(text: str, first_line: int = 1) -> tree.Module:
 
 def parse_source(text: str, first_line: int = 1) -> tuple[tree.Module, str]:
     """:func:`parse`, with the text the module was parsed from: ``text`` itself, or
-    ``text`` with its huge literals elided (same lines); positions are computed on it."""
+    ``text`` with its huge literals elided (same lines); positions are computed on it.
+
+    CPython's parser is linear and refuses nesting past its own limits with an
+    exception, so a file that cannot hold a huge literal (it has too few commas) goes
+    to it unscreened: the screen (``jobcheck/syntax/screen.py``), a pass as long as a
+    fifth of the whole extraction, guards libcst's parser, and keeps huge literals
+    (a megabyte of ``1,1,...`` is 700 MB of tree) from any parser."""
+    tried = None
+    if not may_hold_huge_literals(text):
+        tried = text
+        try:
+            python_tree = _python_tree(text)
+        except SourceError:
+            # Too deep for CPython: the screen says where (or the same error, below).
+            python_tree = tried = None
+        if python_tree is not None:
+            return _converted(lambda: from_ast.convert(python_tree, text)), text
     screened = screen(text)
     if screened.refusal is not None:
         line = screened.refusal.line + first_line - 1
         raise SourceError(f"line {line}: {screened.refusal.message}")
     text = screened.text
+    if text is not tried:
+        python_tree = _python_tree(text)
+        if python_tree is not None:
+            return _converted(lambda: from_ast.convert(python_tree, text)), text
+    module, parsed_text = _parse_with_libcst(text, first_line)
+    return _converted(lambda: from_libcst.convert(module, parsed_text)), parsed_text
+
+
+def _python_tree(text: str) -> ast.Module | None:
+    """CPython's tree of ``text``; None when the interpreter cannot read it (newer
+    grammar, broken code: libcst's parser says which, after the screen)."""
     try:
-        python_tree = quiet.parse(text)
+        return quiet.parse(text)
     except (SyntaxError, ValueError):
-        pass  # newer grammar (or broken code): libcst's parser says which
+        return None
     except (RecursionError, MemoryError) as error:
         raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
-    else:
-        try:
-            return run_deep(lambda: from_ast.convert(python_tree, text)), text
-        except (RecursionError, MemoryError) as error:
-            raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
-    module, parsed_text = _parse_with_libcst(text, first_line)
+
+
+def _converted(convert: Callable[[], tree.Module]) -> tree.Module:
     try:
-        return run_deep(lambda: from_libcst.convert(module, parsed_text)), parsed_text
+        return run_deep(convert)
     except (RecursionError, MemoryError) as error:
         raise SourceError(f"cannot parse: {type(error).__name__}: {error}") from None
 

@@ -30,7 +30,8 @@ URL = re.compile(
     rf"\b(?P<scheme>{SCHEMES})://{_USERINFO}(?P<host>\[[^\]\s]*\]|[^/:?#@\s\"'`<>]*)",
     re.IGNORECASE,
 )
-PREFILTER = rb"(?i)\b(?:" + SCHEMES.encode() + rb")://[^:/@\s\"']*:[^\s\"']*@"
+# Whitespace spelled out (not ``\s``): the prefilter matches this with RE2 too.
+PREFILTER = rb"(?i)\b(?:" + SCHEMES.encode() + rb")://[^:/@ \t\n\r\f\v\"']*:[^ \t\n\r\f\v\"']*@"
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", ""})
 # Passwords that stand for one in a template, a README or a developer's machine.
