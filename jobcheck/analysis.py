@@ -50,6 +50,13 @@ def _methods(method: str | None) -> frozenset[str]:
     return frozenset({method or "__init__", "__init__"})
 
 
+def _group(wanted: Sequence[tuple[str, str | None]]) -> tuple[frozenset[str], frozenset[str]]:
+    """The definitions and the methods of classes kept when parts of one file are read
+    together."""
+    names = frozenset(name for name, _ in wanted)
+    return names, frozenset().union(*(_methods(method) for _, method in wanted))
+
+
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """The cyclic collector off while a part is parsed and walked (its trees hold no
@@ -362,30 +369,37 @@ class Gatherer:
         """Facts of only the top-level definition ``name`` of a file, of a class only its
         ``method`` (its ``__init__`` when no method is given: a class named alone is a
         constructor call); the file's whole facts when this run or the cache has them."""
+        return self._load_group(display, [(name, method)])
+
+    def _load_group(self, display: str, wanted: list[tuple[str, str | None]]) -> FileFacts | None:
+        """Facts of the top-level definitions ``wanted`` of one file, read together."""
         f = self.by_display[display]
         if f.facts is not None:
             return None if f.facts.error is not None else f.facts
-        cached = self._cached_part(f, name, method)
-        if cached is not None:
-            return None if cached.error is not None else cached
+        if len(wanted) == 1:
+            cached = self._cached_part(f, *wanted[0])
+            if cached is not None:
+                return None if cached.error is not None else cached
         from jobcheck.extract import extract_functions
 
         data = self._part_data(f)
         if data is None:
             return None
         outline = self._outline(display, data)
+        names, methods = _group(wanted)
         with collector_paused():
             facts = extract_functions(
-                display, data, f.module, f.is_package, frozenset({name}), _methods(method), outline
+                display, data, f.module, f.is_package, names, methods, outline
             )
-        self._store_part(f, name, method, facts)
+        self._store_parts(f, wanted, facts)
         return None if facts.error is not None else facts
 
     def _load_parts(
         self, keys: Sequence[tuple[str, str, str | None]]
     ) -> dict[tuple[str, str, str | None], FileFacts | None]:
         """Many parts at once (``ModuleLoader.prefetch``), in worker processes when
-        there are enough: grouped by file, each file's outline read once."""
+        there are enough: grouped by file, the parts of a file read together (its
+        imports converted and walked once, not once per part)."""
         found: dict[tuple[str, str, str | None], FileFacts | None] = {}
         by_file: dict[str, list[tuple[str, str | None]]] = {}
         for display, name, method in keys:
@@ -405,9 +419,10 @@ class Gatherer:
         if to_workers:
             self._read_parts_in_workers(to_workers, found)
         for display, wanted in by_file.items():
-            for name, method in wanted:
-                if (display, name, method) not in found:
-                    found[(display, name, method)] = self._load_part(display, name, method)
+            if (display, *wanted[0]) in found:
+                continue
+            facts = self._load_group(display, wanted)
+            found.update(((display, name, method), facts) for name, method in wanted)
         return found
 
     def _read_parts_in_workers(
@@ -427,17 +442,17 @@ class Gatherer:
             data = self._part_data(f)
             if data is not None:
                 self._in_workers.add(display)
-                requests = tuple((n, _methods(m)) for n, m in wanted)
-                tasks.append(PartsTask(display, data, f.module, f.is_package, requests))
+                names, methods = _group(wanted)
+                tasks.append(PartsTask(display, data, f.module, f.is_package, names, methods))
         if self._part_workers is None:
             from jobcheck.part_workers import PartWorkers
 
             self._part_workers = PartWorkers(self.jobs)
-        for task, results in self._part_workers.read(tasks):
-            f = self.by_display[task.display]
-            for (name, method), facts in zip(by_file[task.display], results):
-                self._store_part(f, name, method, facts)
-                found[(task.display, name, method)] = None if facts.error else facts
+        for task, facts in self._part_workers.read(tasks):
+            wanted = by_file[task.display]
+            self._store_parts(self.by_display[task.display], wanted, facts)
+            result = None if facts.error else facts
+            found.update(((task.display, name, method), result) for name, method in wanted)
 
     def gathered(self) -> None:
         """Gathering is over: the part workers stop, the outlines are dropped."""
@@ -452,9 +467,12 @@ class Gatherer:
             return None
         return self.cache.get_part(f.display, f.entry.digest, f"{name}:{method}")
 
-    def _store_part(self, f: _File, name: str, method: str | None, facts: FileFacts) -> None:
+    def _store_parts(
+        self, f: _File, wanted: list[tuple[str, str | None]], facts: FileFacts
+    ) -> None:
         if self.cache is not None and f.data is None and f.entry is not None:
-            self.cache.put_part(f.display, f.entry.digest, f"{name}:{method}", facts)
+            keys = [f"{name}:{method}" for name, method in wanted]
+            self.cache.put_part(f.display, f.entry.digest, keys, facts)
 
     def _part_data(self, f: _File) -> bytes | None:
         from jobcheck.discovery.reading import Oversized, ReadError, read_source

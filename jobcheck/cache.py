@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import FileFacts
 
 CACHE_DIR_NAME = ".jobcheck_cache"
-_FORMAT = 2
+_FORMAT = 3
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by jobcheck.\n"
@@ -91,11 +91,13 @@ class Entry(NamedTuple):
 
 
 class Parts(NamedTuple):
-    """Parts of one file read for call summaries (``jobcheck/extract/parts.py``), by
-    ``"name:method"``, for the content with ``digest``."""
+    """Parts of one file read for call summaries (``jobcheck/extract/parts.py``), for
+    the content with ``digest``: the facts of each group read together, and the group
+    of each part (``"name:method"``)."""
 
     digest: bytes
-    facts: dict[str, FileFacts]
+    groups: dict[str, int]
+    read: list[FileFacts]
 
 
 class FactsCache:
@@ -162,13 +164,16 @@ class FactsCache:
         parts = self.parts.get(path)
         if parts is None or parts.digest != digest:
             return None
-        return parts.facts.get(key)
+        group = parts.groups.get(key)
+        return None if group is None else parts.read[group]
 
-    def put_part(self, path: str, digest: bytes, key: str, facts: FileFacts) -> None:
+    def put_part(self, path: str, digest: bytes, keys: list[str], facts: FileFacts) -> None:
+        """The facts of the parts ``keys`` of a file, read together."""
         parts = self.parts.get(path)
         if parts is None or parts.digest != digest:
-            parts = self.parts[path] = Parts(digest, {})
-        parts.facts[key] = facts
+            parts = self.parts[path] = Parts(digest, {}, [])
+        parts.groups.update((key, len(parts.read)) for key in keys)
+        parts.read.append(facts)
         self.dirty = True
 
     def put_extra(self, name: str, value: object) -> None:

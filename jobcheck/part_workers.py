@@ -19,9 +19,6 @@ from dataclasses import dataclass
 
 from jobcheck.facts import FileFacts
 
-PartRequest = tuple[str, frozenset[str]]
-"""(top-level name, the methods kept of it when it is a class)."""
-
 # Below this many parts in a level, handing them to workers costs more than reading here.
 MIN_PARTS_FOR_WORKERS = 24
 # Outlines each worker keeps (a file's parts are asked over several levels).
@@ -36,7 +33,10 @@ class PartsTask:
     data: bytes
     module: str
     is_package: bool
-    wanted: tuple[PartRequest, ...]
+    names: frozenset[str]
+    """The top-level definitions to read."""
+    methods: frozenset[str]
+    """The methods kept of those that are classes."""
 
 
 class PartWorkers:
@@ -47,16 +47,16 @@ class PartWorkers:
         self._pools: list[ProcessPoolExecutor] | None = None
         self.broken = False
 
-    def read(self, tasks: Sequence[PartsTask]) -> Iterator[tuple[PartsTask, list[FileFacts]]]:
-        """Each task's parts; a task whose worker died is left out (the caller reads it
-        itself)."""
+    def read(self, tasks: Sequence[PartsTask]) -> Iterator[tuple[PartsTask, FileFacts]]:
+        """The facts of each task's parts; a task whose worker died is left out (the
+        caller reads it itself)."""
         pools = self._start()
         if pools is None:
             return
         from concurrent.futures import as_completed
         from concurrent.futures.process import BrokenProcessPool
 
-        futures: dict[Future[list[FileFacts]], PartsTask] = {}
+        futures: dict[Future[FileFacts], PartsTask] = {}
         try:
             for task in tasks:
                 pool = pools[zlib.crc32(task.display.encode("utf-8", "surrogatepass")) % len(pools)]
@@ -98,7 +98,7 @@ _outlines: OrderedDict[tuple[str, int], object] = OrderedDict()
 """In a worker: the outlines of the files it read, by (name, hash of the content)."""
 
 
-def _read_parts(task: PartsTask) -> list[FileFacts]:
+def _read_parts(task: PartsTask) -> FileFacts:
     import gc
 
     from jobcheck.extract import extract_functions
@@ -115,18 +115,15 @@ def _read_parts(task: PartsTask) -> list[FileFacts]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return [
-            extract_functions(
-                task.display,
-                task.data,
-                task.module,
-                task.is_package,
-                frozenset({name}),
-                methods,
-                read,  # type: ignore[arg-type]
-            )
-            for name, methods in task.wanted
-        ]
+        return extract_functions(
+            task.display,
+            task.data,
+            task.module,
+            task.is_package,
+            task.names,
+            task.methods,
+            read,  # type: ignore[arg-type]
+        )
     finally:
         if enabled:
             gc.enable()
