@@ -446,7 +446,9 @@ class Gatherer:
                 tasks.append(PartsTask(display, data, f.module, f.is_package, names, methods))
         if self._part_workers is None:
             from jobcheck.part_workers import PartWorkers
+            from jobcheck.scan import close_on_demand_workers
 
+            close_on_demand_workers()
             self._part_workers = PartWorkers(self.jobs)
         for task, facts in self._part_workers.read(tasks):
             wanted = by_file[task.display]
@@ -455,7 +457,10 @@ class Gatherer:
             found.update(((task.display, name, method), result) for name, method in wanted)
 
     def gathered(self) -> None:
-        """Gathering is over: the part workers stop, the outlines are dropped."""
+        """Gathering is over: the workers stop, the outlines are dropped."""
+        from jobcheck.scan import close_on_demand_workers
+
+        close_on_demand_workers()
         if self._part_workers is not None:
             self._part_workers.close()
             self._part_workers = None

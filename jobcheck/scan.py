@@ -547,8 +547,21 @@ class _OnDemand:
             for _, facts, over_budget in self._workers.finished(wait=True):
                 return facts, over_budget
 
+    def close(self) -> None:
+        if self._workers is not None:
+            self._workers.close()
+            self._workers = None
+
 
 _ON_DEMAND: dict[float, _OnDemand] = {}
+
+
+def close_on_demand_workers() -> None:
+    """Stop the workers kept for files read one at a time (started again when another
+    such file comes): while other workers run, and once gathering is over, each holds
+    memory for nothing."""
+    for worker in _ON_DEMAND.values():
+        worker.close()
 
 
 def _on_demand_worker(budget: float) -> _OnDemand:

@@ -63,12 +63,42 @@ def test_a_part_has_the_facts_the_whole_file_gives(path: Path) -> None:
         pytest.skip("the fixture is meant not to parse")
     read = outline(data)
     assert read is not None
-    for name, methods, qualname in _targets(read.tree):
+    # The first part is cut from the tree the outline read, the others parsed again from
+    # their lines: both compared with the whole file.
+    for name, methods, qualname in _targets(ast.parse(data)):
         part = extract_functions(str(path), data, "m", False, frozenset({name}), methods, read)
         assert part.error is None, (qualname, part.error)
         expected = [f for q, f in whole.functions.items() if q == f"m.{qualname}"]
         got = [f for q, f in part.functions.items() if q == f"m.{qualname}"]
         assert _without_order(got) == _without_order(expected), qualname
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_statements_parsed_again_are_the_ones_first_read(path: Path) -> None:
+    """A part's statements parsed again from their lines have the tree (lines and
+    columns included) they had when the outline read the whole file."""
+    data = path.read_bytes()
+    if outline(data) is None:
+        pytest.skip("the fixture is meant not to parse")
+    names = [n.name for n in ast.parse(data).body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    for name in names:
+        fresh = outline(data)
+        assert fresh is not None
+        first = fresh.reduced(frozenset({name}), None)
+        again = fresh.reduced(frozenset({name}), None)
+        assert ast.dump(again, include_attributes=True) == ast.dump(
+            first, include_attributes=True
+        ), name
+
+
+def test_statements_sharing_a_line_are_told_apart() -> None:
+    source = b"import os; import requests\nx = 1; y = requests.get('u')\ndef f():\n    return y\n"
+    read = outline(source)
+    assert read is not None
+    first = ast.dump(read.reduced(frozenset({"f"}), None), include_attributes=True)
+    again = ast.dump(read.reduced(frozenset({"f"}), None), include_attributes=True)
+    assert first == again
+    assert "col_offset=11" in again  # import requests, and y = ..., after their ";"
 
 
 def _part(source: str, name: str, methods: frozenset[str] | None = None):  # type: ignore[no-untyped-def]

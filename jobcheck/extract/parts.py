@@ -21,6 +21,7 @@ import ast
 import copy
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from jobcheck.syntax import from_ast, quiet
 from jobcheck.syntax.decoding import SourceError, decode
@@ -33,55 +34,93 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 
 
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """A top-level statement of the file, by its place (its tree is not kept)."""
+
+    first: int
+    """Its first line (its first decorator's)."""
+    last: int
+    line: int
+    column: int
+    """Where CPython's tree places it (``lineno``, ``col_offset``): to find it again
+    among the statements a line holds."""
+
+
 class Outline:
-    """A file's statements, read once with CPython's parser, from which parts are cut."""
+    """A file's statements, read once with CPython's parser, from which parts are cut.
+
+    Only the statements' places are kept, with the file's text: a part's statements
+    are parsed again from their lines when asked (the trees of the two hundred helper
+    files a large project's jobs reach are 70 MB, their text 2 MB). The first parts
+    asked use the tree the outline was read from."""
 
     def __init__(self, data: bytes) -> None:
         """Raises ``SourceError``, ``SyntaxError``, ``ValueError``, ``RecursionError`` or
         ``MemoryError`` when the file cannot be outlined (the caller reads it whole)."""
         self.data = data
         text = decode(data)
-        self.tree = quiet.parse(text)
+        tree = quiet.parse(text)
         self.text = text
         self.lines = from_ast.SourceLines(text)
         """Its lines, split once for every part converted (``from_ast.convert``)."""
         self.suppressions: dict[int, frozenset[str] | None] | None = None
         """The file's suppression comments, read with its first part."""
         self._lines = _LINE.findall(text)
-        self.defined = frozenset(_module_names(self.tree.body))
-        self._imports = [s for s in self.tree.body if _only_imports(s)]
-        self._simple = [
-            (s, frozenset(_module_names([s])), self._names_in([s]))
-            for s in self.tree.body
-            if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr))
+        self.defined = frozenset(_module_names(tree.body))
+        self._statements = [_place(s) for s in tree.body]
+        self._fresh: list[ast.stmt] | None = tree.body
+        """The statements as parsed, until the first part is cut from them."""
+        imports = [i for i, s in enumerate(tree.body) if _only_imports(s)]
+        self._imports = [
+            (i, frozenset(_import_names(tree.body[i])), _imports_framework(tree.body[i]))
+            for i in imports
         ]
-        self._bound = [frozenset(_import_names(s)) for s in self._imports]
-        self._framework = [_imports_framework(s) for s in self._imports]
+        self._simple = [
+            (i, frozenset(_module_names([s])), self._names_in([s]))
+            for i, s in enumerate(tree.body)
+            if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+            or (isinstance(s, ast.Expr) and not isinstance(s.value, ast.Constant))
+        ]
+        self._definitions = [
+            (s.name, i) for i, s in enumerate(tree.body) if isinstance(s, _DEFINITIONS)
+        ]
 
     def reduced(self, names: frozenset[str], methods: frozenset[str] | None) -> ast.Module:
         """The module of the definitions ``names`` (of a class, when ``methods`` is
         given, its header, class-level statements and those methods), with the imports
         and module statements they use: the file's own statements, at their own lines,
-        the others left out (nothing is parsed again)."""
-        chosen: list[ast.stmt] = []
-        kept: set[int] = set()
-        for statement in self.tree.body:
-            if isinstance(statement, _DEFINITIONS) and statement.name in names:
-                if isinstance(statement, ast.ClassDef):
-                    statement = _class_part(statement, methods)
-                chosen.append(statement)
-                kept.add(id(statement))
-        used = set(self._names_in(chosen))
-        kept.update(id(s) for s in self._module_statements(names, used))
-        for statement, bound, framework in zip(self._imports, self._bound, self._framework):
+        the others left out."""
+        statements = self._fresh
+        self._fresh = None
+        wanted = [i for name, i in self._definitions if name in names]
+        read = {i: self._statement(i, statements) for i in wanted}
+        chosen = {
+            i: _class_part(s, methods) if isinstance(s, ast.ClassDef) else s
+            for i, s in read.items()
+        }
+        used = set(self._names_in(chosen.values()))
+        kept = set(chosen)
+        kept.update(self._module_statements(names, used))
+        for i, bound, framework in self._imports:
             if framework or "*" in bound or not bound.isdisjoint(used):
-                kept.add(id(statement))
-        parts = {id(original): part for original, part in zip(self._definitions(names), chosen)}
-        body = [parts.get(id(s), s) for s in self.tree.body if id(s) in kept or id(s) in parts]
+                kept.add(i)
+        body = [chosen.get(i) or self._statement(i, statements) for i in sorted(kept)]
         return ast.Module(body=body, type_ignores=[])
 
-    def _definitions(self, names: frozenset[str]) -> list[ast.stmt]:
-        return [s for s in self.tree.body if isinstance(s, _DEFINITIONS) and s.name in names]
+    def _statement(self, index: int, statements: list[ast.stmt] | None) -> ast.stmt:
+        """The top-level statement ``index``: from the tree read whole, or parsed again
+        from its lines (same lines and columns)."""
+        if statements is not None:
+            return statements[index]
+        place = self._statements[index]
+        source = "".join(self._lines[place.first - 1 : place.last])
+        parsed = quiet.parse(source).body
+        ast.increment_lineno(ast.Module(body=parsed, type_ignores=[]), place.first - 1)
+        return next(
+            (s for s in parsed if (s.lineno, s.col_offset) == (place.line, place.column)),
+            parsed[0],
+        )
 
     def _names_in(self, statements: Iterable[ast.stmt]) -> frozenset[str]:
         """Every identifier written in the statements' lines (a superset of the names
@@ -105,20 +144,18 @@ class Outline:
         )
         return "".join(self._lines[first:last])
 
-    def _module_statements(self, names: frozenset[str], used: set[str]) -> list[ast.stmt]:
+    def _module_statements(self, names: frozenset[str], used: set[str]) -> list[int]:
         """The module-level statements that name the part (``app.add_url_rule(...,
         view)``, ``routes = [Route(..., endpoint=view)]`` make it a view), the
         assignments of the names used (``client = httpx.Client()``, ``app =
         Flask(...)``: what a call or decorator means depends on them), and of the names
         those use, and so on."""
-        kept: list[ast.stmt] = []
+        kept: list[int] = []
         waiting = []
         for entry in self._simple:
-            statement, _, uses = entry
-            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
-                continue  # a docstring
+            index, _, uses = entry
             if not uses.isdisjoint(names):
-                kept.append(statement)
+                kept.append(index)
                 used.update(uses)
             else:
                 waiting.append(entry)
@@ -126,13 +163,18 @@ class Outline:
         while grew:
             grew = False
             for entry in list(waiting):
-                statement, bound, uses = entry
+                index, bound, uses = entry
                 if not bound.isdisjoint(used):
-                    kept.append(statement)
+                    kept.append(index)
                     used.update(uses)
                     waiting.remove(entry)
                     grew = True
         return kept
+
+
+def _place(statement: ast.stmt) -> _Statement:
+    last = statement.end_lineno or statement.lineno
+    return _Statement(_first_line(statement), last, statement.lineno, statement.col_offset)
 
 
 def outline(data: bytes) -> Outline | None:
