@@ -47,6 +47,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 try:
     import psutil
@@ -60,6 +61,7 @@ class Sample:
     cpu: float
     peak_mb: float
     output: bytes
+    peak_pss_mb: float = 0.0
 
 
 @dataclass
@@ -78,7 +80,7 @@ def run(command: list[str], cwd: Path | None = None) -> Sample:
     """Run ``command``, measuring wall time, CPU time and peak memory of its tree."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
-    peak = [0.0]
+    peak = [0.0, 0.0]
     stop = threading.Event()
     sampler = None
     if psutil is not None:
@@ -102,6 +104,7 @@ def run(command: list[str], cwd: Path | None = None) -> Sample:
         # process's high-water mark): prefer the sampled sum when psutil is there.
         peak_mb=peak[0] if psutil is not None else largest_process,
         output=b"".join(chunks),
+        peak_pss_mb=peak[1],
     )
 
 
@@ -113,16 +116,29 @@ def _sample_tree(pid: int, peak: list[float], stop: threading.Event) -> None:
     while not stop.is_set():
         try:
             processes = [root, *root.children(recursive=True)]
-            total = 0
+            total = proportional = 0
             for process in processes:
                 try:
                     total += process.memory_info().rss
+                    proportional += _pss(process)
                 except psutil.Error:
                     continue
             peak[0] = max(peak[0], total / 2**20)
+            peak[1] = max(peak[1], proportional / 2**20)
         except psutil.Error:
             return
         stop.wait(0.02)
+
+
+def _pss(process: Any) -> int:
+    """The process's proportional set size: its resident pages, each page it shares
+    with the others (a forked worker and its parent) counted in part; 0 where the
+    system does not tell (the sum of resident sets counts a shared page once per
+    process)."""
+    try:
+        return getattr(process.memory_full_info(), "pss", 0)
+    except (psutil.AccessDenied, NotImplementedError):
+        return 0
 
 
 def replicate(path: Path, copies: int) -> Path:
@@ -229,15 +245,19 @@ def report(series: list[Series], arguments: argparse.Namespace, files: int) -> N
         f"\n{arguments.path} x{arguments.replicate}: {files} .py files, {arguments.runs} rounds, "
         f"{os.cpu_count()} cores\n"
     )
-    print("| command | median wall (s) | min | max | CPU (s, median) | peak memory (MB) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(
+        "| command | median wall (s) | min | max | CPU (s, median) | peak memory (MB, "
+        "resident sets) | peak memory (MB, proportional) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for item in series:
         walls = [s.wall for s in item.samples]
         cpu = statistics.median(s.cpu for s in item.samples)
         peak = max(s.peak_mb for s in item.samples)
+        proportional = max(s.peak_pss_mb for s in item.samples)
         print(
             f"| {item.name} | {statistics.median(walls):.2f} | {min(walls):.2f} | {max(walls):.2f} "
-            f"| {cpu:.2f} | {peak:.0f} |"
+            f"| {cpu:.2f} | {peak:.0f} | {proportional:.0f} |"
         )
     if len(series) > 3:
         ruff = series[3].median()
@@ -246,6 +266,9 @@ def report(series: list[Series], arguments: argparse.Namespace, files: int) -> N
             f"jobcheck warm / ruff: {series[1].median() / ruff:.2f}   "
             f"jobcheck touched / ruff: {series[2].median() / ruff:.2f}"
         )
+        ruff_cpu = statistics.median(s.cpu for s in series[3].samples)
+        cold_cpu = statistics.median(s.cpu for s in series[0].samples)
+        print(f"jobcheck cold / ruff, CPU: {cold_cpu / ruff_cpu:.2f}")
 
 
 def _job_module(root: Path) -> Path:

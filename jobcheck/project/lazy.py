@@ -52,6 +52,9 @@ class ModuleLoader:
         self.missed: list[str] = []
         """Names asked for after the freeze whose module was never read (for tests and
         ``--statistics``)."""
+        self.deferred: dict[PartKey, None] | None = None
+        """While set (:meth:`read_deferred`), the parts asked are noted here instead of
+        read, to be read together."""
 
     def freeze(self) -> None:
         """Gathering is over: from now on a name whose module was not read is unknown,
@@ -74,6 +77,9 @@ class ModuleLoader:
                     if self.frozen:
                         self.missed.append(qualname)
                         continue
+                    if self.deferred is not None:
+                        self.deferred[key] = None
+                        continue
                     self._parts[key] = self._load_part(*key)
                 facts = self._parts[key]
                 if facts is not None:
@@ -95,6 +101,22 @@ class ModuleLoader:
                 break  # the longest module first, as part_for reads them
         if wanted:
             self._parts.update(self._load_parts(list(wanted)))
+
+    def start_deferring(self) -> None:
+        """From now on, note the parts :meth:`part_for` is asked for instead of reading
+        them one by one (a summary follows calls into bases, constructors and other
+        modules than the level's prefetch guessed)."""
+        if self._load_parts is not None and not self.frozen:
+            self.deferred = {}
+
+    def read_deferred(self) -> bool:
+        """Read the parts noted since :meth:`start_deferring`, all at once, and stop
+        deferring; whether there were any."""
+        noted, self.deferred = self.deferred, None
+        if not noted or self._load_parts is None:
+            return False
+        self._parts.update(self._load_parts([key for key in noted if key not in self._parts]))
+        return True
 
     def _part_keys(self, qualname: str) -> Iterator[list[PartKey]]:
         return part_keys(qualname, self._modules, self._tried, self.all_modules)

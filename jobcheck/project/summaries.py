@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from jobcheck.project.model import Project
 
 DEFAULT_DEPTH = 4
+# Rounds of parts read together while a prefetch level follows its calls.
+MAX_DEFERRED_ROUNDS = 3
 # Guards that keep two runs from overlapping but not a second run from repeating the
 # effect (a Redis lock released at the end, an advisory lock, a threading lock that holds
 # within one process): not idempotency guards.
@@ -183,17 +185,41 @@ class Summaries:
                     if dict.get(self.project.functions, qualname) is None:
                         wanted[qualname] = None
             loader.prefetch(wanted)
-            following: dict[str, tuple[tuple[FileFacts, FunctionFacts], int]] = {}
-            for function, depth in expanded:
-                for site in function.call_sites:
-                    target = self.callee(site)
-                    if target is None:
-                        continue
-                    qualname = target[1].qualname
-                    if deepest.get(qualname, -1) < depth - 1:
-                        deepest[qualname] = depth - 1
-                        following[qualname] = (target, depth - 1)
+            # What the prefetch did not guess (a method a base class defines, a
+            # constructor) is noted while following the calls, read together, and the
+            # calls followed again.
+            for _ in range(MAX_DEFERRED_ROUNDS):
+                loader.start_deferring()
+                try:
+                    following = self._following(expanded, deepest)
+                finally:
+                    again = loader.read_deferred()
+                if not again:
+                    break
+                self._forget_unknown()
+            deepest.update((name, depth) for name, (_, depth) in following.items())
             level = following
+
+    def _following(
+        self, expanded: list[tuple[FunctionFacts, int]], deepest: dict[str, int]
+    ) -> dict[str, tuple[tuple[FileFacts, FunctionFacts], int]]:
+        """The functions the ``expanded`` ones call that are followed next (those not
+        followed as deep already), with the calls still to follow from each."""
+        following: dict[str, tuple[tuple[FileFacts, FunctionFacts], int]] = {}
+        for function, depth in expanded:
+            for site in function.call_sites:
+                target = self.callee(site)
+                if target is None:
+                    continue
+                qualname = target[1].qualname
+                known = following.get(qualname, (None, deepest.get(qualname, -1)))[1]
+                if known < depth - 1:
+                    following[qualname] = (target, depth - 1)
+        return following
+
+    def _forget_unknown(self) -> None:
+        """Forget the functions found unknown while their parts were only noted."""
+        self._parts = {name: entry for name, entry in self._parts.items() if entry is not None}
 
     def prefetch_all(
         self,
