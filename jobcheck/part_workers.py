@@ -3,9 +3,10 @@ always in the same worker.
 
 The parts the summaries follow are asked a call level at a time: a helper module may be
 asked for one function now and another two levels later. A worker keeps the outlines
-(CPython's tree of a whole file) of the files it read, and every file goes to the worker
-chosen by its name, so a file is parsed once per run however many levels ask for it,
-and the levels still use every core.
+(the places of a file's statements, ``Outline``) of the files it read, and a file goes
+back to the worker that first read it (a new one to the least loaded), so a file is
+outlined once per run however many levels ask for it, and the levels still use every
+core.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ class PartWorkers:
         self.jobs = jobs
         self._pools: list[ProcessPoolExecutor] | None = None
         self.broken = False
+        self._homes: dict[str, int] = {}
+        """The worker each file was read in."""
 
     def read(self, tasks: Sequence[PartsTask]) -> Iterator[tuple[PartsTask, FileFacts]]:
         """The facts of each task's parts; a task whose worker died is left out (the
@@ -58,9 +61,8 @@ class PartWorkers:
 
         futures: dict[Future[FileFacts], PartsTask] = {}
         try:
-            for task in tasks:
-                pool = pools[zlib.crc32(task.display.encode("utf-8", "surrogatepass")) % len(pools)]
-                futures[pool.submit(_read_parts, task)] = task
+            for task, index in self._placed(tasks):
+                futures[pools[index].submit(_read_parts, task)] = task
         except (BrokenProcessPool, RuntimeError):
             self.broken = True
         for future in as_completed(futures):
@@ -68,6 +70,27 @@ class PartWorkers:
                 yield futures[future], future.result()
             except BrokenProcessPool:
                 self.broken = True
+
+    def _placed(self, tasks: Sequence[PartsTask]) -> list[tuple[PartsTask, int]]:
+        """Each task with the worker it goes to: a file's usual one (which keeps its
+        outline), a new file to the worker with the fewest bytes to read in this
+        level, largest files first (placed by a hash of the name, one worker took half
+        as long again as the other)."""
+        load = [0] * self.jobs
+        placed: list[tuple[PartsTask, int]] = []
+        new: list[PartsTask] = []
+        for task in tasks:
+            home = self._homes.get(task.display)
+            if home is None:
+                new.append(task)
+            else:
+                load[home] += len(task.data)
+                placed.append((task, home))
+        for task in sorted(new, key=lambda t: -len(t.data)):
+            home = self._homes[task.display] = load.index(min(load))
+            load[home] += len(task.data)
+            placed.append((task, home))
+        return placed
 
     def close(self) -> None:
         for pool in self._pools or ():
