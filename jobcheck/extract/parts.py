@@ -50,10 +50,11 @@ class _Statement:
 class Outline:
     """A file's statements, read once with CPython's parser, from which parts are cut.
 
-    Only the statements' places are kept, with the file's text: a part's statements
-    are parsed again from their lines when asked (the trees of the two hundred helper
-    files a large project's jobs reach are 70 MB, their text 2 MB). The first parts
-    asked use the tree the outline was read from."""
+    Only the statements' places are kept, with the file's text, and the trees of the
+    definitions parts were cut from: a part's other statements are parsed again from
+    their lines when asked (the trees of the two hundred helper files a large
+    project's jobs reach are 70 MB, their text 2 MB). The first parts asked use the
+    tree the outline was read from."""
 
     def __init__(self, data: bytes) -> None:
         """Raises ``SourceError``, ``SyntaxError``, ``ValueError``, ``RecursionError`` or
@@ -71,6 +72,8 @@ class Outline:
         self._statements = [_place(s) for s in tree.body]
         self._fresh: list[ast.stmt] | None = tree.body
         """The statements as parsed, until the first part is cut from them."""
+        self._asked: dict[int, ast.stmt] = {}
+        """The trees of the definitions parts were cut from."""
         imports = [i for i, s in enumerate(tree.body) if _only_imports(s)]
         self._imports = [
             (i, frozenset(_import_names(tree.body[i])), _imports_framework(tree.body[i]))
@@ -94,7 +97,7 @@ class Outline:
         statements = self._fresh
         self._fresh = None
         wanted = [i for name, i in self._definitions if name in names]
-        read = {i: self._statement(i, statements) for i in wanted}
+        read = {i: self._definition(i, statements) for i in wanted}
         chosen = {
             i: _class_part(s, methods) if isinstance(s, ast.ClassDef) else s
             for i, s in read.items()
@@ -108,15 +111,24 @@ class Outline:
         body = [chosen.get(i) or self._statement(i, statements) for i in sorted(kept)]
         return ast.Module(body=body, type_ignores=[])
 
+    def _definition(self, index: int, statements: list[ast.stmt] | None) -> ast.stmt:
+        """A definition asked for, kept once read: the levels of a summary ask the
+        same class again for other methods."""
+        found = self._asked.get(index)
+        if found is None:
+            found = self._asked[index] = self._statement(index, statements)
+        return found
+
     def _statement(self, index: int, statements: list[ast.stmt] | None) -> ast.stmt:
         """The top-level statement ``index``: from the tree read whole, or parsed again
         from its lines (same lines and columns)."""
         if statements is not None:
             return statements[index]
         place = self._statements[index]
-        source = "".join(self._lines[place.first - 1 : place.last])
+        # Blank lines before it put it at its own lines (the tokenizer skips them at
+        # once; renumbering the tree afterwards walks every node).
+        source = "\n" * (place.first - 1) + "".join(self._lines[place.first - 1 : place.last])
         parsed = quiet.parse(source).body
-        ast.increment_lineno(ast.Module(body=parsed, type_ignores=[]), place.first - 1)
         return next(
             (s for s in parsed if (s.lineno, s.col_offset) == (place.line, place.column)),
             parsed[0],
