@@ -12,6 +12,6 @@ import sys
 _here = os.getcwd()
 sys.path[:] = [entry for entry in sys.path if entry not in ("", ".", _here)]
 
-from jobcheck.cli import main  # noqa: E402
+from jobcheck.cli import entry  # noqa: E402
 
-main()
+entry()

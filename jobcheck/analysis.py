@@ -149,6 +149,8 @@ class Gatherer:
         self._part_workers: PartWorkers | None = None
         self._in_workers: set[str] = set()
         """Files whose parts a part worker read (it keeps their outlines)."""
+        self._read_whole: dict[str, FileFacts] = {}
+        """Files parts were asked of that CPython cannot outline, read whole."""
         self._outlines: OrderedDict[str, Outline | None] = OrderedDict()
         """The outlines of the files parts were last read from (a summary asks several
         helpers of one module in a row)."""
@@ -387,10 +389,14 @@ class Gatherer:
             return None
         outline = self._outline(display, data)
         names, methods = _group(wanted)
-        with collector_paused():
-            facts = extract_functions(
-                display, data, f.module, f.is_package, names, methods, outline
-            )
+        facts = self._read_whole.get(display)
+        if facts is None:
+            with collector_paused():
+                facts = extract_functions(
+                    display, data, f.module, f.is_package, names, methods, outline
+                )
+            if outline is None:  # read whole (newer grammar): the same for every part
+                self._read_whole[display] = facts
         self._store_parts(f, wanted, facts)
         return None if facts.error is not None else facts
 
@@ -466,6 +472,7 @@ class Gatherer:
             self._part_workers = None
         self._in_workers.clear()
         self._outlines.clear()
+        self._read_whole.clear()
 
     def _cached_part(self, f: _File, name: str, method: str | None) -> FileFacts | None:
         if self.cache is None or f.data is not None or f.entry is None:

@@ -8,6 +8,7 @@ see one).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import io
 import os
 import shutil
@@ -1191,6 +1192,32 @@ def _usage_line(error: click.UsageError) -> str:
         )
     command = error.ctx.command_path if error.ctx is not None else "jobcheck"
     return f"{message} (see '{command} --help')"
+
+
+def entry() -> None:
+    """The ``jobcheck`` command: :func:`main`, then an exit that does not free what the
+    run built, one object at a time (mypy's ``hard_exit`` does the same): a large
+    project's facts and syntax trees take a tenth of a second of CPU to free, for a
+    process about to end. Output is flushed and exit handlers run first."""
+    engine_keeps_projects()
+    code: int = 0
+    try:
+        main()
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+        if done.code is not None and not isinstance(done.code, int):
+            say(str(done.code))
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
+def engine_keeps_projects() -> None:
+    from jobcheck import engine
+
+    engine.KEEP_UNTIL_EXIT = True
 
 
 def main() -> None:

@@ -118,7 +118,8 @@ class PartWorkers:
 
 
 _outlines: OrderedDict[tuple[str, int], object] = OrderedDict()
-"""In a worker: the outlines of the files it read, by (name, hash of the content)."""
+"""In a worker: the outlines of the files it read, by (name, hash of the content); the
+facts of a file CPython cannot outline, read whole."""
 
 
 def _read_parts(task: PartsTask) -> FileFacts:
@@ -135,10 +136,12 @@ def _read_parts(task: PartsTask) -> FileFacts:
         read = _outlines[key] = outline(task.data)
         if len(_outlines) > OUTLINES_KEPT:
             _outlines.popitem(last=False)
+    if isinstance(read, FileFacts):
+        return read
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return extract_functions(
+        facts = extract_functions(
             task.display,
             task.data,
             task.module,
@@ -147,6 +150,11 @@ def _read_parts(task: PartsTask) -> FileFacts:
             task.methods,
             read,  # type: ignore[arg-type]
         )
+        if read is None:
+            # CPython cannot read the file (newer grammar): it was read whole, with
+            # libcst; the next level asking for it gets the same facts.
+            _outlines[key] = facts
+        return facts
     finally:
         if enabled:
             gc.enable()
