@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 # Rounds of the second pass (a config module that names another config module...).
 _MAX_ROUNDS = 5
+# The cache's record of the second pass's decisions by content.
+_SECOND_PASS = "second-pass"
 
 
 def _methods(method: str | None) -> frozenset[str]:
@@ -89,6 +91,8 @@ class _File:
     entry: Entry | None = None
     """What the cache (or this run) knows about the file."""
     read_error: str | None = None
+    cached: bool = False
+    """Its entry is the cache's, unchanged since the run that wrote it."""
 
     @property
     def facts(self) -> FileFacts | None:
@@ -206,6 +210,7 @@ class Gatherer:
             entry = self.cache.get(f.display)
             if entry is not None and entry.fresh(f.stat, f.module, f.is_package):
                 f.entry = entry
+                f.cached = True
                 self.stats["cached"] += 1
 
     def _needs_facts(self, f: _File) -> bool:
@@ -263,6 +268,8 @@ class Gatherer:
         if result.digest is None:
             f.read_error = result.read_error
             return
+        # Its content is the one the cache describes (its time changed, not its bytes).
+        f.cached = result.unchanged
         if result.unchanged:
             cached = self._cached_entry(f)
             assert cached is not None
@@ -293,6 +300,8 @@ class Gatherer:
         facts = [self.by_display[d].facts for d in analysed]
         wanted = wanted_by([f for f in facts if f is not None], self.always)
         wanted.modules |= self._run_by_commands([f for f in facts if f is not None])
+        known = self._known_choices(wanted)
+        decided = False
         chosen: list[_File] = []
         for f in self.files:
             if f.display in analysed or f.entry is None:
@@ -302,10 +311,42 @@ class Gatherer:
                 continue
             if not wanted.by_content():
                 continue
-            data = f.data if f.data is not None else _read(f.source.fspath)
-            if data is not None and wanted.wants(f.module, data, f.entry.sends):
+            choice = known.get(f.display) if f.cached else None
+            if not isinstance(choice, bool):
+                data = f.data if f.data is not None else _read(f.source.fspath)
+                choice = data is not None and wanted.wants(f.module, data, f.entry.sends)
+                if f.data is None:
+                    known[f.display] = choice
+                    decided = True
+            if choice:
                 chosen.append(f)
+        if decided and self.cache is not None:
+            self.cache.dirty = True
         return chosen
+
+    def _known_choices(self, wanted: Wanted) -> dict[str, bool]:
+        """What the last run decided, for each file read for its content, when it
+        looked for the same names (a run after one file changed does not read the
+        project's other thousands of files again); filled in as this run decides."""
+        if self.cache is None:
+            return {}
+        fingerprint = wanted.fingerprint()
+        stored = self.cache.extras.get(_SECOND_PASS)
+        if (
+            isinstance(stored, tuple)
+            and len(stored) == 2
+            and stored[0] == fingerprint
+            and isinstance(stored[1], dict)
+        ):
+            choices: dict[str, bool] = {
+                display: choice
+                for display, choice in stored[1].items()
+                if display in self.by_display
+            }
+        else:
+            choices = {}
+        self.cache.extras[_SECOND_PASS] = (fingerprint, choices)
+        return choices
 
     def _run_by_commands(self, facts: list[FileFacts]) -> set[str]:
         """Modules the scheduled commands run (``python manage.py x`` in a CronJob)."""
@@ -543,6 +584,12 @@ class Wanted:
 
     def by_content(self) -> bool:
         return bool(self.patterns) or self.in_web_handlers is not None
+
+    def fingerprint(self) -> str:
+        """What decides which files are wanted for their content."""
+        patterns = [(p.pattern, needs_send) for p, needs_send in self.patterns]
+        web = self.in_web_handlers.pattern if self.in_web_handlers is not None else None
+        return repr((patterns, web))
 
 
 def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> Wanted:

@@ -117,6 +117,8 @@ class FactsCache:
         """Parts of files not analysed whole, by file (read by call summaries)."""
         self.dirty = False
         self._lines: dict[str, bytes] = {}
+        self._part_lines: dict[str, bytes] = {}
+        """The same, of each file's parts."""
         """The stored record of each entry not replaced since it was read (written back
         as it is, without encoding it again)."""
 
@@ -149,6 +151,9 @@ class FactsCache:
             for path in entries
             if (line := loaded.lines.get(f"entry:{path}")) is not None
         }
+        cache._part_lines = {
+            path: line for path in parts if (line := loaded.lines.get(f"parts:{path}")) is not None
+        }
         return cache
 
     def get(self, path: str) -> Entry | None:
@@ -174,6 +179,7 @@ class FactsCache:
             parts = self.parts[path] = Parts(digest, {}, [])
         parts.groups.update((key, len(parts.read)) for key in keys)
         parts.read.append(facts)
+        self._part_lines.pop(path, None)
         self.dirty = True
 
     def put_extra(self, name: str, value: object) -> None:
@@ -203,13 +209,18 @@ class FactsCache:
         self.walk.changed = False
         records: list[tuple[str, object]] = [("walk", self.walk)]
         records += [(f"extra:{name}", value) for name, value in self.extras.items()]
-        records += [(f"parts:{path}", parts) for path, parts in self.parts.items()]
+        records += [
+            (f"parts:{path}", parts)
+            for path, parts in self.parts.items()
+            if path not in self._part_lines
+        ]
         records += [
             (f"entry:{path}", entry)
             for path, entry in self.entries.items()
             if path not in self._lines
         ]
         unchanged = [line for path, line in self._lines.items() if path in self.entries]
+        unchanged += [line for path, line in self._part_lines.items() if path in self.parts]
         header = {"kind": "facts", "format": _FORMAT, "key": self.key}
         data = dump_records(header, records, unchanged)
         if not write_atomically(self.directory, _file_name(self.key), data):

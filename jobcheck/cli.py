@@ -1207,6 +1207,8 @@ def entry() -> None:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
         if done.code is not None and not isinstance(done.code, int):
             say(str(done.code))
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(code)  # a profiler, a debugger or coverage: they write on the way out
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):

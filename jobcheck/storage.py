@@ -127,11 +127,11 @@ def decode(data: object) -> Any:
 
 
 def _decode_tuple(data: list[Any]) -> tuple[Any, ...]:
-    return tuple([decode(item) for item in data[1:]])
+    return tuple([item if type(item) in _PLAIN else decode(item) for item in data[1:]])
 
 
 def _decode_list(data: list[Any]) -> list[Any]:
-    return [decode(item) for item in data[1:]]
+    return [item if type(item) in _PLAIN else decode(item) for item in data[1:]]
 
 
 def _decode_dict(data: list[Any]) -> dict[Any, Any]:
@@ -181,7 +181,8 @@ def _decode_object(data: list[Any]) -> object:
     kind, checks = _class(data[1])
     if len(data) - 2 != len(checks):
         raise StorageError(f"{data[1]}: {len(data) - 2} fields, expected {len(checks)}")
-    fields = [decode(raw) for raw in data[2:]]
+    # Most fields are plain (strings, numbers, None): no call for them.
+    fields = [raw if type(raw) in _PLAIN else decode(raw) for raw in data[2:]]
     for check, value in zip(checks, fields):
         if check is not _anything and not check(value):
             raise StorageError(f"{data[1]}: a field of the wrong type")
