@@ -243,3 +243,78 @@ def test_replayed_run_imports_neither_checks_nor_facts(tmp_path: Path) -> None:
     warm = subprocess.run(command, capture_output=True, text=True, check=True)
     assert warm.stdout == cold.stdout and "SCL-" in warm.stdout
     assert "LOADED:\n" in warm.stderr, warm.stderr
+
+
+# -- the second pass's decisions, kept from run to run ----------------------------------
+
+WRAPPER = """\
+from proj.app import app
+
+
+@app.task(time_limit=60)
+def deliver(invoice):
+    return invoice
+
+
+def send_later(**kwargs):
+    deliver.delay(**kwargs)
+"""
+CALLER = """\
+from proj.models import Invoice
+from proj.tasks import send_later
+
+
+def bill(pk):
+    row = Invoice.objects.get(pk=pk)
+    send_later(invoice=row)
+"""
+MODELS = """\
+from django.db import models
+
+
+class Invoice(models.Model):
+    total = models.IntegerField()
+"""
+NOT_A_CALLER = """\
+def bill(invoice_row):
+    return invoice_row
+"""
+
+
+def test_second_pass_reads_again_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files the second pass read for their content are not read again when
+    unchanged; a changed one is, and what it now says counts."""
+    import jobcheck.analysis
+
+    root = _project(tmp_path)
+    (root / "proj" / "tasks.py").write_text(WRAPPER)
+    (root / "proj" / "models.py").write_text(MODELS)
+    for index in range(5):
+        (root / "proj" / f"other{index}.py").write_text(NOT_A_CALLER)
+    (root / "proj" / "billing.py").write_text(CALLER)
+    _age(root)
+    cache = tmp_path / "cache"
+    read: list[str] = []
+    original = jobcheck.analysis._read
+
+    def counted(path: str) -> bytes | None:
+        read.append(Path(path).name)
+        return original(path)
+
+    monkeypatch.setattr(jobcheck.analysis, "_read", counted)
+    first = _check(root, cache)
+    assert "proj/billing.py" in first  # the row passed through send_later(): fat payload
+    assert "other0.py" in read
+
+    read.clear()
+    (root / "proj" / "billing.py").write_text(NOT_A_CALLER)
+    _age(root, seconds=60)
+    assert "proj/billing.py" not in _check(root, cache)
+    assert sorted(read) == ["billing.py"]
+
+    read.clear()
+    (root / "proj" / "billing.py").write_text(CALLER)
+    _age(root, seconds=30)
+    assert _check(root, cache) == first == _fresh(root)
