@@ -12,17 +12,20 @@ import ast
 import contextlib
 import re
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
-import libcst as cst
-
-from jobcheck.syntax import from_ast, from_libcst, quiet, tree
+from jobcheck.syntax import from_ast, quiet, tree
 from jobcheck.syntax.decoding import SourceError
 from jobcheck.syntax.deep import run_deep
 from jobcheck.syntax.screen import may_hold_huge_literals, screen
 
+if TYPE_CHECKING:
+    import libcst as cst
+
 # The newest grammar libcst knows: code written for a newer Python than the one running
-# jobcheck (PEP 695 generics, ``match``, ``except*``) must still parse.
-_PARSER_CONFIG = cst.PartialParserConfig(python_version="3.14")
+# jobcheck (PEP 695 generics, ``match``, ``except*``) must still parse. libcst is
+# imported only for such a file (a sixth of a second a run without one need not pay).
+_PYTHON_VERSION = "3.14"
 
 
 def parse(text: str, first_line: int = 1) -> tree.Module:
@@ -60,6 +63,8 @@ def parse_source(text: str, first_line: int = 1) -> tuple[tree.Module, str]:
         python_tree = _python_tree(text)
         if python_tree is not None:
             return _converted(lambda: from_ast.convert(python_tree, text)), text
+    from jobcheck.syntax import from_libcst
+
     module, parsed_text = _parse_with_libcst(text, first_line)
     return _converted(lambda: from_libcst.convert(module, parsed_text)), parsed_text
 
@@ -83,6 +88,8 @@ def _converted(convert: Callable[[], tree.Module]) -> tree.Module:
 
 
 def _parse_with_libcst(text: str, first_line: int) -> tuple[cst.Module, str]:
+    import libcst as cst
+
     try:
         return run_deep(_parse_unvalidated(text)), text
     except cst.ParserSyntaxError as error:
@@ -104,6 +111,8 @@ def _repaired(text: str) -> tuple[cst.Module, str] | None:
     """The module of valid Python that libcst rejects for a known quirk of its
     tokenizer, parsed from an equivalent text; None when no quirk applies or Python
     rejects the text too."""
+    import libcst as cst
+
     if not _LONE_CONTINUATION.search(text) or not _python_accepts(text):
         return None
     fixed = _LONE_CONTINUATION.sub(lambda m: m.group(1), text)
@@ -125,8 +134,12 @@ def _python_accepts(text: str) -> bool:
 
 def _parse_unvalidated(text: str) -> Callable[[], cst.Module]:
     def work() -> cst.Module:
+        import libcst as cst
+
         with _unvalidated():
-            return cst.parse_module(text, config=_PARSER_CONFIG)
+            return cst.parse_module(
+                text, config=cst.PartialParserConfig(python_version=_PYTHON_VERSION)
+            )
 
     return work
 
@@ -156,6 +169,8 @@ def _unvalidated() -> Iterator[None]:
     returns is valid by construction ("validation is both expensive and usually
     unneeded", libcst/_nodes/base.py). Skipping it makes the parse about a fifth faster.
     Nodes made after the parse (``with_changes``) are validated as usual."""
+    import libcst as cst
+
     base = cst.CSTNode
     original = base.__dict__.get("__post_init__")
     if original is None:  # a libcst without the hook: nothing to skip
