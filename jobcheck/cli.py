@@ -1199,7 +1199,9 @@ def entry() -> None:
     run built, one object at a time (mypy's ``hard_exit`` does the same): a large
     project's facts and syntax trees take a tenth of a second of CPU to free, for a
     process about to end. Output is flushed and exit handlers run first."""
-    engine_keeps_projects()
+    from jobcheck import process_exit
+
+    process_exit.HARD_EXIT = True
     code: int = 0
     try:
         main()
@@ -1214,12 +1216,6 @@ def entry() -> None:
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(code)
-
-
-def engine_keeps_projects() -> None:
-    from jobcheck import engine
-
-    engine.KEEP_UNTIL_EXIT = True
 
 
 def main() -> None:

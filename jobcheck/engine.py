@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from jobcheck import process_exit
 from jobcheck.analysis import Analysis, Gatherer, wanted_by
 from jobcheck.cache import FactsCache
 from jobcheck.catalog import Catalog, load_catalog
@@ -194,16 +195,8 @@ def _check_paths(
             )
     with phase("save cache"):
         analysis.finish(roots=[os.path.normpath(p) for p in paths if os.path.isdir(p)])
-    if KEEP_UNTIL_EXIT:
-        _KEPT.append((analysis, projects))
+    process_exit.keep(analysis, projects)
     return report
-
-
-KEEP_UNTIL_EXIT = False
-"""Set by the ``jobcheck`` command (``cli.entry``), which ends the process without
-freeing what a run built: the run's facts and project models are kept here, not freed
-one object at a time when the run returns."""
-_KEPT: list[object] = []
 
 
 def _once_per_place(findings: list[Finding]) -> list[Finding]:
