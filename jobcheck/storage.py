@@ -184,7 +184,10 @@ def _decode_object(data: list[Any]) -> object:
     # Most fields are plain (strings, numbers, None): no call for them.
     fields = [raw if type(raw) in _PLAIN else decode(raw) for raw in data[2:]]
     for check, value in zip(checks, fields):
-        if check is not _anything and not check(value):
+        if type(check) is frozenset:  # the exact types of a plain field: no call
+            if type(value) not in check:
+                raise StorageError(f"{data[1]}: a field of the wrong type")
+        elif check is not _anything and not check(value):  # type: ignore[operator]
             raise StorageError(f"{data[1]}: a field of the wrong type")
     try:
         return kind(*fields)
@@ -205,10 +208,12 @@ _DECODERS: dict[str, Callable[[list[Any]], Any]] = {
 }
 
 
-_CLASSES: dict[str, tuple[type, tuple[Callable[[object], bool], ...]]] = {}
+Check = Callable[[object], bool] | frozenset[type]
+"""A field's check: a predicate, or the exact types a plain field may hold."""
+_CLASSES: dict[str, tuple[type, tuple[Check, ...]]] = {}
 
 
-def _class(name: str) -> tuple[type, tuple[Callable[[object], bool], ...]]:
+def _class(name: str) -> tuple[type, tuple[Check, ...]]:
     known = _CLASSES.get(name)
     if known is not None:
         return known
@@ -222,7 +227,9 @@ def _class(name: str) -> tuple[type, tuple[Callable[[object], bool], ...]]:
     if not isinstance(kind, type) or _stored_name(kind) != name:
         raise StorageError(f"{name}: not a stored class")
     hints = _hints(kind, module)
-    checks = tuple(_checker(hints.get(field)) for field in _fields(kind))
+    checks = tuple(
+        _plain_types(hints.get(field)) or _checker(hints.get(field)) for field in _fields(kind)
+    )
     _CLASSES[name] = (kind, checks)
     return kind, checks
 
@@ -236,6 +243,28 @@ def _hints(kind: type, module: types.ModuleType) -> dict[str, Any]:
 
 def _anything(value: object) -> bool:
     return True
+
+
+_EXACT: dict[object, frozenset[type]] = {
+    str: frozenset({str}),
+    int: frozenset({int}),  # not bool: JSON's true is no count
+    bool: frozenset({bool}),
+    float: frozenset({int, float}),
+    type(None): frozenset({type(None)}),
+}
+
+
+def _plain_types(annotation: Any) -> frozenset[type] | None:
+    """The exact types a field of a plain ``annotation`` (``str``, ``int | None``...)
+    may hold, as decoded from JSON; None for any other annotation (its checker)."""
+    found = _EXACT.get(annotation)
+    if found is not None:
+        return found
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        options = [_EXACT.get(a) for a in typing.get_args(annotation)]
+        if all(option is not None for option in options):
+            return frozenset().union(*options)  # type: ignore[arg-type]
+    return None
 
 
 def _checker(annotation: Any) -> Callable[[object], bool]:

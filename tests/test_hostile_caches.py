@@ -176,6 +176,26 @@ def test_storage_refuses_what_is_not_its_own() -> None:
             storage.decode(bad)
 
 
+def test_plain_fields_take_only_their_exact_types() -> None:
+    """Fields annotated ``int``, ``str``, ``str | None``... are checked by exact type
+    (``true`` is no line number, ``1`` no file name)."""
+    from jobcheck.facts import Decorator
+    from jobcheck.location import Loc
+
+    assert storage.decode(["o", "jobcheck.location:Loc", 1, 2, 3, 4]) == Loc(1, 2, 3, 4)
+    for bad in (
+        ["o", "jobcheck.location:Loc", True, 2, 3, 4],
+        ["o", "jobcheck.location:Loc", 1.5, 2, 3, 4],
+        ["o", "jobcheck.location:Loc", "1", 2, 3, 4],
+    ):
+        with pytest.raises(storage.StorageError):
+            storage.decode(bad)
+    stored = storage.encode(Decorator("celery.shared_task", None, Loc(1, 1, 1, 2)))
+    assert storage.decode(json.loads(json.dumps(stored))).qualname == "celery.shared_task"
+    with pytest.raises(storage.StorageError):
+        storage.decode(["o", *stored[1:2], 7, None, stored[4]])
+
+
 # -- a cache that is not this user's ----------------------------------------------------
 
 
