@@ -153,6 +153,10 @@ class Gatherer:
         self._part_workers: PartWorkers | None = None
         self._in_workers: set[str] = set()
         """Files whose parts a part worker read (it keeps their outlines)."""
+        self._choices: dict[str, dict[str, bool]] = {}
+        """The second pass's decisions by content, for each set of names looked for."""
+        self._decided_now: dict[str, set[str]] = {}
+        """The files whose decision this run made, for each set of names."""
         self._read_whole: dict[str, FileFacts] = {}
         """Files parts were asked of that CPython cannot outline, read whole."""
         self._outlines: OrderedDict[str, Outline | None] = OrderedDict()
@@ -300,7 +304,10 @@ class Gatherer:
         facts = [self.by_display[d].facts for d in analysed]
         wanted = wanted_by([f for f in facts if f is not None], self.always)
         wanted.modules |= self._run_by_commands([f for f in facts if f is not None])
-        known = self._known_choices(wanted)
+        fingerprint = wanted.fingerprint()
+        known = self._known_choices(fingerprint)
+        # Decided this run, for the same names: a later round need not read them again.
+        now = self._decided_now.setdefault(fingerprint, set())
         decided = False
         chosen: list[_File] = []
         for f in self.files:
@@ -311,12 +318,13 @@ class Gatherer:
                 continue
             if not wanted.by_content():
                 continue
-            choice = known.get(f.display) if f.cached else None
+            choice = known.get(f.display) if f.cached or f.display in now else None
             if not isinstance(choice, bool):
                 data = f.data if f.data is not None else _read(f.source.fspath)
                 choice = data is not None and wanted.wants(f.module, data, f.entry.sends)
-                if f.data is None:
+                if f.data is None:  # an editor's unsaved text is decided afresh each time
                     known[f.display] = choice
+                    now.add(f.display)
                     decided = True
             if choice:
                 chosen.append(f)
@@ -324,13 +332,20 @@ class Gatherer:
             self.cache.dirty = True
         return chosen
 
-    def _known_choices(self, wanted: Wanted) -> dict[str, bool]:
+    def _known_choices(self, fingerprint: str) -> dict[str, bool]:
         """What the last run decided, for each file read for its content, when it
         looked for the same names (a run after one file changed does not read the
         project's other thousands of files again); filled in as this run decides."""
+        if fingerprint in self._choices:
+            return self._choices[fingerprint]
+        choices = self._choices[fingerprint] = self._stored_choices(fingerprint)
+        if self.cache is not None:
+            self.cache.extras[_SECOND_PASS] = (fingerprint, choices)
+        return choices
+
+    def _stored_choices(self, fingerprint: str) -> dict[str, bool]:
         if self.cache is None:
             return {}
-        fingerprint = wanted.fingerprint()
         stored = self.cache.extras.get(_SECOND_PASS)
         if (
             isinstance(stored, tuple)
@@ -338,15 +353,12 @@ class Gatherer:
             and stored[0] == fingerprint
             and isinstance(stored[1], dict)
         ):
-            choices: dict[str, bool] = {
+            return {
                 display: choice
                 for display, choice in stored[1].items()
                 if display in self.by_display
             }
-        else:
-            choices = {}
-        self.cache.extras[_SECOND_PASS] = (fingerprint, choices)
-        return choices
+        return {}
 
     def _run_by_commands(self, facts: list[FileFacts]) -> set[str]:
         """Modules the scheduled commands run (``python manage.py x`` in a CronJob)."""
