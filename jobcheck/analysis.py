@@ -576,10 +576,16 @@ class Wanted:
     in_web_handlers: re.Pattern[bytes] | None = None
     """A pattern wanted only in a web module with a request handler (SCL-16: a view that
     imports a job module may call a job directly, running its body in the request)."""
+    names: frozenset[bytes] = frozenset()
+    """Words every match of the patterns holds (an actor's, a wrapper's, a job module's
+    name): a file with none of them is not wanted, found in one pass by RE2."""
+    _screen: Callable[[bytes], bool] | None = field(default=None, init=False, repr=False)
 
     def wants(self, module: str, data: bytes, sends: bool) -> bool:
         if module in self.modules:
             return True
+        if not self._holds_a_name(data):
+            return False
         if any(
             (sends or not needs_send) and pattern.search(data) is not None
             for pattern, needs_send in self.patterns
@@ -596,6 +602,15 @@ class Wanted:
 
     def by_content(self) -> bool:
         return bool(self.patterns) or self.in_web_handlers is not None
+
+    def _holds_a_name(self, data: bytes) -> bool:
+        if not self.names:
+            return True
+        if self._screen is None:
+            from jobcheck.triggers import LinearSearch
+
+            self._screen = LinearSearch(b"|".join(re.escape(n) for n in sorted(self.names)))
+        return self._screen(data)
 
     def fingerprint(self) -> str:
         """What decides which files are wanted for their content."""
@@ -662,15 +677,23 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     if wrappers:
         alternatives = b"|".join(re.escape(n.encode()) for n in sorted(wrappers))
         patterns.append((re.compile(rb"(?<![\w])(?:" + alternatives + rb")\s*\("), False))
-    return Wanted(modules, patterns, _job_module_imports(facts))
+    lasts = _job_module_names(facts)
+    names = {n for n in (*actors, *called, *decorators, *wrappers, *lasts) if n}
+    return Wanted(
+        modules, patterns, _job_module_imports(lasts), frozenset(n.encode() for n in names)
+    )
 
 
-def _job_module_imports(facts: list[FileFacts]) -> re.Pattern[bytes] | None:
+def _job_module_names(facts: list[FileFacts]) -> list[str]:
+    """The last names of the modules that define jobs (only names an import can spell:
+    a file name may hold anything, bytes included)."""
+    lasts = sorted({f.module.rpartition(".")[2] for f in facts if f.tasks and f.module} - {""})
+    return [n for n in lasts if n.isidentifier()]
+
+
+def _job_module_imports(lasts: list[str]) -> re.Pattern[bytes] | None:
     """An import from a module that defines jobs (``from accounts.tasks import
     send_welcome``, ``from .tasks import ...``), by the module's last name."""
-    # Only names an import can spell (a file name may hold anything, bytes included).
-    lasts = sorted({f.module.rpartition(".")[2] for f in facts if f.tasks and f.module} - {""})
-    lasts = [n for n in lasts if n.isidentifier()]
     if not lasts:
         return None
     alternatives = b"|".join(re.escape(n.encode()) for n in lasts)
