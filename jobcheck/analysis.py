@@ -181,6 +181,9 @@ class Gatherer:
                 break
             self._scan(wanted, analyse=True)
             analysed |= {f.display for f in wanted}
+        from jobcheck.scan import close_workers
+
+        close_workers()  # the scans' workers, kept from round to round
         # A file named on the command line that is empty is an error, not a module.
         analysed -= {f.display for f in self.files if f.source.explicit and f.empty}
         facts = sorted(
@@ -235,7 +238,9 @@ class Gatherer:
         from jobcheck.scan import file_budget, scan_all
 
         tasks = [self._task(f, analyse) for f in files]
-        results = scan_all(tasks, self.jobs, self.prefilter, self.progress, file_budget())
+        results = scan_all(
+            tasks, self.jobs, self.prefilter, self.progress, file_budget(), keep_workers=True
+        )
         for f, result in zip(files, results, strict=True):
             self._record(f, result)
 
@@ -505,9 +510,9 @@ class Gatherer:
                 tasks.append(PartsTask(display, data, f.module, f.is_package, names, methods))
         if self._part_workers is None:
             from jobcheck.part_workers import PartWorkers
-            from jobcheck.scan import close_on_demand_workers
+            from jobcheck.scan import close_workers
 
-            close_on_demand_workers()
+            close_workers()
             self._part_workers = PartWorkers(self.jobs)
         for task, facts in self._part_workers.read(tasks):
             wanted = by_file[task.display]
@@ -517,9 +522,9 @@ class Gatherer:
 
     def gathered(self) -> None:
         """Gathering is over: the workers stop, the outlines are dropped."""
-        from jobcheck.scan import close_on_demand_workers
+        from jobcheck.scan import close_workers
 
-        close_on_demand_workers()
+        close_workers()
         if self._part_workers is not None:
             self._part_workers.close()
             self._part_workers = None

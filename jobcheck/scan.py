@@ -257,12 +257,15 @@ def scan_all(
     use_prefilter: bool = True,
     progress: Callable[[int, int], None] | None = None,
     budget: float | None = None,
+    keep_workers: bool = False,
 ) -> list[FileResult]:
     """Every task's result, in task order. Files to parse go to ``jobs`` worker
     processes when there is enough to parse (or, with a ``budget``, to one where workers
-    are forked); ``progress`` gets (parsed, to parse)."""
+    are forked); ``progress`` gets (parsed, to parse). With ``keep_workers``, the
+    workers wait for the next scan (forking them again cost the second pass more than
+    its parsing), until ``close_workers``."""
     results: list[FileResult | None] = [None] * len(tasks)
-    parser = _Parser(jobs, budget)
+    parser = _Parser(jobs, budget, keep_workers)
     # Largest first (by the size stat gave), and each kept file handed to the workers as
     # soon as it is read: they parse while this process reads and prefilters the rest.
     for index in sorted(range(len(tasks)), key=lambda i: -tasks[i].size):
@@ -284,9 +287,11 @@ class _Parser:
     worker processes, then in them (the files added so far go first). With a budget and
     forked workers, always in them."""
 
-    def __init__(self, jobs: int, budget: float | None = None) -> None:
+    def __init__(self, jobs: int, budget: float | None = None, keep: bool = False) -> None:
         self.jobs = jobs
         self.budget = budget
+        self.keep = keep
+        """Keep the workers for the next scan (``close_workers`` stops them)."""
         self.reads: dict[int, _Read] = {}
         self.workers: _Workers | None = None
         self._waiting: list[tuple[int, _Read]] = []
@@ -330,16 +335,22 @@ class _Parser:
                 yield index, _extract(read), False
             return
         workers = self.workers
+        finished = False
         try:
             yield from self._done
             while self._waiting or workers.busy():
                 self._hand_over()
                 yield from workers.finished(wait=True)
+            finished = True
         finally:
-            workers.close()
+            if finished and self.keep and not workers.busy():
+                _keep(self.budget, workers)
+            else:
+                workers.close()
 
     def _start(self, jobs: int) -> None:
-        self.workers = _Workers.start(jobs, self.budget)
+        kept = _KEPT.pop(self.budget, None)
+        self.workers = kept if kept is not None else _Workers.start(jobs, self.budget)
         self._pool_failed = self.workers is None
 
     def _hand_over(self) -> None:
@@ -556,10 +567,24 @@ class _OnDemand:
 _ON_DEMAND: dict[float, _OnDemand] = {}
 
 
-def close_on_demand_workers() -> None:
-    """Stop the workers kept for files read one at a time (started again when another
-    such file comes): while other workers run, and once gathering is over, each holds
-    memory for nothing."""
+_KEPT: dict[float | None, _Workers] = {}
+"""Workers a scan kept for the next (the second pass's rounds), by time budget."""
+
+
+def _keep(budget: float | None, workers: _Workers) -> None:
+    previous = _KEPT.pop(budget, None)
+    if previous is not None:
+        previous.close()
+    _KEPT[budget] = workers
+
+
+def close_workers() -> None:
+    """Stop the workers kept for later scans and for files read one at a time (started
+    again when such a file comes): while other workers run, and once gathering is
+    over, each holds memory for nothing."""
+    for workers in _KEPT.values():
+        workers.close()
+    _KEPT.clear()
     for worker in _ON_DEMAND.values():
         worker.close()
 
