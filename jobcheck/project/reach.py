@@ -53,7 +53,8 @@ def read_reached(
     The summaries asked are of every job body (with its task classes' hooks), of
     ``roots`` and of what ``callers`` call: the checks that judge other functions say
     which (``RuleChecks.summary_roots``). Reading the helpers of every function of
-    every analysed file instead costs a third more parts (saleor: 885 against ...)."""
+    every analysed file instead read a sixth more parts, a level deeper (saleor: 885 in
+    six levels, against about 750 in five)."""
     loader = project.loader
     if loader is None:
         return
