@@ -11,6 +11,7 @@ core.
 
 from __future__ import annotations
 
+import re
 import sys
 import zlib
 from collections import OrderedDict
@@ -49,6 +50,8 @@ class PartWorkers:
         self.broken = False
         self._homes: dict[str, int] = {}
         """The worker each file was read in."""
+        self._libcst_home: int | None = None
+        """The worker given the files this interpreter's parser cannot read."""
 
     def read(self, tasks: Sequence[PartsTask]) -> Iterator[tuple[PartsTask, FileFacts]]:
         """The facts of each task's parts; a task whose worker died is left out (the
@@ -87,7 +90,11 @@ class PartWorkers:
                 load[home] += len(task.data)
                 placed.append((task, home))
         for task in sorted(new, key=lambda t: -len(t.data)):
-            home = self._homes[task.display] = load.index(min(load))
+            home = load.index(min(load))
+            if _needs_libcst(task.data):
+                # One worker imports libcst (a sixth of a second) for all such files.
+                home = self._libcst_home = home if self._libcst_home is None else self._libcst_home
+            self._homes[task.display] = home
             load[home] += len(task.data)
             placed.append((task, home))
         return placed
@@ -115,6 +122,16 @@ class PartWorkers:
                 self.broken = True
                 return None
         return self._pools
+
+
+# Grammar newer than Python 3.11's that real projects write (PEP 695: ``def f[T](``,
+# ``class C[T]:``, ``type X = ...``): such a file is read with libcst.
+_NEWER_GRAMMAR = re.compile(rb"(?m)^[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+\w+\[|^type[ \t]+\w+")
+
+
+def _needs_libcst(data: bytes) -> bool:
+    """Whether CPython here may not read ``data`` (a guess, for placing it only)."""
+    return sys.version_info < (3, 12) and _NEWER_GRAMMAR.search(data) is not None
 
 
 _outlines: OrderedDict[tuple[str, int], object] = OrderedDict()
