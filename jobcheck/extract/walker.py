@@ -144,6 +144,22 @@ def _positive(test: cst.BaseExpression, negated: bool) -> tuple[cst.BaseExpressi
     return test, negated
 
 
+# The recognizers' hooks the walker calls (``Recognizer``'s methods, which do nothing).
+_HOOKS = (
+    "function",
+    "classdef",
+    "call",
+    "assign",
+    "finish",
+    "function_end",
+    "if_statement",
+    "expression_statement",
+    "aug_assign",
+    "except_handler",
+    "with_item",
+)
+
+
 class Walker:
     def __init__(
         self,
@@ -160,7 +176,8 @@ class Walker:
         self.evaluate = Evaluator(module, self.names, self.constants, self._local_values)
         self._source_lines: list[str] | None = None
         self._source = source
-        self.recognizers: list[Recognizer] = []
+        self._recognizers: list[Recognizer] = []
+        self._hooks: dict[str, list[Callable[..., None]]] = {name: [] for name in _HOOKS}
         self.functions: list[FunctionScope] = []
         self.classes: list[ClassScope] = []
         self.loops: list[str] = []
@@ -288,11 +305,29 @@ class Walker:
         self._prepass()
         for statement in self.module.body:
             self.visit(statement)
-        for recognizer in self.recognizers:
-            recognizer.finish()
+        for hook in self._hooks["finish"]:
+            hook()
         self.facts.imports = frozenset(self.names.imported_roots)
         self._release()
         return self.facts
+
+    @property
+    def recognizers(self) -> list[Recognizer]:
+        return self._recognizers
+
+    @recognizers.setter
+    def recognizers(self, recognizers: list[Recognizer]) -> None:
+        """The recognizers, and for each hook those that define it (most define a few:
+        a call walked is handed to the ones that read calls, not to twenty)."""
+        self._recognizers = recognizers
+        self._hooks = {
+            name: [
+                getattr(recognizer, name)
+                for recognizer in recognizers
+                if getattr(type(recognizer), name) is not getattr(Recognizer, name)
+            ]
+            for name in _HOOKS
+        }
 
     def _release(self) -> None:
         """Break the walker's reference cycles (its dispatch table holds bound methods,
@@ -358,8 +393,8 @@ class Walker:
             factory = factory_value(node, self.names, self.evaluate)
             if factory is not None:  # ``@actor(...)`` of the project makes jobs
                 self.facts.aliases[self.names.local(node.name.value)] = factory
-        for recognizer in self.recognizers:
-            recognizer.function(node, facts)
+        for hook in self._hooks["function"]:
+            hook(node, facts)
         for decorator in node.decorators:
             self.visit(decorator.decorator)
         scope = FunctionScope(facts, node, atomic="decorator" if facts.atomic else None)
@@ -384,8 +419,8 @@ class Walker:
         self._prefixes.append(qualname)
         self.visit(node.body)
         self._prefixes.pop()
-        for recognizer in self.recognizers:
-            recognizer.function_end(node, facts)
+        for hook in self._hooks["function_end"]:
+            hook(node, facts)
         self.functions.pop()
         self.atomic_blocks, self.loops, self.handlers, self.deferred, self.conditions = saved
         self.loop_nodes = saved_loop_nodes
@@ -413,8 +448,8 @@ class Walker:
             self.qualify(arg.value) or self.text(arg.value) for arg in node.bases if not arg.keyword
         )
         self.facts.classes[qualname] = bases
-        for recognizer in self.recognizers:
-            recognizer.classdef(node, qualname, bases)
+        for hook in self._hooks["classdef"]:
+            hook(node, qualname, bases)
         self.classes.append(ClassScope(qualname, bases, node))
         self._prefixes.append(qualname)
         self.visit(node.body)
@@ -467,8 +502,8 @@ class Walker:
                 pushed += 1
             self.visit(item.item)
             self._bind_with_target(item)
-            for recognizer in self.recognizers:
-                recognizer.with_item(item)
+            for hook in self._hooks["with_item"]:
+                hook(item)
         if atomic:
             self.atomic_blocks += 1
         self.visit(node.body)
@@ -528,8 +563,8 @@ class Walker:
         self.tries.pop()
         for handler in node.handlers:
             caught = _caught_names(handler, self.names)
-            for recognizer in self.recognizers:
-                recognizer.except_handler(node, handler)
+            for hook in self._hooks["except_handler"]:
+                hook(node, handler)
             self.handlers.append(caught)
             self.visit(handler.body)
             self.handlers.pop()
@@ -551,8 +586,8 @@ class Walker:
             if func not in calls:
                 calls.append(func)
             self._note_call_site(node, func)
-        for recognizer in self.recognizers:
-            recognizer.call(node, func)
+        for hook in self._hooks["call"]:
+            hook(node, func)
         self._note_enqueue_wrapper(node)
         self.visit(node.func)
         deferred = func in ON_COMMIT or (func or "").endswith(".on_commit")
@@ -707,8 +742,8 @@ class Walker:
             return
         self.visit(value)
         targets = _assign_targets(node)
-        for recognizer in self.recognizers:
-            recognizer.assign(targets, value, node)
+        for hook in self._hooks["assign"]:
+            hook(targets, value, node)
         scope = self.function
         if scope is not None:
             self._track_variables(scope, targets, value)
@@ -876,8 +911,8 @@ class Walker:
         # A branch point takes a place in the walk order, so facts can tell what comes
         # after an early ``if ...: return``.
         self.order += 1
-        for recognizer in self.recognizers:
-            recognizer.if_statement(node)
+        for hook in self._hooks["if_statement"]:
+            hook(node)
         self.visit(node.test)
         self.conditions.append((node.test, False))
         self.visit(node.body)
@@ -889,8 +924,8 @@ class Walker:
 
     def _expr(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.Expr)
-        for recognizer in self.recognizers:
-            recognizer.expression_statement(node)
+        for hook in self._hooks["expression_statement"]:
+            hook(node)
         value = node.value.expression if isinstance(node.value, cst.Await) else node.value
         saved, self._statement_call = self._statement_call, id(value)
         self.visit_children(node)
@@ -899,8 +934,8 @@ class Walker:
     def _aug_assign(self, node: cst.CSTNode) -> None:
         assert isinstance(node, cst.AugAssign)
         self.order += 1
-        for recognizer in self.recognizers:
-            recognizer.aug_assign(node)
+        for hook in self._hooks["aug_assign"]:
+            hook(node)
         self.visit_children(node)
 
     def _request_names(self) -> frozenset[str]:
