@@ -15,6 +15,8 @@ _kept: list[object] = []
 
 
 def keep(*built: object) -> None:
-    """Keep ``built`` alive until the process ends, when it ends without freeing."""
+    """Keep ``built`` alive until the process ends, when it ends without freeing: the
+    last run's only (``jobcheck watch`` runs again and again; each run frees the one
+    before it)."""
     if HARD_EXIT:
-        _kept.append(built)
+        _kept[:] = [built]
