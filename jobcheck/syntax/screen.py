@@ -4,8 +4,9 @@ libcst's native parser recurses once per level of nesting, on the C stack: about
 nested parentheses or 10,000 chained ``and`` overflow it and the whole process dies
 with a segmentation fault (no exception to catch). Long chains of other operators do
 not crash it but cost the square of their length (3,000 chained ``.attr`` or ``[0]``
-take seconds; 10,000 take minutes and gigabytes). So before a file is parsed, one
-regular-expression pass over its text measures
+take seconds; 10,000 take minutes and gigabytes). So before libcst parses a file (one
+CPython cannot read), or any parser reads a file with commas enough for a huge literal
+(``jobcheck/syntax/source.py``), one regular-expression pass over its text measures
 
 - the depth of nested brackets: past CPython's own limit (``MAXLEVEL``, 200 in
   Parser/tokenizer.h; ``python -c "eval('(' * 201 + '1' + ')' * 201)"`` says "too many
