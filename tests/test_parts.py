@@ -101,6 +101,18 @@ def test_statements_sharing_a_line_are_told_apart() -> None:
     assert "col_offset=11" in again  # import requests, and y = ..., after their ";"
 
 
+def test_a_statement_its_lines_alone_do_not_give_is_read_from_the_whole_file() -> None:
+    source = b"import os\n\n\ndef f():\n    return os.sep\n\n\ndef g():\n    return f()\n"
+    expected = outline(source)
+    assert expected is not None
+    wanted = ast.dump(expected.reduced(frozenset({"g"}), None), include_attributes=True)
+    read = outline(source)
+    assert read is not None
+    read.reduced(frozenset({"f"}), None)  # the tree read whole is used up
+    read._lines[7] = "def g(:\n"  # its lines, were they read alone, are not Python
+    assert ast.dump(read.reduced(frozenset({"g"}), None), include_attributes=True) == wanted
+
+
 def _part(source: str, name: str, methods: frozenset[str] | None = None):  # type: ignore[no-untyped-def]
     data = source.encode()
     return extract_functions("m.py", data, "m", False, frozenset({name}), methods)

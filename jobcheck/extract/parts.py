@@ -128,11 +128,16 @@ class Outline:
         # Blank lines before it put it at its own lines (the tokenizer skips them at
         # once; renumbering the tree afterwards walks every node).
         source = "\n" * (place.first - 1) + "".join(self._lines[place.first - 1 : place.last])
-        parsed = quiet.parse(source).body
-        return next(
+        try:
+            parsed = quiet.parse(source).body
+        except (SyntaxError, ValueError):
+            parsed = []
+        found = next(
             (s for s in parsed if (s.lineno, s.col_offset) == (place.line, place.column)),
-            parsed[0],
+            None,
         )
+        # Its lines alone not read as the statement (never seen): the whole file again.
+        return found if found is not None else quiet.parse(self.text).body[index]
 
     def _names_in(self, statements: Iterable[ast.stmt]) -> frozenset[str]:
         """Every identifier written in the statements' lines (a superset of the names

@@ -109,6 +109,10 @@ def _extract_part(
         facts.error = f"cannot parse: {type(error).__name__}: {error}"
         facts.parsed = False
         return facts
+    except Exception as error:  # a bug in jobcheck must not cost the run
+        facts.error = _internal_error(error)
+        facts.parsed = False
+        return facts
     # No credential URLs: the whole file's are reported where the file is read whole.
     return _extract_tree(
         facts, tree, outline.text, is_package, Walker, outline.defined, credentials=False
@@ -151,13 +155,17 @@ def _extract_tree(
         return failed
     except Exception as error:  # a bug in jobcheck must not hide other files' findings
         failed = FileFacts(path=path, module=module, suppressions=facts.suppressions)
-        where = traceback.extract_tb(error.__traceback__)[-1]
-        failed.error = (
-            f"internal error while analysing this file: {type(error).__name__}: {error} "
-            f"({where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it"
-        )
+        failed.error = _internal_error(error)
         failed.parsed = False
         return failed
+
+
+def _internal_error(error: Exception) -> str:
+    where = traceback.extract_tb(error.__traceback__)[-1]
+    return (
+        f"internal error while analysing this file: {type(error).__name__}: {error} "
+        f"({where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it"
+    )
 
 
 def credential_urls(text: str) -> list[SecretURL]:
