@@ -53,7 +53,7 @@ class ModuleLoader:
         """Names asked for after the freeze whose module was never read (for tests and
         ``--statistics``)."""
         self.deferred: dict[PartKey, None] | None = None
-        """While set (:meth:`read_deferred`), the parts asked are noted here instead of
+        """While set (:meth:`start_deferring`), the parts asked are noted here instead of
         read, to be read together."""
 
     def freeze(self) -> None:
@@ -88,13 +88,13 @@ class ModuleLoader:
                 return found
         return found
 
-    def prefetch(self, qualnames: Iterable[str]) -> None:
-        """Read the parts :meth:`part_for` would read for each of ``qualnames``, all at
-        once (the loader's ``load_parts``, in worker processes), so that the summaries
-        asking for them one by one find them read."""
+    def prefetch(self, qualnames: Iterable[str], keys: Iterable[PartKey] = ()) -> None:
+        """Read the parts :meth:`part_for` would read for each of ``qualnames``, and the
+        parts ``keys``, all at once (the loader's ``load_parts``, in worker processes),
+        so that the summaries asking for them one by one find them read."""
         if self._load_parts is None or self._load_part is None or self.frozen:
             return
-        wanted: dict[PartKey, None] = {}
+        wanted: dict[PartKey, None] = {key: None for key in keys if key not in self._parts}
         for qualname in qualnames:
             for keys in self._part_keys(qualname):
                 wanted.update((key, None) for key in keys if key not in self._parts)
@@ -109,14 +109,15 @@ class ModuleLoader:
         if self._load_parts is not None and not self.frozen:
             self.deferred = {}
 
-    def read_deferred(self) -> bool:
-        """Read the parts noted since :meth:`start_deferring`, all at once, and stop
-        deferring; whether there were any."""
+    def stop_deferring(self) -> list[PartKey]:
+        """Stop noting parts; those noted since :meth:`start_deferring` (to read with
+        the next :meth:`prefetch`)."""
         noted, self.deferred = self.deferred, None
-        if not noted or self._load_parts is None:
-            return False
-        self._parts.update(self._load_parts([key for key in noted if key not in self._parts]))
-        return True
+        return [key for key in noted or () if key not in self._parts]
+
+    def noted(self) -> int:
+        """How many parts were noted so far."""
+        return len(self.deferred) if self.deferred is not None else 0
 
     def _part_keys(self, qualname: str) -> Iterator[list[PartKey]]:
         return part_keys(qualname, self._modules, self._tried, self.all_modules)

@@ -37,11 +37,10 @@ from jobcheck.registry import enqueued_by_call
 from jobcheck.vocabulary.words import reports_to_the_team
 
 if TYPE_CHECKING:
+    from jobcheck.project.lazy import ModuleLoader, PartKey
     from jobcheck.project.model import Project
 
 DEFAULT_DEPTH = 4
-# Rounds of parts read together while a prefetch level follows its calls.
-MAX_DEFERRED_ROUNDS = 3
 # Guards that keep two runs from overlapping but not a second run from repeating the
 # effect (a Redis lock released at the end, an advisory lock, a threading lock that holds
 # within one process): not idempotency guards.
@@ -176,7 +175,12 @@ class Summaries:
                 if level.get(entry[1].qualname, (None, -1))[1] < depth:
                     level[entry[1].qualname] = (entry, depth)
         deepest = {qualname: depth for qualname, (_, depth) in level.items()}
-        while level:
+        # What a level's guess missed (a method a base class defines, a constructor) is
+        # noted while its calls are followed, read with the next level, and the calls of
+        # the functions that asked for it followed again then.
+        noted: list[PartKey] = []
+        again: list[tuple[FunctionFacts, int]] = []
+        while level or again:
             expanded = [(entry[1], depth) for entry, depth in level.values() if depth > 0]
             wanted: dict[str, None] = {}
             for function, _ in expanded:
@@ -184,29 +188,33 @@ class Summaries:
                     qualname = self.project.resolve_function(site.callee) or site.callee
                     if dict.get(self.project.functions, qualname) is None:
                         wanted[qualname] = None
-            loader.prefetch(wanted)
-            # What the prefetch did not guess (a method a base class defines, a
-            # constructor) is noted while following the calls, read together, and the
-            # calls followed again.
-            for _ in range(MAX_DEFERRED_ROUNDS):
-                loader.start_deferring()
-                try:
-                    following = self._following(expanded, deepest)
-                finally:
-                    again = loader.read_deferred()
-                if not again:
-                    break
+            loader.prefetch(wanted, noted)
+            if noted:
                 self._forget_unknown()
-            deepest.update((name, depth) for name, (_, depth) in following.items())
-            level = following
+            loader.start_deferring()
+            try:
+                level, again = self._following([*expanded, *again], deepest, loader)
+            finally:
+                noted = loader.stop_deferring()
+            if not noted:
+                again = []
+            deepest.update((name, depth) for name, (_, depth) in level.items())
 
     def _following(
-        self, expanded: list[tuple[FunctionFacts, int]], deepest: dict[str, int]
-    ) -> dict[str, tuple[tuple[FileFacts, FunctionFacts], int]]:
+        self,
+        expanded: list[tuple[FunctionFacts, int]],
+        deepest: dict[str, int],
+        loader: ModuleLoader,
+    ) -> tuple[
+        dict[str, tuple[tuple[FileFacts, FunctionFacts], int]], list[tuple[FunctionFacts, int]]
+    ]:
         """The functions the ``expanded`` ones call that are followed next (those not
-        followed as deep already), with the calls still to follow from each."""
+        followed as deep already), with the calls still to follow from each; and the
+        expanded functions that asked for parts not read yet (followed again once read)."""
         following: dict[str, tuple[tuple[FileFacts, FunctionFacts], int]] = {}
+        waiting: list[tuple[FunctionFacts, int]] = []
         for function, depth in expanded:
+            before = loader.noted()
             for site in function.call_sites:
                 target = self.callee(site)
                 if target is None:
@@ -215,7 +223,9 @@ class Summaries:
                 known = following.get(qualname, (None, deepest.get(qualname, -1)))[1]
                 if known < depth - 1:
                     following[qualname] = (target, depth - 1)
-        return following
+            if loader.noted() > before:
+                waiting.append((function, depth))
+        return following, waiting
 
     def _forget_unknown(self) -> None:
         """Forget the functions found unknown while their parts were only noted."""
