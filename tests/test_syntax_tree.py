@@ -6,6 +6,7 @@ and the positions are exactly libcst's ``PositionProvider`` ranges."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import hypothesmith
@@ -193,3 +194,54 @@ def test_identifiers_cpython_normalises_and_statement_grouping(text: str) -> Non
     written, and the length it has there; ``;`` groups statements only on one line."""
     _, problems = _differences(text)
     assert not problems, problems[:5]
+
+
+GENERIC_SOURCE = """\
+from celery import shared_task
+
+import requests
+
+
+def first[T](items: list[T]) -> T:
+    return items[0]
+
+
+class Box[T: (int, str)](dict):
+    def fetch(self, url):
+        return requests.get(url)
+
+
+@shared_task(time_limit=60)
+def refresh[K](key: K) -> None:
+    Box().fetch(f"https://example.com/{key}")
+    first([key])
+"""
+
+
+def test_generic_code_reads_the_same_through_cpython_as_through_libcst(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a Python that cannot read PEP 695 type parameters, they are blanked and
+    CPython reads the file; its facts are those libcst's reading gives."""
+    from jobcheck.extract.pipeline import _extract_file
+    from jobcheck.syntax import source
+
+    data = GENERIC_SOURCE.encode()
+    through_python = _extract_file("m.py", data, "m", False)
+    monkeypatch.setattr(source, "without_type_parameters", lambda text: None)
+    through_libcst = _extract_file("m.py", data, "m", False)
+    assert through_python.error is None and through_libcst.error is None
+    assert repr(through_python) == repr(through_libcst)
+    assert "m.refresh" in through_python.functions
+
+
+def test_type_parameter_lists_are_blanked_in_place() -> None:
+    from jobcheck.syntax.source import without_type_parameters
+
+    blanked = without_type_parameters("class Box[T: (int, str)](Base):\n    pass\n")
+    if sys.version_info >= (3, 12):
+        assert blanked is None  # this Python reads them itself
+        return
+    assert blanked == "class Box               (Base):\n    pass\n"
+    assert without_type_parameters("def f[\n    T,\n](x): pass\n") is None
+    assert without_type_parameters("x = items[0]\n") is None

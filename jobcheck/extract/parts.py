@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from jobcheck.syntax import from_ast, quiet
 from jobcheck.syntax.decoding import SourceError, decode
+from jobcheck.syntax.source import python_tree_of
 from jobcheck.vocabulary.libraries import THIRD_PARTY_ROOTS
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -60,8 +61,8 @@ class Outline:
         """Raises ``SourceError``, ``SyntaxError``, ``ValueError``, ``RecursionError`` or
         ``MemoryError`` when the file cannot be outlined (the caller reads it whole)."""
         self.data = data
-        text = decode(data)
-        tree = quiet.parse(text)
+        # Type parameter lists blanked where this Python cannot read them (PEP 695).
+        tree, text = python_tree_of(decode(data))
         self.text = text
         self.lines = from_ast.SourceLines(text)
         """Its lines, split once for every part converted (``from_ast.convert``)."""

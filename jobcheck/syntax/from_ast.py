@@ -1272,6 +1272,12 @@ def _skip_string(text: str, index: int) -> int:
     return index
 
 
+def closing_bracket(text: str, opening: int) -> int:
+    """The index of the bracket closing the one at ``text[opening]`` (-1 when none),
+    nested brackets, string literals and comments skipped."""
+    return _closing(text, opening, comments=True)
+
+
 def _closing_paren(text: str) -> int:
     """The index of the bracket closing the one at ``text[0]`` (-1 when none); comments
     skipped."""
