@@ -331,7 +331,12 @@ def test_readers_of_long_files_take_linear_time(tmp_path: Path, kind: str) -> No
 # -- per-file time budget ----------------------------------------------------------------------
 
 
-def _slow_module(tasks: int) -> str:
+# Tasks of a module that takes about two seconds to read (under the 1 MiB file-size
+# limit): twice the budget the tests below give it, whatever the machine's load.
+SLOW_TASKS = 16_000
+
+
+def _slow_module(tasks: int = SLOW_TASKS) -> str:
     """A module that is merely slow to read (seconds): many small tasks."""
     body = "".join(
         f"\n\n@shared_task(time_limit=9)\ndef t{n}(x):\n    return x\n" for n in range(tasks)
@@ -344,9 +349,7 @@ def test_a_file_past_the_time_budget_is_an_error_and_the_rest_is_checked(
     tmp_path: Path, jobs: str
 ) -> None:
     root = tmp_path / "project"
-    write(
-        root, {"tasks.py": JOB, "slow.py": _slow_module(8000), "also_slow.py": _slow_module(8000)}
-    )
+    write(root, {"tasks.py": JOB, "slow.py": _slow_module(), "also_slow.py": _slow_module()})
     budget = {"JOBCHECK_FILE_TIME_BUDGET": "1"}
     checks, errors = _check(root, "--jobs", jobs, env=budget)
     assert SURVIVOR in checks
@@ -358,7 +361,7 @@ def test_a_file_stopped_at_the_budget_is_not_cached(tmp_path: Path) -> None:
     """A busier machine may take longer: the next run, with time enough, reads it (the
     facts are not cached, and the report is not stored to be replayed)."""
     root = tmp_path / "project"
-    write(root, {"tasks.py": JOB, "slow.py": _slow_module(8000).replace("time_limit=9", "")})
+    write(root, {"tasks.py": JOB, "slow.py": _slow_module().replace("time_limit=9", "")})
     age(root)
     cache = ("--format", "json", "--cache-dir", str(tmp_path / "cache"))
     budget = {"JOBCHECK_FILE_TIME_BUDGET": "1"}
