@@ -155,8 +155,6 @@ class Gatherer:
         """Files whose parts a part worker read (it keeps their outlines)."""
         self._choices: dict[str, dict[str, bool]] = {}
         """The second pass's decisions by content, for each set of names looked for."""
-        self._decided_now: dict[str, set[str]] = {}
-        """The files whose decision this run made, for each set of names."""
         self._read_whole: dict[str, FileFacts] = {}
         """Files parts were asked of that CPython cannot outline, read whole."""
         self._outlines: OrderedDict[str, Outline | None] = OrderedDict()
@@ -309,10 +307,7 @@ class Gatherer:
         facts = [self.by_display[d].facts for d in analysed]
         wanted = wanted_by([f for f in facts if f is not None], self.always)
         wanted.modules |= self._run_by_commands([f for f in facts if f is not None])
-        fingerprint = wanted.fingerprint()
-        known = self._known_choices(fingerprint)
-        # Decided this run, for the same names: a later round need not read them again.
-        now = self._decided_now.setdefault(fingerprint, set())
+        known = self._known_choices(wanted.fingerprint())
         decided = False
         chosen: list[_File] = []
         for f in self.files:
@@ -323,13 +318,12 @@ class Gatherer:
                 continue
             if not wanted.by_content():
                 continue
-            choice = known.get(f.display) if f.cached or f.display in now else None
+            choice = known.get(f.display)
             if not isinstance(choice, bool):
                 data = f.data if f.data is not None else _read(f.source.fspath)
                 choice = data is not None and wanted.wants(f.module, data, f.entry.sends)
                 if f.data is None:  # an editor's unsaved text is decided afresh each time
                     known[f.display] = choice
-                    now.add(f.display)
                     decided = True
             if choice:
                 chosen.append(f)
@@ -339,8 +333,9 @@ class Gatherer:
 
     def _known_choices(self, fingerprint: str) -> dict[str, bool]:
         """What the last run decided, for each file read for its content, when it
-        looked for the same names (a run after one file changed does not read the
-        project's other thousands of files again); filled in as this run decides."""
+        looked for the same names and the file is unchanged since (a run after one file
+        changed does not read the project's other thousands of files again); filled in
+        as this run decides (a later round of the second pass reads none again)."""
         if fingerprint in self._choices:
             return self._choices[fingerprint]
         choices = self._choices[fingerprint] = self._stored_choices(fingerprint)
@@ -361,7 +356,7 @@ class Gatherer:
             return {
                 display: choice
                 for display, choice in stored[1].items()
-                if display in self.by_display
+                if display in self.by_display and self.by_display[display].cached
             }
         return {}
 

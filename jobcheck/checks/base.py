@@ -18,12 +18,11 @@ from typing import ClassVar
 
 from jobcheck.catalog import CheckInfo, load_catalog
 from jobcheck.config import Options
-from jobcheck.facts import FileFacts, FunctionFacts, Loc
+from jobcheck.facts import Loc
 from jobcheck.findings import Finding, Fix, Related
 from jobcheck.project import Project
+from jobcheck.project.reach import FunctionEntry
 from jobcheck.triggers import Trigger
-
-FunctionEntry = tuple[FileFacts, FunctionFacts]
 
 
 @dataclass(frozen=True)

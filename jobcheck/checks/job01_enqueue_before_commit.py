@@ -92,9 +92,7 @@ class EnqueueAfterCommit(RuleChecks):
         for f in self.project.files:
             for function in f.functions.values():
                 listener = self._listener_transaction(function, atomic_requests)
-                for call in function.call_sites:
-                    if call.deferred or (not call.atomic and not call.contexts and not listener):
-                        continue
+                for call in _calls_in_transaction(function, listener is not None):
                     target = summaries.callee(call)
                     if target is None:
                         continue
@@ -218,12 +216,21 @@ def _in_transaction(
 ) -> bool:
     """Whether a call of ``function`` may run inside a transaction (what
     ``_through_helpers`` follows)."""
-    calls = [call for call in function.call_sites if not call.deferred]
-    if any(call.atomic or call.contexts for call in calls):
+    if _calls_in_transaction(function, listener=False):
         return True
-    if not calls:
-        return False
-    return listener_transaction(function, atomic_requests, connected, project) is not None
+    listener = listener_transaction(function, atomic_requests, connected, project)
+    return listener is not None and bool(_calls_in_transaction(function, listener=True))
+
+
+def _calls_in_transaction(function: FunctionFacts, listener: bool) -> list[CallSite]:
+    """The calls of ``function`` made inside a transaction: in an atomic block or a
+    transactional context, or any not deferred to the commit when the function itself
+    runs in one (a ``listener``: a signal receiver, an ORM event listener)."""
+    return [
+        call
+        for call in function.call_sites
+        if not call.deferred and (call.atomic or call.contexts or listener)
+    ]
 
 
 def _advice(

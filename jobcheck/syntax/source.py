@@ -108,15 +108,13 @@ def python_tree_of(text: str) -> tuple[ast.Module, str]:
     what ``ast.parse`` raises for ``text`` when neither is read."""
     try:
         return quiet.parse(text), text
-    except SyntaxError:
-        blanked = without_type_parameters(text)
-        if blanked is None:
-            raise
-        try:
+    except SyntaxError as error:
+        refused = error
+    blanked = without_type_parameters(text)
+    if blanked is not None:
+        with contextlib.suppress(SyntaxError):
             return quiet.parse(blanked), blanked
-        except SyntaxError:
-            pass
-        raise
+    raise refused
 
 
 def _converted_from_python(python_tree: ast.Module, text: str) -> tuple[tree.Module, str]:
