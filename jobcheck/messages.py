@@ -11,6 +11,7 @@ on the task"``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -38,13 +39,20 @@ def split(message: str) -> Parts:
     return Parts(headline, note, rest)
 
 
+_MARKS = re.compile(r"['()\[\]{}:;.,]")
+"""The characters splitting looks at: quotes, brackets and punctuation."""
+
+
 def _scan(text: str) -> Iterator[tuple[int, str, int, bool]]:
-    """(index, character, bracket depth, inside a quoted name) for every character. A
+    """(index, character, bracket depth, inside a quoted name) for every quote, bracket
+    and punctuation mark (:data:`_MARKS`; splitting looks at no other character). A
     quote opens after a space or bracket (so "Celery's" opens none) and closes before
     anything but a letter or digit."""
     depth = 0
     quoted = False
-    for index, char in enumerate(text):
+    for match in _MARKS.finditer(text):
+        index = match.start()
+        char = text[index]
         if char == "'":
             if quoted and not text[index + 1 : index + 2].isalnum():
                 quoted = False

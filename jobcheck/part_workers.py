@@ -110,7 +110,9 @@ class PartWorkers:
         if self._pools is None:
             import multiprocessing
 
-            import jobcheck.extract  # noqa: F401  (forked workers inherit the extraction)
+            # Forked workers inherit the extraction and what it imports on first use.
+            import jobcheck.extract.pipeline
+            import jobcheck.syntax.comments  # noqa: F401
 
             method = "fork" if sys.platform.startswith("linux") else "spawn"
             try:

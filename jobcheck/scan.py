@@ -407,7 +407,9 @@ class _Workers:
         """``jobs`` workers (started as files come); None where processes cannot be."""
         import multiprocessing
 
-        import jobcheck.extract  # noqa: F401  (forked workers inherit libcst and the recognizers)
+        # Forked workers inherit the recognizers and what extraction imports on first use.
+        import jobcheck.extract.pipeline
+        import jobcheck.syntax.comments  # noqa: F401
 
         try:
             context = multiprocessing.get_context("fork" if _forks() else "spawn")

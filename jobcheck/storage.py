@@ -178,19 +178,22 @@ def _decode_ellipsis(data: list[Any]) -> object:
 def _decode_object(data: list[Any]) -> object:
     if len(data) < 2 or type(data[1]) is not str:
         raise StorageError("an object without a class")
-    kind, checks = _class(data[1])
-    if len(data) - 2 != len(checks):
-        raise StorageError(f"{data[1]}: {len(data) - 2} fields, expected {len(checks)}")
-    # Most fields are plain (strings, numbers, None): no call for them.
-    fields = [raw if type(raw) in _PLAIN else decode(raw) for raw in data[2:]]
-    for check, value in zip(checks, fields):
-        if type(check) is frozenset:  # the exact types of a plain field: no call
-            if type(value) not in check:
-                raise StorageError(f"{data[1]}: a field of the wrong type")
-        elif check is not _anything and not check(value):  # type: ignore[operator]
+    stored = _class(data[1])
+    if len(data) != stored.length:
+        raise StorageError(f"{data[1]}: {len(data) - 2} fields, expected {stored.length - 2}")
+    fields = data[2:]
+    # Most fields are plain (strings, numbers, None): their exact type is checked, no call.
+    for index, plain in stored.plain:
+        if type(fields[index]) not in plain:
+            raise StorageError(f"{data[1]}: a field of the wrong type")
+    for index, check in stored.checked:
+        value = fields[index]
+        if type(value) not in _PLAIN:
+            value = fields[index] = decode(value)
+        if check is not _anything and not check(value):
             raise StorageError(f"{data[1]}: a field of the wrong type")
     try:
-        return kind(*fields)
+        return stored.kind(*fields)
     except Exception as error:  # a class that refuses its fields is a damaged record
         raise StorageError(f"{data[1]}: {error}") from None
 
@@ -208,12 +211,23 @@ _DECODERS: dict[str, Callable[[list[Any]], Any]] = {
 }
 
 
-Check = Callable[[object], bool] | frozenset[type]
-"""A field's check: a predicate, or the exact types a plain field may hold."""
-_CLASSES: dict[str, tuple[type, tuple[Check, ...]]] = {}
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Stored:
+    """A class records may hold, with what each of its fields may be."""
+
+    kind: type
+    length: int
+    """Of its record: the tag, the class's name and one item per field."""
+    plain: tuple[tuple[int, frozenset[type]], ...]
+    """(field index, the exact types it may hold) of the fields of plain annotations."""
+    checked: tuple[tuple[int, Callable[[object], bool]], ...]
+    """(field index, predicate) of the others, whose values are decoded first."""
 
 
-def _class(name: str) -> tuple[type, tuple[Check, ...]]:
+_CLASSES: dict[str, _Stored] = {}
+
+
+def _class(name: str) -> _Stored:
     known = _CLASSES.get(name)
     if known is not None:
         return known
@@ -227,11 +241,17 @@ def _class(name: str) -> tuple[type, tuple[Check, ...]]:
     if not isinstance(kind, type) or _stored_name(kind) != name:
         raise StorageError(f"{name}: not a stored class")
     hints = _hints(kind, module)
-    checks = tuple(
-        _plain_types(hints.get(field)) or _checker(hints.get(field)) for field in _fields(kind)
-    )
-    _CLASSES[name] = (kind, checks)
-    return kind, checks
+    plain: list[tuple[int, frozenset[type]]] = []
+    checked: list[tuple[int, Callable[[object], bool]]] = []
+    for index, field in enumerate(_fields(kind)):
+        types = _plain_types(hints.get(field))
+        if types is not None:
+            plain.append((index, types))
+        else:
+            checked.append((index, _checker(hints.get(field))))
+    stored = _Stored(kind, 2 + len(_fields(kind)), tuple(plain), tuple(checked))
+    _CLASSES[name] = stored
+    return stored
 
 
 def _hints(kind: type, module: types.ModuleType) -> dict[str, Any]:
@@ -358,7 +378,8 @@ def load_records(data: bytes, header: dict[str, object]) -> Loaded:
             continue
         try:
             name, value = _record(line)
-        except (StorageError, ValueError, RecursionError, MemoryError):
+        # TypeError: a tag that is not a string (unhashable), in a record signed here.
+        except (StorageError, ValueError, TypeError, RecursionError, MemoryError):
             loaded.damaged += 1
             continue
         loaded.records[name] = value

@@ -275,7 +275,10 @@ def expanded(timing: Timing) -> Timing:
     if timing.kind != "cron" or timing.fields is None or timing.expanded is not None:
         return timing
     sets = tuple(_expand_field(index, field) for index, field in enumerate(timing.fields))
-    return dataclasses.replace(timing, expanded=sets, gap=_cron_gap(timing))
+    gap = _daily_gap(Firing(*sets))
+    return dataclasses.replace(
+        timing, expanded=sets, gap=gap if gap is not None else _cron_gap(timing)
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -362,6 +365,23 @@ def shortest_gap(timing: Timing) -> float | None:
     if timing.expanded is not None:
         return timing.gap
     return _cron_gap(timing)
+
+
+def _daily_gap(firing: Firing) -> float | None:
+    """The shortest gap of a timing that fires every day (every day of the month, of
+    the week and every month), from its minutes and hours alone: the runs of a day
+    repeat the next day, so the gaps are those between its minutes of the day and the
+    one from the last to the next day's first. None for a timing whose days are
+    restricted or unknown (croniter walks its runs)."""
+    days = (firing.days_of_month, firing.months, firing.days_of_week)
+    if not all(is_full(values, index) for values, index in zip(days, (2, 3, 4))):
+        return None
+    if not firing.minutes or not firing.hours:
+        return None
+    times = sorted(hour * 60 + minute for hour in firing.hours for minute in firing.minutes)
+    gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+    gaps.append(times[0] + 24 * 60 - times[-1])
+    return float(min(gaps) * 60)
 
 
 def _cron_gap(timing: Timing) -> float | None:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from jobcheck.messages import HEADLINE_MAX, split
+from jobcheck.messages import HEADLINE_MAX, _scan, split
 from tests.conftest import fixture_cases, run_case
 
 CASES = fixture_cases()
@@ -67,3 +69,33 @@ def test_headlines_are_short_and_nothing_is_lost(messages: list[str]) -> None:
 def test_split(message: str, headline: str, note: str, help: str) -> None:
     parts = split(message)
     assert (parts.headline, parts.note, parts.help) == (headline, note, help)
+
+
+def _scan_every_character(text: str) -> list[tuple[int, str, int, bool]]:
+    """The definition ``messages._scan`` keeps: the state at each character, read one
+    by one (the module visits only the characters splitting looks at)."""
+    states = []
+    depth, quoted = 0, False
+    for index, char in enumerate(text):
+        if char == "'":
+            if quoted and not text[index + 1 : index + 2].isalnum():
+                quoted = False
+                states.append((index, char, depth, True))
+                continue
+            if not quoted and (index == 0 or text[index - 1] in " ([{,=:"):
+                quoted = True
+        elif not quoted:
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth = max(0, depth - 1)
+        states.append((index, char, depth, quoted))
+    return states
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab 'c(d)[e]{f}:;.,XY=\"-\n", max_size=300))
+def test_scan_sees_the_marks_as_a_character_by_character_reading(text: str) -> None:
+    marks = set("'()[]{}:;.,")
+    expected = [state for state in _scan_every_character(text) if state[1] in marks]
+    assert list(_scan(text)) == expected

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jobcheck.config import Options
 from jobcheck.extract import extract_file
@@ -17,6 +19,7 @@ from jobcheck.timing import (
     celery_crontab,
     cron_expression,
     describe_seconds,
+    expanded,
     firing,
     first_shared_moment,
     may_coincide,
@@ -181,6 +184,30 @@ def test_shortest_gap() -> None:
     assert shortest_gap(cron_expression("17 3 * * *", "x")) == 86400
     assert shortest_gap(Timing(kind="interval", text="x", seconds=60)) == 60
     assert shortest_gap(Timing(kind="other", text="x")) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sets(st.integers(0, 59), min_size=1, max_size=6),
+    st.sets(st.integers(0, 23), min_size=1, max_size=6),
+)
+def test_the_gap_of_a_daily_timing_is_read_from_its_minutes_and_hours(
+    minutes_set: set[int], hours_set: set[int]
+) -> None:
+    fields = [",".join(map(str, sorted(values))) for values in (minutes_set, hours_set)]
+    timing = expanded(cron_expression(" ".join([*fields, "*", "*", "*"]), "x"))
+    runs = sorted(
+        day * 1440 + hour * 60 + minute
+        for day in (0, 1)
+        for hour in hours_set
+        for minute in minutes_set
+    )
+    assert timing.gap == min(b - a for a, b in zip(runs, runs[1:])) * 60
+
+
+def test_the_gap_of_a_timing_on_some_days_is_walked_by_croniter() -> None:
+    assert shortest_gap(expanded(cron_expression("0 9 * * 1-5", "x"))) == 86400
+    assert shortest_gap(expanded(cron_expression("0 0 1 * *", "x"))) == 28 * 86400
 
 
 def test_describe_seconds() -> None:

@@ -73,9 +73,10 @@ class Outline:
         self._statements = [_place(s) for s in tree.body]
         self._fresh: list[ast.stmt] | None = tree.body
         """The statements as parsed, until the first part is cut from them."""
-        self._asked: dict[int, ast.stmt] = {}
-        """The trees of the definitions parts were cut from."""
         imports = [i for i, s in enumerate(tree.body) if _only_imports(s)]
+        self._asked: dict[int, ast.stmt] = {i: tree.body[i] for i in imports}
+        """The trees of the definitions parts were cut from, and of the imports (small,
+        and kept by most parts: not parsed again at each level)."""
         self._imports = [
             (i, frozenset(_import_names(tree.body[i])), _imports_framework(tree.body[i]))
             for i in imports
@@ -125,6 +126,9 @@ class Outline:
         from its lines (same lines and columns)."""
         if statements is not None:
             return statements[index]
+        kept = self._asked.get(index)
+        if kept is not None:
+            return kept
         place = self._statements[index]
         # Blank lines before it put it at its own lines (the tokenizer skips them at
         # once; renumbering the tree afterwards walks every node).
