@@ -677,11 +677,55 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     if wrappers:
         alternatives = b"|".join(re.escape(n.encode()) for n in sorted(wrappers))
         patterns.append((re.compile(rb"(?<![\w])(?:" + alternatives + rb")\s*\("), False))
+    # Subclasses of a class whose method enqueues its own class's method
+    # (``queue.enqueue(cls.handle)``): each is a job (``Project.bound_sites``).
+    families = _enqueuing_class_families(facts)
+    if families:
+        alternatives = b"|".join(re.escape(n.encode()) for n in sorted(families))
+        patterns.append(
+            (
+                re.compile(rb"\bclass[ \t]+\w+[ \t]*\([^)]{0,400}?\b(?:" + alternatives + rb")\b"),
+                False,
+            )
+        )
     lasts = _job_module_names(facts)
-    names = {n for n in (*actors, *called, *decorators, *wrappers, *lasts) if n}
+    names = {n for n in (*actors, *called, *decorators, *wrappers, *lasts, *families) if n}
     return Wanted(
         modules, patterns, _job_module_imports(lasts), frozenset(n.encode() for n in names)
     )
+
+
+def _enqueuing_class_families(facts: list[FileFacts]) -> set[str]:
+    """The names of the classes whose methods enqueue a method of the class they are
+    called on, and of their subclasses found so far (a deeper one is found in the
+    next round)."""
+    from jobcheck.project.model import is_classmethod
+
+    family = {
+        site.target.rpartition(".")[0]
+        for f in facts
+        for site in f.enqueues
+        if site.target
+        and (
+            site.bound_to == "class"
+            or (
+                site.bound_to == "object"
+                and (method := f.functions.get(site.target)) is not None
+                and is_classmethod(method)
+            )
+        )
+    }
+    if not family:
+        return set()
+    classes = {qualname: bases for f in facts for qualname, bases in f.classes.items()}
+    grew = True
+    while grew:
+        grew = False
+        for qualname, bases in classes.items():
+            if qualname not in family and family.intersection(bases):
+                family.add(qualname)
+                grew = True
+    return {name for q in family if (name := q.rpartition(".")[2]).isidentifier()}
 
 
 def _job_module_names(facts: list[FileFacts]) -> list[str]:

@@ -12,7 +12,8 @@ A rule class reads the project model and yields findings::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -49,6 +50,9 @@ def check(slug: str) -> Callable[[CheckMethod], CheckMethod]:
 class RuleChecks:
     rule: ClassVar[str]
     PREFILTER: ClassVar[tuple[Trigger, ...]] = ()
+    judges_job_bodies: ClassVar[bool] = False
+    """Its findings are about what job bodies run: code several jobs share (a method
+    every subclass inherits) is one finding, saying how many more jobs run it."""
     """What in a file's bytes means this rule's checks may need the file's facts,
     beyond what the recognizers' triggers catch (``jobcheck/prefilter.py``)."""
 
@@ -91,7 +95,8 @@ class RuleChecks:
         self.enabled = self.enabled or set(slugs)
         for slug, name in self.implemented().items():
             if slug in slugs:
-                yield from getattr(self, name)()
+                found = getattr(self, name)()
+                yield from one_per_place(found) if self.judges_job_bodies else found
 
     def finding(
         self,
@@ -114,3 +119,25 @@ class RuleChecks:
             fix=fix,
             related=related,
         )
+
+
+def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per place for a check of job bodies: code several jobs run (a base
+    class's method every subclass inherits) is reported once, at its line, saying how
+    many more jobs run it (the engine keeps one finding per place and check anyway:
+    ``engine._once_per_place``)."""
+    kept: dict[tuple[str, int, int, int, int], list[Finding]] = {}
+    for finding in findings:
+        loc = finding.loc
+        key = (finding.path, loc.line, loc.column, loc.end_line, loc.end_column)
+        kept.setdefault(key, []).append(finding)
+    return [_merged(same) for same in kept.values()]
+
+
+def _merged(same: list[Finding]) -> Finding:
+    first = same[0]
+    others = len({f.message for f in same[1:]} - {first.message})
+    if not others:
+        return first
+    more = "1 more job" if others == 1 else f"{others} more jobs"
+    return dataclasses.replace(first, message=f"{first.message} (the same code runs for {more})")

@@ -27,6 +27,7 @@ from jobcheck.registry import semantics
 
 class NonIdempotentSideEffect(RuleChecks):
     rule = "SCL-17"
+    judges_job_bodies = True
 
     @check("non-idempotent-side-effect")
     def non_idempotent_side_effect(self) -> Iterator[Finding]:
@@ -42,8 +43,7 @@ class NonIdempotentSideEffect(RuleChecks):
                     continue  # no retry or redelivery runs it again
                 yield self.finding(
                     "non-idempotent-side-effect",
-                    body.file.path,
-                    reach.loc,
+                    *reach.place(body.file.path),
                     message(body.name, effect, reach.through(), rerun(body), framework_of(body)),
                     related=reach.related(effect.func),
                 )

@@ -17,6 +17,7 @@ from jobcheck.registry import semantics
 
 class BlockingCallInAsyncJob(RuleChecks):
     rule = "SCL-18"
+    judges_job_bodies = True
 
     @check("blocking-call-in-async-job")
     def blocking_call_in_async_job(self) -> Iterator[Finding]:
@@ -34,8 +35,7 @@ class BlockingCallInAsyncJob(RuleChecks):
                     break
                 yield self.finding(
                     "blocking-call-in-async-job",
-                    body.file.path,
-                    reach.loc,
+                    *reach.place(body.file.path),
                     message,
                     related=reach.related(f"{reach.item.func}(...) blocks the event loop"),
                 )

@@ -17,6 +17,7 @@ from jobcheck.registry import semantics
 
 class HttpCallWithoutTimeout(RuleChecks):
     rule = "SCL-18"
+    judges_job_bodies = True
 
     @check("http-call-without-timeout")
     def http_call_without_timeout(self) -> Iterator[Finding]:
@@ -34,8 +35,7 @@ class HttpCallWithoutTimeout(RuleChecks):
                 )
                 yield self.finding(
                     "http-call-without-timeout",
-                    body.file.path,
-                    reach.loc,
+                    *reach.place(body.file.path),
                     f"{call.func}(...){reach.through()} in job '{body.name}' has no timeout "
                     f"({reason}): {framework.hung_call_consequence()}; {hint}",
                     related=reach.related(f"{call.func}(...) without a timeout"),

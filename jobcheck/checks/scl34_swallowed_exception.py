@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 class SwallowedException(RuleChecks):
     rule = "SCL-34"
+    judges_job_bodies = True
 
     @check("swallowed-exception")
     def swallowed_exception(self) -> Iterator[Finding]:
@@ -69,10 +70,12 @@ class SwallowedException(RuleChecks):
         framework = semantics(body.framework)
         shown = _shown(framework, handler)
         at_rescue = reach.direct or (_own_method(body, reach) and reach.path == body.file.path)
+        # In a subclass's own method a shared body runs (``cls().run()``): placed there.
+        path, loc = (reach.path, handler.loc) if at_rescue else reach.place(body.file.path)
         return self.finding(
             "swallowed-exception",
-            body.file.path,
-            handler.loc if at_rescue else reach.loc,
+            path,
+            loc,
             f"{shown}{'' if at_rescue else reach.through()} in job '{body.name}' "
             f"{_CONSEQUENCE}{framework.report_advice()} or {framework.let_it_fail()}"
             f"{framework.swallowed_note(handler.catches)}",

@@ -85,6 +85,7 @@ def site(
     receiver: str | None = None,
     framework: str | None = None,
     is_signature: bool = False,
+    bound_to: str | None = None,
 ) -> EnqueueSite:
     scope = walker.function
     walker.current_site = EnqueueSite(
@@ -102,5 +103,6 @@ def site(
         deferred=walker.deferred > 0,
         in_loop=walker.loops[-1] if walker.loops else None,
         is_signature=is_signature,
+        bound_to=bound_to,
     )
     return walker.current_site

@@ -89,7 +89,9 @@ class RoutingRecognizer(Recognizer):
             self._bindings.pop(key, None)
             return
         framework, name = queue
-        binding = QueueBinding(key, framework, name, self.walker.loc(call))
+        binding = QueueBinding(
+            key, framework, name, self.walker.loc(call), self.queue_named_by(call)
+        )
         self._bindings[key] = binding
         if self.walker.function is None or ":" not in key:  # a local's key is "f:name"
             self.walker.facts.queue_bindings.append(binding)
@@ -102,6 +104,16 @@ class RoutingRecognizer(Recognizer):
             assert isinstance(value, CallV)
             argument = value.arg(0, "name")
             return framework, default if argument is None else string(argument)
+        return None
+
+    def queue_named_by(self, call: cst.Call) -> str | None:
+        """``Class.attr`` when the queue ``call`` makes is named by an attribute of the
+        object or class the enclosing method is called on (``get_queue(cls.queue_name)``)."""
+        for index, arg in enumerate(call.args):
+            if (arg.keyword is None and index == 0 and not arg.star) or (
+                arg.keyword is not None and arg.keyword.value == "name"
+            ):
+                return self.walker.own_method(arg.value)
         return None
 
     def binding_of(self, name: str) -> QueueBinding | None:

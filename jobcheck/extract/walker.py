@@ -68,6 +68,13 @@ class FunctionScope:
     atomic: str | None = None
     decorator_contexts: tuple[str, ...] = ()
     """The function's decorators that may be the project's own wrappers."""
+    self_param: str | None = None
+    """In a method: the parameter holding the instance (``self``)."""
+    class_param: str | None = None
+    """In a classmethod: the parameter holding the class (``cls``), which a subclass
+    calling the method is."""
+    own_instances: set[str] = field(default_factory=set)
+    """Local names bound to a new object of the method's own class (``job = cls()``)."""
 
 
 @dataclass
@@ -407,6 +414,12 @@ class Walker:
             scope.variables["self"] = payload.Kind(
                 "annotated", f"self, an instance of {class_scope.qualname}", class_scope.qualname
             )
+        if class_scope is not None and facts.params:
+            kinds = {d.qualname for d in facts.decorators}
+            if "classmethod" in kinds:
+                scope.class_param = facts.params[0].name
+            elif "staticmethod" not in kinds:
+                scope.self_param = facts.params[0].name
         scope.decorator_contexts = tuple(
             d.qualname for d in facts.decorators if d.qualname and not is_library(d.qualname)
         )
@@ -609,6 +622,8 @@ class Walker:
         scope = self.function
         if head in ("self", "cls") and scope is not None and scope.facts.class_qualname:
             return f"{scope.facts.class_qualname}.{rest}"
+        if scope is not None and head in scope.own_instances and "." not in rest:
+            return f"{scope.facts.class_qualname}.{rest}"
         if scope is not None and "." not in rest:
             made = scope.instances.get(head)
             if made is not None:
@@ -631,6 +646,8 @@ class Walker:
         scope = self.function
         if scope is not None and head in scope.instances and name.count(".") == 1:
             return True
+        if scope is not None and head in scope.own_instances and name.count(".") == 1:
+            return True
         kind = scope.variables.get(head) if scope is not None else None
         return (
             kind is not None
@@ -652,6 +669,86 @@ class Walker:
             return None
         made = self._project_class_made(func.value)
         return f"{made}.{func.attr.value}" if made is not None else None
+
+    def own_class(self, expr: cst.BaseExpression) -> str | None:
+        """In a method, the class ``expr`` stands for when it is the class the method
+        is called on: ``cls`` in a classmethod, ``type(self)``, ``self.__class__``. A
+        subclass calling an inherited method is that class at run time."""
+        scope = self.function
+        if scope is None or scope.facts.class_qualname is None:
+            return None
+        owner = scope.facts.class_qualname
+        if isinstance(expr, cst.Name):
+            return owner if expr.value == scope.class_param else None
+        if (
+            isinstance(expr, cst.Call)
+            and len(expr.args) == 1
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value == "type"
+            and self._is_self(expr.args[0].value)
+        ):
+            return owner
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "__class__":
+            return owner if self._is_self(expr.value) else None
+        return None
+
+    def own_object(self, expr: cst.BaseExpression) -> str | None:
+        """In a method, the class whose object ``expr`` is when it is the object or
+        class the method is called on, or a new object of that class: ``self``,
+        ``cls``, ``cls()``, a local bound to ``cls()``."""
+        scope = self.function
+        if scope is None or scope.facts.class_qualname is None:
+            return None
+        if self._is_self(expr) or (
+            isinstance(expr, cst.Name) and expr.value in scope.own_instances
+        ):
+            return scope.facts.class_qualname
+        if isinstance(expr, cst.Call):
+            return self.own_class(expr.func)
+        return self.own_class(expr)
+
+    def _own_object_made(self, value: cst.BaseExpression) -> bool:
+        """``cls()``, ``type(self)()``, or in a classmethod of a model ``cls.objects.get(
+        ...)``: an object of the class the method is called on."""
+        if not isinstance(value, cst.Call):
+            return False
+        if self.own_class(value.func) is not None:
+            return True
+        scope = self.function
+        if scope is None or scope.class_param is None:
+            return False
+        head, _, rest = (dotted(value.func) or "").partition(".")
+        manager, _, method = rest.rpartition(".")
+        return head == scope.class_param and manager == "objects" and method in _ROW_METHODS
+
+    def own_method(self, expr: cst.BaseExpression) -> str | None:
+        """``cls.handle``, ``self.run``, ``cls().run`` in a method of ``C``: ``C.handle``,
+        a method looked up on the object the method is called on (a subclass's own
+        when a subclass calls it)."""
+        if not isinstance(expr, cst.Attribute):
+            return None
+        owner = self.own_object(expr.value)
+        return f"{owner}.{expr.attr.value}" if owner is not None else None
+
+    def class_bound(self, expr: cst.BaseExpression) -> bool:
+        """``cls.handle``, ``cls().run``, ``type(self).run``: a method taken from the class
+        the method is called on, or from a new object of it (a subclass's, when a
+        subclass calls it), not from ``self`` (whatever object the caller has)."""
+        if not isinstance(expr, cst.Attribute):
+            return False
+        owner = expr.value
+        if isinstance(owner, cst.Call):
+            owner = owner.func
+        return self.own_class(owner) is not None
+
+    def _is_self(self, expr: cst.BaseExpression) -> bool:
+        scope = self.function
+        return (
+            scope is not None
+            and scope.self_param is not None
+            and isinstance(expr, cst.Name)
+            and expr.value == scope.self_param
+        )
 
     def _note_call_site(self, node: cst.Call, func: str) -> None:
         """A call of what may be a project function, for the summaries that follow a
@@ -684,6 +781,7 @@ class Walker:
                 discarded=id(node) == self._statement_call,
                 in_handler=bool(self.handlers),
                 on_new_record=(written or "").partition(".")[0] in self.functions[-1].created,
+                on_self=self.own_method(node.func) == callee,
             )
         )
 
@@ -760,16 +858,21 @@ class Walker:
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression
     ) -> None:
         """``class OnyxCeleryTask: SYNC = "sync"``: upper-case names of a class of
-        constants, which task names, queues and routes name (``OnyxCeleryTask.SYNC``)."""
-        names = [t.value for t in targets if isinstance(t, cst.Name) and t.value.isupper()]
+        constants, which task names, queues and routes name (``OnyxCeleryTask.SYNC``);
+        and any class attribute set to a literal (``queue_name = "low"``), which a
+        method may read from the class it is called on (``get_queue(cls.queue_name)``,
+        a subclass's own value)."""
+        names = [t.value for t in targets if isinstance(t, cst.Name)]
         if not names:
             return
         evaluated = self.evaluate(value)
-        if not (isinstance(evaluated, Const) or is_join(evaluated)):
+        literal = isinstance(evaluated, Const)
+        if not (literal or is_join(evaluated)):
             return
         owner = self.classes[-1].qualname
         for name in names:
-            self.facts.aliases[f"{owner}.{name}"] = evaluated
+            if literal or name.isupper():
+                self.facts.aliases[f"{owner}.{name}"] = evaluated
 
     def _is_type_alias(self, node: cst.Assign | cst.AnnAssign) -> bool:
         """``Kind = Literal["a", "b"]``, ``Id = Annotated[int, ...]``, ``X: TypeAlias = ...``."""
@@ -786,6 +889,9 @@ class Walker:
         name imported or defined here, not of a library."""
         if not isinstance(value, cst.Call):
             return None
+        own = self.own_class(value.func)
+        if own is not None:
+            return own  # ``cls()``, ``type(self)()``: the class the method is called on
         written = dotted(value.func)
         qualname = self.names.qualify(value.func) if written else None
         if written is None or qualname is None or is_library(qualname):
@@ -845,6 +951,10 @@ class Walker:
                     scope.instances[target.value] = made
                 else:
                     scope.instances.pop(target.value, None)
+                if self._own_object_made(value):
+                    scope.own_instances.add(target.value)
+                else:
+                    scope.own_instances.discard(target.value)
             elif isinstance(target, cst.Tuple):
                 # obj, created = Model.objects.get_or_create(...)
                 names = _target_names(target)
@@ -1009,6 +1119,8 @@ def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
         return True
     if facts.opens_transaction or facts.signal or facts.enqueued_params or facts.returned:
         return True
+    if facts.not_implemented and facts.class_qualname:
+        return True  # a method left to subclasses: which of them are jobs (bound sites)
     if (
         facts.retry_calls
         or facts.handlers
@@ -1140,10 +1252,16 @@ def _raises_not_implemented(node: cst.FunctionDef) -> bool:
     raised = statements[0].exc
     if isinstance(raised, cst.Call):
         raised = raised.func
-    return isinstance(raised, cst.Name) and raised.value == "NotImplementedError"
+    # ``raise NotImplemented`` (a TypeError when it runs) is written for the same.
+    return isinstance(raised, cst.Name) and raised.value in (
+        "NotImplementedError",
+        "NotImplemented",
+    )
 
 
 CALL_COMMAND = frozenset({"django.core.management.call_command"})
+# Manager methods that give one row (``cls.objects.get(pk=...)`` in a model's classmethod).
+_ROW_METHODS = frozenset({"get", "create", "first", "last", "latest", "earliest"})
 
 
 def _management_command(node: cst.Call, func: str) -> str | None:

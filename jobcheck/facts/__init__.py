@@ -143,6 +143,9 @@ class CallSite:
     """A method of a row this function just made (``job = Job.objects.create(...)``,
     ``Job(...)``): the counters it moves are that new row's, which a second run makes
     afresh."""
+    on_self: bool = False
+    """A method of the object or class the calling method is called on (``self.run()``,
+    ``cls().run()``): for a subclass's object, the subclass's override runs."""
 
 
 @dataclass(slots=True)
@@ -311,6 +314,11 @@ class EnqueueSite:
     """Spreads the enclosing function's own ``*args``/``**kwargs`` parameter into the
     payload: what its callers pass is what the job carries (``def send_later(cls,
     **kwargs): queue.enqueue(send, **kwargs)``; ``jobcheck/project/wrappers.py``)."""
+    bound_to: str | None = None
+    """The job is a method of the class the enclosing method runs for ("class":
+    ``queue.enqueue(cls.handle)`` in a classmethod of ``BaseJob``, ``target`` is
+    ``pkg.BaseJob.handle``) or of its object ("object": ``queue.enqueue(self.sync)``):
+    a subclass calling it enqueues its own class's (``Project.bound_sites``)."""
     receiver_elsewhere: bool = False
     """Called on an object of another module (``queue_store.job_queue.enqueue(f)``) in a
     file that does not show it is a queue: an enqueue once the project model finds the
@@ -603,6 +611,10 @@ class QueueBinding:
     framework: str
     name: str | None
     loc: Loc
+    named_by: str | None = None
+    """When the name is a class attribute of the object or class the enclosing method
+    is called on (``get_queue(cls.queue_name)`` in ``BaseJob``): ``pkg.BaseJob.queue_name``,
+    which each subclass may set."""
 
 
 @dataclass(frozen=True, slots=True)

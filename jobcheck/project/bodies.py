@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from jobcheck.facts import MANAGEMENT_COMMAND, FileFacts, FunctionFacts, SideEffect
+from jobcheck.facts import MANAGEMENT_COMMAND, EnqueueSite, FileFacts, FunctionFacts, SideEffect
 from jobcheck.project.model import Job, Project
 from jobcheck.project.summaries import EXCLUSION_ONLY, Summary
 from jobcheck.registry import semantics
@@ -35,20 +35,27 @@ class JobBody:
     framework: str | None = None
     """Whose terms its findings speak: the job's framework, or the enqueue's or the
     schedule's (``kubernetes``, ``crontab``) when there is no job."""
+    receiver: str | None = None
+    """The class the body runs for when it is a method a subclass inherits
+    (``queue.enqueue(cls.handle)`` in ``BaseJob``, run as ``CleanupJob.handle``)."""
 
     def summary(self, project: Project) -> Summary:
         """What the body does, directly or through the functions it calls, and what the
         hooks of its task base class do (they run with it)."""
-        return body_summary(project, self.file, self.function, self.job)
+        return body_summary(project, self.file, self.function, self.job, self.receiver)
 
 
 def body_summary(
-    project: Project, f: FileFacts, function: FunctionFacts, job: Job | None
+    project: Project,
+    f: FileFacts,
+    function: FunctionFacts,
+    job: Job | None,
+    receiver: str | None = None,
 ) -> Summary:
     """What a job's body does, with its task classes' hooks: what the checks judge and
     what ``review`` shows, one computation (memoized per body)."""
     return project.summaries.of_job(
-        f, function, lambda: hook_functions(project, job) if job is not None else []
+        f, function, lambda: hook_functions(project, job) if job is not None else [], receiver
     )
 
 
@@ -75,17 +82,12 @@ def job_bodies(project: Project) -> list[JobBody]:
             found[entry[1].qualname] = JobBody(
                 entry[0], entry[1], job.task.name, job, job.framework
             )
-    for _, site, job in project.enqueues():
-        framework = semantics(job.framework if job is not None else site.framework_hint)
-        if job is not None or not framework.enqueues_by_reference() or not site.target:
+    for _, written, job in project.enqueues():
+        framework = semantics(job.framework if job is not None else written.framework_hint)
+        if job is not None or not framework.enqueues_by_reference():
             continue
-        # ``enqueue(call_command, "x")``: the command's body (``resolve_function``).
-        entry = project.functions.get(project.resolve_function(site.target) or site.target)
-        if entry is not None and entry[1].qualname not in found:
-            name = site.target.removeprefix(MANAGEMENT_COMMAND)
-            found[entry[1].qualname] = JobBody(
-                entry[0], entry[1], name.rpartition(".")[2], None, site.framework_hint
-            )
+        for site in project.bound_sites(written):
+            _add_enqueued_body(project, site, found)
     for _, entry, job in project.scheduled_jobs():
         # A function an in-process scheduler runs itself (APScheduler, schedule).
         function = project.scheduled_function(entry, None) if job is None else None
@@ -103,6 +105,27 @@ def job_bodies(project: Project) -> list[JobBody]:
                     entry[0], entry[1], name, None, schedule.framework
                 )
     return sorted(found.values(), key=lambda body: (body.file.path, body.function.loc.line))
+
+
+def _add_enqueued_body(project: Project, site: EnqueueSite, found: dict[str, JobBody]) -> None:
+    """The function an enqueue by reference runs (RQ), once."""
+    if not site.target:
+        return
+    if project.per_class(site):
+        # ``queue.enqueue(cls.handle)`` for ``CleanupJob``: ``BaseJob.handle`` if it is
+        # not overridden, run for ``CleanupJob`` (its ``cls().run()`` is ``CleanupJob.run``).
+        owner, _, method = site.target.rpartition(".")
+        entry = project.functions.get(project.method_of(owner, method) or "")
+        key = site.target
+        name, receiver = f"{owner.rpartition('.')[2]}.{method}", owner
+    else:
+        # ``enqueue(call_command, "x")``: the command's body (``resolve_function``).
+        entry = project.functions.get(project.resolve_function(site.target) or site.target)
+        key = entry[1].qualname if entry is not None else site.target
+        name = site.target.removeprefix(MANAGEMENT_COMMAND).rpartition(".")[2]
+        receiver = None
+    if entry is not None and key not in found:
+        found[key] = JobBody(entry[0], entry[1], name, None, site.framework_hint, receiver)
 
 
 def unguarded_side_effects(function: FunctionFacts, kinds: Collection[str]) -> list[SideEffect]:

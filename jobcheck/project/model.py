@@ -210,12 +210,84 @@ class Project:
                 value, depth = bound, depth + 1
                 continue
             bound = self._aliases.get(value.qualname)
+            if bound is None:
+                bound = self._class_attribute(value.qualname)
             if not isinstance(bound, (Ref, DictV, Const)) and not is_join(bound):
                 return value
             value, depth = bound, depth + 1
         if is_join(value) and depth < 10:
             return self._joined(value, depth)  # type: ignore[arg-type]
         return env_default(value, self.instances)
+
+    def _class_attribute(self, qualname: str) -> Value | None:
+        """``pkg.CleanupJob.queue_name`` set on a base class of ``CleanupJob`` (the
+        nearest first, in the order the bases are written)."""
+        owner, _, name = qualname.rpartition(".")
+        for base in self.base_classes(owner):
+            bound = dict.get(self._aliases, f"{base}.{name}")
+            if bound is not None:
+                return bound
+        return None
+
+    def base_classes(self, qualname: str) -> list[str]:
+        """The project classes ``qualname`` inherits from that are known (read) now,
+        nearest first (depth first in the order the bases are written, each once: close
+        to Python's order for the single inheritance and mixins projects write)."""
+        return _bases(lambda name: dict.get(self.classes, name, ()), qualname, self._class_named)
+
+    def subclasses(self, qualname: str) -> list[str]:
+        """The classes of the analysed files built on ``qualname``, directly or not, in
+        a stable order (the second pass reads the files that subclass an enqueuing
+        class: ``analysis.wanted_by``)."""
+        return sorted(self._subclass_index.get(qualname, ()))
+
+    @functools.cached_property
+    def _subclass_index(self) -> dict[str, set[str]]:
+        classes = {qualname: bases for f in self.files for qualname, bases in f.classes.items()}
+        index: dict[str, set[str]] = {}
+        for cls in classes:
+            for base in _bases(lambda name: classes.get(name, ()), cls, self._class_named):
+                index.setdefault(base, set()).add(cls)
+        return index
+
+    def _class_named(self, qualname: str) -> str:
+        """The class ``qualname`` names: itself, or the one class of that name in a
+        submodule of the package it goes through (``common.models.BaseJob`` for
+        ``common.models.cron.BaseJob``, which the package's ``__init__`` re-exports)."""
+        if dict.__contains__(self.classes, qualname):
+            return qualname
+        package, _, name = qualname.rpartition(".")
+        candidates = [q for q in self._classes_by_name.get(name, ()) if q.startswith(package + ".")]
+        return candidates[0] if len(candidates) == 1 else qualname
+
+    @functools.cached_property
+    def _classes_by_name(self) -> dict[str, list[str]]:
+        index: dict[str, list[str]] = {}
+        for f in self.files:
+            for qualname in f.classes:
+                index.setdefault(qualname.rpartition(".")[2], []).append(qualname)
+        return index
+
+    def method_of(self, cls: str, name: str) -> str | None:
+        """The function ``cls.name`` runs: its own method or the nearest base's (as
+        defined, whether or not its facts were kept)."""
+        for owner in (cls, *self.base_classes(cls)):
+            qualname = f"{owner}.{name}"
+            if dict.__contains__(self.functions, qualname) or qualname in self.defined_functions:
+                return qualname
+        return None
+
+    def _concrete(self, cls: str, method: str) -> bool:
+        """Whether an object of ``cls`` can run its ``method`` (``handle``): neither it
+        nor what it calls on the object (``cls().run()``) is left to subclasses (``raise
+        NotImplementedError``)."""
+        if self.method_of(cls, method) is None:
+            return False
+        for qualname in self._runs_for(cls, method):
+            known = dict.get(self.functions, qualname)
+            if known is not None and known[1].not_implemented:
+                return False
+        return True
 
     @functools.cached_property
     def _settings_constants(self) -> dict[str, Value]:
@@ -418,6 +490,93 @@ class Project:
                     continue
                 yield f, site
         yield from self.wrapped_sites
+
+    def bound_sites(self, site: EnqueueSite) -> list[EnqueueSite]:
+        """An enqueue of a method of the class the enqueuing method is called on
+        (``queue.enqueue(cls.handle)`` in a classmethod of ``BaseJob``): one site per
+        class a caller can have: the class and its project subclasses, but those that
+        leave the work to a subclass (``raise NotImplementedError``), each with its own
+        method as the target (``CleanupJob.handle``); the site itself when there is
+        none, or for any other enqueue. Checks of the call
+        itself judge the written site once; the jobs, their bodies and their queues
+        are the bound sites'."""
+        if not self.per_class(site):
+            return [site]
+        assert site.target is not None
+        owner, _, method = site.target.rpartition(".")
+        found: list[EnqueueSite] = []
+        seen: set[tuple[frozenset[str], Value | None]] = set()
+        for cls in (owner, *self.subclasses(owner)):
+            if not self._concrete(cls, method):
+                continue
+            bound = replace(site, target=f"{cls}.{method}")
+            # A subclass that runs the same code on the same queue is no other job
+            # (``Piece._delete_crossposts`` of every kind of post).
+            behaviour = (
+                self._runs_for(cls, method),
+                self.value(self.as_bound(bound, self._site_queue(site))),
+            )
+            if behaviour not in seen:
+                seen.add(behaviour)
+                found.append(bound)
+        return found or [site]
+
+    def _runs_for(self, cls: str, method: str) -> frozenset[str]:
+        """The methods an object of ``cls`` runs for its ``method``: it and what it calls
+        on the object (``cls().run()``), as ``cls`` resolves them."""
+        found: set[str] = set()
+        pending = [method]
+        while pending and len(found) < 100:
+            qualname = self.method_of(cls, pending.pop())
+            if qualname is None or qualname in found:
+                continue
+            found.add(qualname)
+            known = dict.get(self.functions, qualname)
+            if known is not None:
+                pending += [s.callee.rpartition(".")[2] for s in known[1].call_sites if s.on_self]
+        return frozenset(found)
+
+    def _site_queue(self, site: EnqueueSite) -> Value | None:
+        return self._site_queues_by_function.get((site.function, site.order))
+
+    @functools.cached_property
+    def _site_queues_by_function(self) -> dict[tuple[str | None, int], Value]:
+        """The queue each enqueue site names by its own code (``SiteQueue``), by the
+        function it is in and its order there."""
+        found: dict[tuple[str | None, int], Value] = {}
+        for f in self.files:
+            functions = {site.order: site.function for site in f.enqueues}
+            for named in f.site_queues:
+                found[(functions.get(named.order), named.order)] = named.queue
+        return found
+
+    def per_class(self, site: EnqueueSite) -> bool:
+        """Whether a site enqueues the method of whichever class its enqueuing method
+        runs for: taken from the class (``cls.handle``), or from ``self`` when it is a
+        classmethod (``self._execute`` is ``type(self)._execute``); a method of
+        ``self`` otherwise runs for the object RQ pickles, the one method written."""
+        if site.bound_to == "class":
+            return site.target is not None
+        if site.bound_to != "object" or site.target is None:
+            return False
+        owner, _, name = site.target.rpartition(".")
+        known = dict.get(self.functions, self.method_of(owner, name) or "")
+        return known is not None and is_classmethod(known[1])
+
+    def as_bound(self, site: EnqueueSite, value: Value | None) -> Value | None:
+        """``value`` read from the class a bound site is for: a class attribute the
+        enqueuing method reads from its own class (``get_queue(cls.queue_name)``,
+        ``pkg.BaseJob.queue_name``) is that class's (``pkg.CleanupJob.queue_name``)."""
+        if not self.per_class(site) or not site.target or not site.function:
+            return value
+        if not isinstance(value, Ref):
+            return value
+        written = site.function.rpartition(".")[0] + "."
+        bound = site.target.rpartition(".")[0]
+        name = value.qualname.removeprefix(written)
+        if not value.qualname.startswith(written) or "." in name:
+            return value
+        return Ref(f"{bound}.{name}")
 
     def forwarded_enqueues(self) -> Iterator[tuple[FileFacts, EnqueueSite, Job | None, str]]:
         """The payloads callers hand through a function that forwards its ``**kwargs``
@@ -943,6 +1102,25 @@ class Project:
         if aliases is not None:
             for qualname, value in f.aliases.items():
                 dict.setdefault(aliases, qualname, value)
+
+
+def is_classmethod(function: FunctionFacts) -> bool:
+    return any(d.qualname == "classmethod" for d in function.decorators)
+
+
+def _bases(
+    bases_of: Callable[[str], tuple[str, ...]], qualname: str, named: Callable[[str], str]
+) -> list[str]:
+    """The bases of ``qualname``, nearest first, each as ``named`` resolves it."""
+    found: list[str] = []
+    pending = [named(base) for base in bases_of(qualname)]
+    while pending and len(found) < 50:
+        base = pending.pop(0)
+        if base in found or base == qualname:
+            continue
+        found.append(base)
+        pending[:0] = [named(b) for b in bases_of(base)]
+    return found
 
 
 def _text(value: Value | None) -> str:

@@ -183,7 +183,7 @@ class Routing:
         """The queue one enqueue call lands on."""
         framework = semantics(site.framework_hint or (job.framework if job else None))
         place = Place(f.path, site.loc)
-        named = self._site_queues.get((f.path, site.order))
+        named = self.project.as_bound(site, self._site_queues.get((f.path, site.order)))
         if named is None:
             named = framework.call_queue_option(site)
             if named is None and framework.call_options_may_hold_queue(site):
@@ -325,30 +325,37 @@ class Routing:
         return semantics(job.framework).job_age_bound(self, job)
 
     def _collect_sites(self, inventory: _Inventory) -> None:
-        for f, site, job in self.project.enqueues():
-            framework = site.framework_hint or (job.framework if job is not None else None)
-            if framework is None or is_test_code(f):
-                continue
-            route = self.site_route(f, site, job)
-            rules = semantics(framework)
-            key = rules.age_bound_key
-            value = site.option(key) if key else None
-            bound = value is not None and not is_none(value)
-            if not bound and job is not None and rules.job_options_apply_to_sends:
-                # Celery's task options and Dramatiq's actor options apply to every send.
-                bound = self._job_age_bound(job) is not None
-            if not route.known:
-                if bound:
-                    inventory.unsure_bounds.add(framework)
-                continue
-            use = inventory.use(framework, route.queue)  # type: ignore[arg-type]
-            use.sites.append((f, site))
-            if route.where is not None and route.where.loc == site.loc:
-                use.namings.append(route.where)
+        for f, written, job in self.project.enqueues():
+            for site in self.project.bound_sites(written):
+                self._collect_site(inventory, f, site, job)
+
+    def _collect_site(
+        self, inventory: _Inventory, f: FileFacts, site: EnqueueSite, job: Job | None
+    ) -> None:
+        """The queue one enqueue (of one class, for a bound site) uses."""
+        framework = site.framework_hint or (job.framework if job is not None else None)
+        if framework is None or is_test_code(f):
+            return
+        route = self.site_route(f, site, job)
+        rules = semantics(framework)
+        key = rules.age_bound_key
+        value = site.option(key) if key else None
+        bound = value is not None and not is_none(value)
+        if not bound and job is not None and rules.job_options_apply_to_sends:
+            # Celery's task options and Dramatiq's actor options apply to every send.
+            bound = self._job_age_bound(job) is not None
+        if not route.known:
             if bound:
-                use.bounds.append(f"{key} on the call at line {site.loc.line}")
-            elif (count := rules.site_count_bound(site)) is not None:
-                use.bounds.append(count)
+                inventory.unsure_bounds.add(framework)
+            return
+        use = inventory.use(framework, route.queue)  # type: ignore[arg-type]
+        use.sites.append((f, site))
+        if route.where is not None and route.where.loc == site.loc:
+            use.namings.append(route.where)
+        if bound:
+            use.bounds.append(f"{key} on the call at line {site.loc.line}")
+        elif (count := rules.site_count_bound(site)) is not None:
+            use.bounds.append(count)
 
 
 NOT_A_QUEUE = object()

@@ -59,6 +59,9 @@ class Hop:
     loc: Loc
     discarded: bool = False
     """The caller uses no result of the call (a fire-and-forget helper)."""
+    dispatched: bool = False
+    """A method of ``self``/``cls`` looked up on the class the body runs for (a
+    subclass's override): what follows is that class's code, not the shared body's."""
 
     @property
     def label(self) -> str:
@@ -87,11 +90,26 @@ class Reach(Generic[Item]):
         call of the chain, in the summarized function (where its author acts)."""
         return self.chain[0].loc if self.chain else self.item.loc  # type: ignore[attr-defined]
 
+    def place(self, path: str) -> tuple[str, Loc]:
+        """The file and place of a finding about it, ``path`` being the summarized
+        function's: :attr:`loc`; for a body shared by the subclasses it runs for
+        (``BaseJob.handle``), past the calls that ran a subclass's own method, in that
+        method (where its author acts, and one place however many subclasses share
+        the body)."""
+        last = max((i for i, hop in enumerate(self.chain) if hop.dispatched), default=None)
+        if last is None:
+            return path, self.loc
+        if last + 1 < len(self.chain):
+            hop = self.chain[last + 1]
+            return hop.path, hop.loc
+        return self.path, self.item.loc  # type: ignore[attr-defined]
+
     def through(self) -> str:
         """`` reached through notify_user() (users/utils.py:61)`` (or "")."""
-        if not self.chain:
+        last = max((i for i, hop in enumerate(self.chain) if hop.dispatched), default=-1)
+        if last + 1 >= len(self.chain):
             return ""
-        names = " -> ".join(hop.label for hop in self.chain)
+        names = " -> ".join(hop.label for hop in self.chain[last + 1 :])
         where = f"{self.path}:{self.item.loc.line}"  # type: ignore[attr-defined]
         return f" reached through {names} ({where})"
 
@@ -137,10 +155,10 @@ class Summaries:
         self.project = project
         self.depth = depth
         self._roots = roots
-        self._memo: dict[tuple[str, int], Summary] = {}
+        self._memo: dict[tuple[str, int, str | None], Summary] = {}
         self._active: set[str] = set()
         self._parts: dict[str, tuple[FileFacts, FunctionFacts] | None] = {}
-        self._jobs: dict[str, Summary] = {}
+        self._jobs: dict[tuple[str, str | None], Summary] = {}
         self._part_classes: dict[str, tuple[str, ...]] = {}
 
     def of(self, qualname: str) -> Summary:
@@ -149,11 +167,16 @@ class Summaries:
             return Summary()
         return self.of_function(entry[0], entry[1])
 
-    def of_function(self, f: FileFacts, function: FunctionFacts) -> Summary:
+    def of_function(
+        self, f: FileFacts, function: FunctionFacts, receiver: str | None = None
+    ) -> Summary:
+        """``receiver``: the class the function is called on when it is a method a
+        subclass inherits (``BaseJob.handle`` run as ``CleanupJob.handle``): its calls
+        of methods of ``self``/``cls`` run that class's overrides."""
         if self._roots is not None:
             roots, self._roots = self._roots, None
             self.prefetch(roots())
-        return self._summary(f, function, self.depth)
+        return self._summary(f, function, self.depth, receiver)
 
     def prefetch(
         self,
@@ -259,15 +282,17 @@ class Summaries:
         f: FileFacts,
         function: FunctionFacts,
         hooks: Callable[[], list[tuple[FileFacts, FunctionFacts]]],
+        receiver: str | None = None,
     ) -> Summary:
         """What a job's body does, with what the ``hooks()`` of its task classes do
-        (computed once per body: every check asks)."""
-        known = self._jobs.get(function.qualname)
+        (computed once per body and class it runs for: every check asks)."""
+        key = (function.qualname, receiver)
+        known = self._jobs.get(key)
         if known is None:
-            own = self.of_function(f, function)
+            own = self.of_function(f, function, receiver)
             found = hooks()
             known = self.with_hooks(own, f, function, found) if found else own
-            self._jobs[function.qualname] = known
+            self._jobs[key] = known
         return known
 
     def with_hooks(
@@ -327,8 +352,10 @@ class Summaries:
 
     # -- computing -------------------------------------------------------------------
 
-    def _summary(self, f: FileFacts, function: FunctionFacts, budget: int) -> Summary:
-        key = (function.qualname, budget)
+    def _summary(
+        self, f: FileFacts, function: FunctionFacts, budget: int, receiver: str | None = None
+    ) -> Summary:
+        key = (function.qualname, budget, receiver)
         known = self._memo.get(key)
         if known is not None:
             return known
@@ -339,7 +366,7 @@ class Summaries:
             summary = self._own(f, function)
             if budget > 0:
                 for site in function.call_sites:
-                    self._add_callee(summary, f, function, site, budget)
+                    self._add_callee(summary, f, function, site, budget, receiver)
         finally:
             self._active.discard(function.qualname)
         self._memo[key] = summary
@@ -371,12 +398,14 @@ class Summaries:
         function: FunctionFacts,
         site: CallSite,
         budget: int,
+        receiver: str | None = None,
     ) -> None:
-        target = self.callee(site)
+        bound = receiver if site.on_self else None
+        target = self.callee(site) if bound is None else self._method_of(bound, site.callee)
         if target is None or target[1].qualname == function.qualname:
             return
-        inner = self._summary(target[0], target[1], budget - 1)
-        hop = Hop(site.callee, f.path, site.loc, site.discarded)
+        inner = self._summary(target[0], target[1], budget - 1, bound)
+        hop = Hop(site.callee, f.path, site.loc, site.discarded, dispatched=bound is not None)
         guarded_before = any(
             g.order < site.order and g.kind not in EXCLUSION_ONLY for g in function.guards
         )
@@ -404,6 +433,16 @@ class Summaries:
         if not site.deferred:  # a call in an on_commit callback enqueues after the commit
             summary.enqueues.extend(_prefixed(inner.enqueues, hop))
         summary.functions.extend(_prefixed(inner.functions, hop))
+
+    def _method_of(self, receiver: str, callee: str) -> tuple[FileFacts, FunctionFacts] | None:
+        """The method ``callee`` names (``BaseJob.run``) as ``receiver``'s object runs it:
+        ``receiver``'s own, or the nearest base's."""
+        name = callee.rpartition(".")[2]
+        for owner in (receiver, *self.project.base_classes(receiver)):
+            entry = self._function(f"{owner}.{name}")
+            if entry is not None:
+                return entry
+        return self.function(callee)
 
     def _confirmed(self, site: EnqueueSite) -> bool:
         return self.project.job_for(site) is not None or self.project.certain_enqueue(site)

@@ -155,14 +155,27 @@ def forwarded_sites(project: Project) -> list[tuple[FileFacts, EnqueueSite, str]
     for f in project.files:
         for caller in f.functions.values():
             for call in caller.call_sites:
-                entry = forwarding.get(project.resolve_function(call.callee) or call.callee)
+                entry = forwarding.get(_runs(project, call.callee))
                 if entry is None or call.deferred:
                     continue
                 function, site = entry
                 spread = _into_spread(function, call)
                 if spread:
-                    found.append((f, _forwarded(site, call, caller, spread), function.name))
+                    forwarded = _forwarded(site, call, caller, spread, project.per_class(site))
+                    found.append((f, forwarded, function.name))
     return found
+
+
+def _runs(project: Project, callee: str) -> str:
+    """The function a call of ``callee`` runs: itself, a re-exported function, or the
+    method a class inherits (``CleanupJob.enqueue`` defined on ``BaseJob``)."""
+    resolved = project.resolve_function(callee)
+    if resolved is not None:
+        return resolved
+    owner, _, name = callee.rpartition(".")
+    if owner in project.classes:
+        return project.method_of(owner, name) or callee
+    return callee
 
 
 def _into_spread(function: FunctionFacts, call: CallSite) -> tuple[Argument, ...]:
@@ -185,10 +198,23 @@ def _into_spread(function: FunctionFacts, call: CallSite) -> tuple[Argument, ...
 
 
 def _forwarded(
-    site: EnqueueSite, call: CallSite, caller: FunctionFacts, spread: tuple[Argument, ...]
+    site: EnqueueSite,
+    call: CallSite,
+    caller: FunctionFacts,
+    spread: tuple[Argument, ...],
+    per_class: bool = False,
 ) -> EnqueueSite:
+    target, text = site.target, site.target_text
+    if per_class and target:
+        # ``CleanupJob.enqueue(**data)`` of ``BaseJob.enqueue``'s ``cls.handle``: the
+        # class called is the one whose method is sent.
+        owner, method = call.callee.rpartition(".")[0], target.rpartition(".")[2]
+        target, text = f"{owner}.{method}", f"{owner.rpartition('.')[2]}.{method}"
     return replace(
         site,
+        target=target,
+        target_text=text,
+        bound_to=None,
         loc=call.loc,
         order=call.order,
         function=caller.qualname,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts import MANAGEMENT_COMMAND
+from jobcheck.facts import MANAGEMENT_COMMAND, EnqueueSite, FileFacts
 from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, describe, number
 from jobcheck.project.model import DJANGO_SETTINGS
 
@@ -65,35 +65,39 @@ def plain_functions(project: Project) -> Iterator[dict[str, object]]:
     from jobcheck.project.test_code import is_test_code
 
     seen: set[str] = set()
-    for f, site, job in project.enqueues():
-        if job is not None or site.framework_hint != "rq" or not site.target:
+    for f, written, job in project.enqueues():
+        if job is not None or written.framework_hint != "rq" or is_test_code(f):
             continue
-        if is_test_code(f) or site.target in seen:
-            continue
-        seen.add(site.target)
-        timeout = site.option("job_timeout") or site.option("timeout")
-        retry = site.option("retry")
-        route = project.routing.site_route(f, site, None)
-        yield {
-            "job": _shown(site.target),
-            "framework": "rq",
-            "path": f.path,
-            "line": site.loc.line,
-            "queue": str(route.queue) if route.known else "unknown (computed at run time)",
-            "time_limit": (
-                "none (-1)"
-                if number(timeout) == -1
-                else f"{describe(timeout)} s"
-                if timeout is not None
-                else queue_default_timeout(project, route.queue if route.known else None)
-            ),
-            "retries": f"max {describe(retry.arg(0, 'max'))}"
-            if isinstance(retry, CallV)
-            else "none",
-            "backoff": intervals(retry),
-            "dead_letter": "failed job registry (RQ)",
-            "delivery": DELIVERY,
-        }
+        for site in project.bound_sites(written):
+            if site.target and site.target not in seen:
+                seen.add(site.target)
+                yield _contract(project, f, site)
+
+
+def _contract(project: Project, f: FileFacts, site: EnqueueSite) -> dict[str, object]:
+    """One job's contract, read from the call that enqueues it."""
+    assert site.target is not None
+    timeout = site.option("job_timeout") or site.option("timeout")
+    retry = site.option("retry")
+    route = project.routing.site_route(f, site, None)
+    return {
+        "job": _shown(site.target),
+        "framework": "rq",
+        "path": f.path,
+        "line": site.loc.line,
+        "queue": str(route.queue) if route.known else "unknown (computed at run time)",
+        "time_limit": (
+            "none (-1)"
+            if number(timeout) == -1
+            else f"{describe(timeout)} s"
+            if timeout is not None
+            else queue_default_timeout(project, route.queue if route.known else None)
+        ),
+        "retries": f"max {describe(retry.arg(0, 'max'))}" if isinstance(retry, CallV) else "none",
+        "backoff": intervals(retry),
+        "dead_letter": "failed job registry (RQ)",
+        "delivery": DELIVERY,
+    }
 
 
 def intervals(retry: Value | None) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.extract.walker import Recognizer
 from jobcheck.facts import EnqueueSite, QueueDecl
-from jobcheck.facts.values import CallV, Const, DictV, Opaque, Value, string
+from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, Value, string
 from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
@@ -76,10 +76,18 @@ def receiver_queue(routing: RoutingRecognizer, node: cst.Call, site: EnqueueSite
     if isinstance(receiver, cst.Call):
         queue = routing.queue_of_call(receiver)
         if queue is not None:
-            return Const(queue[1]) if queue[1] is not None else Opaque("?")
+            return _named(queue[1], routing.queue_named_by(receiver))
         return None
     if isinstance(receiver, cst.Name):
         binding = routing.binding_of(receiver.value)
         if binding is not None:
-            return Const(binding.name) if binding.name is not None else Opaque("?")
+            return _named(binding.name, binding.named_by)
     return None
+
+
+def _named(name: str | None, named_by: str | None) -> Value:
+    """The queue's name; the class attribute naming it (``BaseJob.queue_name``, which
+    each subclass may set: the project model reads it per subclass); else unknown."""
+    if name is not None:
+        return Const(name)
+    return Ref(named_by) if named_by is not None else Opaque("?")

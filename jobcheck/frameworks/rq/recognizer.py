@@ -240,10 +240,16 @@ class RQRecognizer(Recognizer):
             return
         func_arg = keyword_func if keyword_func is not None else positional[skip].value
         target_value = walker.evaluate(func_arg)
+        # ``queue.enqueue(cls.handle)`` in a classmethod: each subclass's own method;
+        # ``queue.enqueue(self.sync)``: the method of this class (RQ pickles the object).
+        own_method = walker.own_method(func_arg)
+        bound_to = None
+        if own_method is not None:
+            bound_to = "class" if walker.class_bound(func_arg) else "object"
         if isinstance(target_value, Const) and isinstance(target_value.value, str):
             target = target_value.value
         else:
-            target = walker.qualify(func_arg)
+            target = own_method or walker.qualify(func_arg)
         command = _management_command(target, positional, skip, walker)
         if command is not None:
             # ``queue.enqueue(call_command, "parse_statistics")``: the job is the command.
@@ -293,6 +299,7 @@ class RQRecognizer(Recognizer):
                 options,
                 receiver=receiver,
                 framework="rq",
+                bound_to=bound_to,
             )
         )
 
