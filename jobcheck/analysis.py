@@ -31,7 +31,7 @@ from jobcheck.cache import Entry, FactsCache, new_entry
 from jobcheck.discovery import SourceFile, module_name
 from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.facts import MANAGEMENT_COMMAND, FileFacts
-from jobcheck.facts.values import Ref, string
+from jobcheck.facts.values import CallV, Ref, string
 from jobcheck.findings import FileError
 from jobcheck.project.lazy import ModuleLoader
 from jobcheck.registry import enqueued_by_call, semantics
@@ -750,8 +750,14 @@ def _job_module_imports(lasts: list[str]) -> re.Pattern[bytes] | None:
 def _custom_job_decorators(facts: list[FileFacts]) -> set[str]:
     """Local names of the project's own wrappers of job decorators."""
     from jobcheck.project import Project
+    from jobcheck.project.model import custom_decorator_roots
 
-    if not any(f.aliases for f in facts):
+    # Only a name for another, a call (not a literal), or a class built on a job
+    # library's decorator class can stand for a decorator.
+    roots = custom_decorator_roots()
+    if not any(isinstance(v, (Ref, CallV)) for f in facts for v in f.aliases.values()) and not any(
+        base in roots for f in facts for bases in f.classes.values() for base in bases
+    ):
         return set()
     project = Project(facts)
     return {

@@ -120,11 +120,19 @@ def _collect(value: object, found: set[str], seen: set[int]) -> None:
         stack.extend(_members(current))
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _members(value: object) -> Iterator[object]:
-    if dataclasses.is_dataclass(value):
-        for field in dataclasses.fields(value):
-            if field.name not in _CALL_FIELDS:
-                yield getattr(value, field.name)
+    kind = type(value)
+    names = _FIELD_NAMES.get(kind)
+    if names is None and dataclasses.is_dataclass(value):
+        names = _FIELD_NAMES[kind] = tuple(
+            f.name for f in dataclasses.fields(value) if f.name not in _CALL_FIELDS
+        )
+    if names is not None:
+        for name in names:
+            yield getattr(value, name)
     elif isinstance(value, dict):
         yield from value.keys()
         yield from value.values()

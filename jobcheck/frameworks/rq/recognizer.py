@@ -22,6 +22,9 @@ QUEUE_CLASSES = frozenset({"rq.Queue", "rq.queue.Queue"})
 QUEUE_FACTORIES = frozenset({"django_rq.get_queue", "django_rq.queues.get_queue"})
 SCHEDULER_CLASSES = frozenset({"rq_scheduler.Scheduler", "rq_scheduler.scheduler.Scheduler"})
 MODULE_ENQUEUE = frozenset({"django_rq.enqueue"})
+# Looking a job up by id before enqueueing it with that id (rq/job.py ``Job.fetch(id,
+# connection)``, ``Job.exists(job_id, connection)``; ``Queue.fetch_job`` calls the former).
+JOB_LOOKUPS = frozenset({"rq.job.Job.fetch", "rq.Job.fetch", "rq.job.Job.exists", "rq.Job.exists"})
 # The ``enqueue`` keywords RQ keeps for itself (rq/queue.py ``Queue.parse_args``); every
 # other keyword argument is passed to the job function.
 RQ_OPTIONS = frozenset(
@@ -65,7 +68,8 @@ class RQRecognizer(Recognizer):
         super().__init__(walker)
         self._queue_variables: set[str] = set()
         self._fetching: set[str | None] = set()
-        """Functions that look a job up by id (``queue.fetch_job(job_id)``) before they
+        """Functions that look a job up by id (``queue.fetch_job(job_id)``,
+        ``Job.fetch(job_id, connection=...)``) before they
         enqueue: with ``job_id=`` they enqueue only when none is waiting."""
 
     def function(self, node: cst.FunctionDef, facts: FunctionFacts) -> None:
@@ -132,7 +136,7 @@ class RQRecognizer(Recognizer):
         if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
-        if method == "fetch_job":
+        if method == "fetch_job" or func in JOB_LOOKUPS:
             scope = self.walker.function
             self._fetching.add(scope.facts.qualname if scope is not None else None)
             return

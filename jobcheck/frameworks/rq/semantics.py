@@ -239,7 +239,7 @@ class RQSemantics(Semantics):
     def site_count_bound(self, site: EnqueueSite) -> str | None:
         if site.option(DEDUPLICATED) is None:
             return None
-        return f"one job per job_id (fetch_job before the enqueue at line {site.loc.line})"
+        return f"one job per job_id (looked up before the enqueue at line {site.loc.line})"
 
     def let_it_fail(self) -> str:
         # rq/worker.py ``handle_job_failure``: a job that raises goes to the
@@ -251,7 +251,8 @@ class RQSemantics(Semantics):
 
 
 DEDUPLICATED = "jobcheck_deduplicated"
-"""An enqueue site's option: ``enqueue(..., job_id=X)`` after ``fetch_job(X)`` in the same
+"""An enqueue site's option: ``enqueue(..., job_id=X)`` after ``fetch_job(X)`` (or
+``Job.fetch(X, ...)``) in the same
 function, the idiom that keeps one job per id waiting (clist's parse_statistic)."""
 
 SEMANTICS = RQSemantics()
