@@ -863,8 +863,8 @@ class Walker:
         method may read from the class it is called on (``get_queue(cls.queue_name)``,
         a subclass's own value)."""
         names = [t.value for t in targets if isinstance(t, cst.Name)]
-        if not names:
-            return
+        if not any(name.isupper() for name in names) and not isinstance(value, _LITERALS):
+            return  # a field (``models.CharField(...)``), a method made here: no literal
         evaluated = self.evaluate(value)
         literal = isinstance(evaluated, Const)
         if not (literal or is_join(evaluated)):
@@ -1260,6 +1260,7 @@ def _raises_not_implemented(node: cst.FunctionDef) -> bool:
 
 
 CALL_COMMAND = frozenset({"django.core.management.call_command"})
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Name)
 # Manager methods that give one row (``cls.objects.get(pk=...)`` in a model's classmethod).
 _ROW_METHODS = frozenset({"get", "create", "first", "last", "latest", "earliest"})
 
