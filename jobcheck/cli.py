@@ -1166,20 +1166,25 @@ def _changes_since(
 
 
 def _project_of(targets: tuple[str, ...], options: Options, settings: RunSettings) -> Project:
-    """The project model of ``targets``, for the commands that review rather than check."""
-    from jobcheck.engine import collect_facts
+    """The project model of ``targets``, for the commands that review rather than check:
+    gathered as ``check`` gathers it (the files the enabled checks reach read, then
+    nothing more), so what they print is what the checks judge."""
+    from jobcheck.catalog import load_catalog
+    from jobcheck.engine import Selection, collect_facts, read_all_reached
     from jobcheck.project import Project
 
     try:
         _, analysis = collect_facts(targets, options, settings)
     except DiscoveryError as error:
         raise JobcheckError(str(error)) from None
-    return Project(
+    project = Project(
         analysis.facts,
         settings_modules=options.django_settings,
         celery_app=options.celery_app,
         loader=analysis.loader,
     )
+    read_all_reached(project, Selection.for_options(load_catalog(), options))
+    return project
 
 
 def _usage_line(error: click.UsageError) -> str:

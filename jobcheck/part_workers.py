@@ -11,6 +11,7 @@ core.
 
 from __future__ import annotations
 
+import atexit
 import re
 import sys
 import zlib
@@ -123,6 +124,9 @@ class PartWorkers:
             except (OSError, ValueError, NotImplementedError):
                 self.broken = True
                 return None
+            # A caller that never says gathering is over (``Gatherer.gathered``) must
+            # not leave the process waiting at exit for workers that wait for work.
+            atexit.register(self.close)
         return self._pools
 
 

@@ -60,3 +60,29 @@ def test_exit_handlers_run_before_the_process_ends(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr
     assert b"missing-time-limit" in done.stdout
     assert list(private.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["jobs", "review"])
+def test_commands_that_read_parts_in_workers_end(tmp_path: Path, command: str) -> None:
+    """A job reaching helpers in thirty modules no trigger keeps: their parts are read
+    in worker processes, which must not keep the process from ending (``jobs`` on
+    saleor waited for them forever)."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__init__.py").write_text("")
+    for index in range(30):
+        (app / f"helper{index}.py").write_text(f"def step{index}(x):\n    return x + {index}\n")
+    imports = "".join(f"from app.helper{i} import step{i}\n" for i in range(30))
+    calls = "".join(f"    x = step{i}(x)\n" for i in range(30))
+    (app / "tasks.py").write_text(
+        f"from celery import shared_task\n{imports}\n\n@shared_task(time_limit=60)\n"
+        f"def work(x):\n{calls}    return x\n"
+    )
+    done = subprocess.run(
+        [*COMMAND, command, str(tmp_path)],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert b"app.tasks.work" in done.stdout

@@ -6,7 +6,8 @@ cast=int)`` (python-decouple): a static reader cannot know the deployment's envi
 but the default is what runs wherever the variable is not set, and what the code's author
 chose. It comes back as an :class:`EnvDefault` (a ``Const`` naming its variable), so a
 message can say where the number came from; a read with no literal default stays what it
-was (unknown).
+was (unknown). django-environ returns a default of None as it is: that None is the value
+too (``env.int("TIME_LIMIT", None)``: none wherever the variable is unset).
 """
 
 from __future__ import annotations
@@ -69,21 +70,35 @@ def _read(call: CallV, instances: Mapping[str, str]) -> EnvDefault | None:
         cast = call.kwarg("cast")
         name = cast.qualname if cast is not None and hasattr(cast, "qualname") else None
         return _default(variable, call.kwarg("default"), _ENV_CASTS.get(name or ""))
+    # django-environ: ``Env.int(var, default=NOTSET)`` takes the default second;
+    # ``Env.__call__(var, cast=None, default=NOTSET)`` by keyword (environ/environ.py).
+    # Its ``get_value`` returns a default of None as it is: None is what runs where the
+    # variable is unset (``env.int("TIME_LIMIT", None)``: no limit there).
     owner, _, method = func.rpartition(".")
     if instances.get(owner) in _ENV_CLASSES and method in _ENV_CASTS:
-        return _default(call.arg(0, "var"), call.kwarg("default"), _ENV_CASTS[method])
+        default = call.arg(1, "default")
+        return _default(call.arg(0, "var"), default, _ENV_CASTS[method], none_counts=True)
+    if instances.get(func) in _ENV_CLASSES:
+        return _default(call.arg(0, "var"), call.kwarg("default"), None, none_counts=True)
     return None
 
 
 def _default(
-    variable: Value | None, default: Value | None, cast: Callable[[object], object] | None
+    variable: Value | None,
+    default: Value | None,
+    cast: Callable[[object], object] | None,
+    none_counts: bool = False,
 ) -> EnvDefault | None:
+    """``none_counts``: a default of None is the value too (the reader returns it as it
+    is), not an unknown."""
     if not isinstance(variable, Const) or not isinstance(variable.value, str):
         return None
-    if not isinstance(default, Const) or default.value is None:
+    if not isinstance(default, Const) or (default.value is None and not none_counts):
         return None
     found = EnvDefault(default.value, variable.value)
-    return _cast(found, cast) if cast is not None else found
+    if cast is None or default.value is None:
+        return found
+    return _cast(found, cast)
 
 
 def _cast(value: EnvDefault, cast: Callable[[object], object]) -> EnvDefault:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts import SPLAT, FailureHandler, FileFacts, RetryCall
+from jobcheck.facts import FailureHandler, FileFacts, RetryCall
 from jobcheck.facts.values import (
     DictV,
     Ref,
@@ -32,6 +32,7 @@ from jobcheck.project.test_code import is_test_code
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import Seconds
     from jobcheck.project.model import Job, Resolved
     from jobcheck.project.routing import QueueUse
 
@@ -49,42 +50,70 @@ AMQP_SCHEMES = frozenset({"amqp", "amqps", "pyamqp", "librabbitmq"})
 
 
 def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
-    # Celery has no time limit by default: celery/app/defaults.py declares
-    # ``task_time_limit`` and ``task_soft_time_limit`` with no default (None).
-    hard = check.project.option(job, "time_limit")
-    soft = check.project.option(job, "soft_time_limit")
-    for resolved, name in ((hard, "time_limit"), (soft, "soft_time_limit")):
-        if resolved.is_set and is_infinite(resolved.value):
-            yield check.finding(
-                "missing-time-limit",
-                resolved.path or job.file.path,
-                resolved.loc or job.task.loc,
-                f"Celery task '{job.task.name}' sets {name} to infinity: it can run forever "
-                "and pin a worker; set a finite limit",
-            )
-            return
-    if _has_limit(hard) or _has_limit(soft) or _limited_per_call(check, job):
-        return
-    zero = next((r for r in (hard, soft) if r.is_set and number(r.value) == 0), None)
-    if zero is not None:
-        where = "the global setting" if zero.source == "settings" else "its time_limit"
-        yield check.finding(
-            "missing-time-limit",
-            zero.path or job.file.path,
-            zero.loc or job.task.loc,
-            f"Celery task '{job.task.name}' has a time limit of 0 ({where}), which means no "
-            "limit (billiard starts no timer for 0): a stuck call pins the worker forever; "
-            "set a limit in seconds",
+    """Judged on the task's time limit as ``jobcheck jobs`` shows it
+    (``contract.time_limit``): Celery has no time limit by default
+    (celery/app/defaults.py declares ``task_time_limit`` and ``task_soft_time_limit``
+    with no default, None)."""
+    limit = contract.time_limit(check.project, job)
+    set_limits = [s for s in (limit.hard, limit.soft) if s is not None]
+    infinite = next((s for s in set_limits if is_infinite(s.value)), None)
+    if infinite is not None:
+        name = "time_limit" if infinite is limit.hard else "soft_time_limit"
+        yield _at(
+            check,
+            job,
+            infinite,
+            f"Celery task '{job.task.name}' sets {name} to "
+            "infinity: it can run forever and pin a worker; set a finite limit",
         )
         return
-    if hard.source == "task" and is_none(hard.value):
+    if limit.present:
+        return
+    pool = contract.unenforcing_pool(check.project)
+    if limit.is_set and pool is not None:
         yield check.finding(
             "missing-time-limit",
-            job.file.path,
-            hard.loc or job.task.loc,
-            f"Celery task '{job.task.name}' sets time_limit=None, which takes the global "
-            "task_time_limit, and none is set: a stuck call pins the worker forever; set "
-            "time_limit= (seconds)",
+            pool.path,
+            pool.loc,
+            f"Celery task '{job.task.name}' and every task these workers run have time "
+            f"limits that are never applied: the workers run the {pool.pool} pool, which "
+            "ignores them (celery/concurrency: only prefork and gevent time a task): a stuck "
+            "call pins a worker forever; run the prefork pool (the default) or gevent, or "
+            "put timeouts on the calls themselves",
+        )
+        return
+    zero = next((s for s in set_limits if s.seconds == 0), None)
+    if zero is not None:
+        where = "the global setting" if zero.origin.where == "global setting" else "its time_limit"
+        yield _at(
+            check,
+            job,
+            zero,
+            f"Celery task '{job.task.name}' has a time limit of 0 "
+            f"({where}), which means no limit (billiard starts no timer for 0): a stuck "
+            "call pins the worker forever; set a limit in seconds",
+        )
+        return
+    unset = next((s for s in set_limits if s.from_environment), None)
+    if unset is not None:
+        yield _at(
+            check,
+            job,
+            unset,
+            f"Celery task '{job.task.name}' has no time limit "
+            f"unless ${unset.from_environment} is set (the setting's default is None, "
+            "so wherever the variable is unset there is none): a stuck call pins the "
+            "worker forever; give the read a default in seconds",
+        )
+        return
+    if limit.hard is not None and limit.hard.origin.where == "task":
+        yield _at(
+            check,
+            job,
+            limit.hard,
+            f"Celery task '{job.task.name}' sets time_limit="
+            "None, which takes the global task_time_limit, and none is set: a stuck "
+            "call pins the worker forever; set time_limit= (seconds)",
         )
         return
     yield check.finding(
@@ -97,27 +126,10 @@ def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
     )
 
 
-def _limited_per_call(check: Check, job: Job) -> bool:
-    """Some projects set limits per call (``apply_async(time_limit=...)``, or
-    ``signature(..., options=options)`` with limits computed at run time)."""
-    return job.task.qualname in _jobs_limited_per_call(check)
-
-
-def _jobs_limited_per_call(check: Check) -> frozenset[str]:
-    """Jobs some call sends with its own limits (``apply_async(time_limit=...)``, or
-    ``signature(..., options=options)`` with limits computed at run time)."""
-    cached = check.__dict__.get("_celery_jobs_limited_per_call")
-    if cached is not None:
-        return cached
-    found = set()
-    for _, site, target in check.project.enqueues():
-        if target is None:
-            continue
-        keys = {key for key, _ in site.options}
-        if keys & {"time_limit", "soft_time_limit", "options", SPLAT}:
-            found.add(target.task.qualname)
-    check.__dict__["_celery_jobs_limited_per_call"] = result = frozenset(found)
-    return result
+def _at(check: Check, job: Job, limit: Seconds, message: str) -> Finding:
+    """A finding at the place that sets ``limit`` (the task's own file when unknown)."""
+    path = limit.origin.path or job.file.path
+    return check.finding("missing-time-limit", path, limit.origin.loc or job.task.loc, message)
 
 
 def time_limit_exceeds_visibility(check: Check) -> Iterator[Finding]:
@@ -226,12 +238,6 @@ def _origin(resolved: Resolved) -> str:
         "settings": "global setting",
     }.get(resolved.source, resolved.source)
     return where + env_note(resolved.value)
-
-
-def _has_limit(resolved: Resolved) -> bool:
-    """A limit is present unless unset, None or 0 (billiard takes a 0 timeout as no
-    limit); an unknown value counts."""
-    return resolved.is_set and not is_none(resolved.value) and number(resolved.value) != 0
 
 
 def unbounded_retry_options(check: Check, job: Job) -> Iterator[Finding]:

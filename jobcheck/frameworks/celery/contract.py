@@ -7,9 +7,22 @@ shapes only the retries ``autoretry_for`` makes (celery/app/autoretry.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import DictV, SeqV, Value, describe, env_note, is_none, number, truthy
+from jobcheck.facts import SPLAT, Loc
+from jobcheck.facts.values import (
+    DictV,
+    SeqV,
+    Value,
+    describe,
+    env_note,
+    is_none,
+    number,
+    string,
+    truthy,
+)
+from jobcheck.project.contract import Origin, Seconds, TimeLimit
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project, Resolved
@@ -17,15 +30,111 @@ if TYPE_CHECKING:
 NAME = "celery"
 
 
-def time_limit(project: Project, job: Job) -> str:
-    hard = project.option(job, "time_limit")
-    soft = project.option(job, "soft_time_limit")
-    parts = [
-        f"{name} {_value(r)} s ({_source(r)})"
-        for name, r in (("hard", hard), ("soft", soft))
-        if r.is_set and not is_none(r.value) and number(r.value) != 0
-    ]
-    return ", ".join(parts) or "none (Celery has no default)"
+def time_limit(project: Project, job: Job) -> TimeLimit:
+    """The task's time limits, as the worker applies them: its own, a base class's,
+    ``task_annotations``', the global ``task_time_limit``/``task_soft_time_limit``;
+    Celery sets none by default (celery/app/defaults.py declares both with no default)."""
+    pool = unenforcing_pool(project)
+    return TimeLimit(
+        hard=_limit(project.option(job, "time_limit")),
+        soft=_limit(project.option(job, "soft_time_limit")),
+        per_call=job.task.qualname in limited_per_call(project),
+        none_by_default="Celery has no default",
+        unenforced=(
+            f"the workers run the {pool.pool} pool ({pool.where}), which applies no time limit"
+            if pool is not None
+            else ""
+        ),
+    )
+
+
+# celery/concurrency/thread.py and eventlet.py: ``TaskPool.on_apply(..., **_)`` takes the
+# limits and drops them; solo.py runs ``apply_target`` inline, with no timer. The prefork
+# pool (the default) kills a run at the hard limit and signals the soft one; gevent.py
+# wraps the run in ``gevent.Timeout``.
+UNENFORCING_POOLS = frozenset({"threads", "solo", "eventlet"})
+
+
+@dataclass(frozen=True)
+class WorkerPool:
+    """The pool a Celery worker command in sight runs its tasks in."""
+
+    pool: str
+    path: str
+    loc: Loc
+    where: str
+    """``Procfile:3 (worker)``."""
+
+
+def worker_pools(project: Project) -> list[WorkerPool]:
+    """The pool of every Celery worker the project's process definitions start:
+    ``-P``/``--pool``, else ``worker_pool`` (CELERY_WORKER_POOL), else prefork."""
+    cached = project.__dict__.get("_celery_worker_pools")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    from jobcheck.commandline import option_values, programs
+    from jobcheck.project.test_code import is_test_code
+    from jobcheck.registry import semantics
+
+    setting = project.setting("worker_pool")
+    configured = string(project.value(setting[1].value)) if setting is not None else None
+    found = []
+    for f in project.files:
+        if is_test_code(f):
+            continue
+        for process in f.processes:
+            for words in programs(process.command):
+                if semantics(NAME).worker_queues(words) is None:
+                    continue
+                given = option_values(words, ("-P", "--pool"))
+                pool = given[-1] if given else configured or "prefork"
+                where = f"{f.path}:{process.loc.line} ({process.name})"
+                found.append(WorkerPool(pool, f.path, process.loc, where))
+    project.__dict__["_celery_worker_pools"] = found
+    return found
+
+
+def unenforcing_pool(project: Project) -> WorkerPool | None:
+    """The first worker, when every Celery worker in sight runs a pool that applies no
+    time limit (a pool that is not one of Celery's own, or any worker that enforces,
+    leaves it unknown: None)."""
+    pools = worker_pools(project)
+    if pools and all(p.pool in UNENFORCING_POOLS for p in pools):
+        return pools[0]
+    return None
+
+
+def _limit(resolved: Resolved) -> Seconds | None:
+    if not resolved.is_set or resolved.value is None:
+        return None
+    where = _WHERE.get(resolved.source, resolved.source)
+    return Seconds(resolved.value, Origin(where, resolved.path, resolved.loc))
+
+
+_WHERE = {
+    "task": "task",
+    "base": "base class",
+    "annotations": "task_annotations",
+    "settings": "global setting",
+}
+
+
+_PER_CALL_OPTIONS = frozenset({"time_limit", "soft_time_limit", "options", SPLAT})
+
+
+def limited_per_call(project: Project) -> frozenset[str]:
+    """Tasks some call sends with its own limits (``apply_async(time_limit=...)``, or
+    ``signature(..., options=options)`` with limits computed at run time)."""
+    cached = project.__dict__.get("_celery_limited_per_call")
+    if cached is None:
+        cached = project.__dict__["_celery_limited_per_call"] = frozenset(
+            target.task.qualname
+            for _, site, target in project.enqueues()
+            if target is not None
+            and {key for key, _ in site.options}
+            & {"time_limit", "soft_time_limit", "options", SPLAT}
+        )
+    return cached
 
 
 def retries(project: Project, job: Job) -> str:

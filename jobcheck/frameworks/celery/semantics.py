@@ -27,6 +27,7 @@ from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
+from jobcheck.project.contract import describe_time_limit
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
@@ -372,7 +373,7 @@ class CelerySemantics(Semantics):
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retries = contract.retries(project, job)
         return {
-            "time_limit": contract.time_limit(project, job),
+            "time_limit": describe_time_limit(contract.time_limit(project, job)),
             "retries": retries,
             "backoff": "-" if retries == "none" else contract.backoff(project, job),
             "dead_letter": contract.dead_letter(project, job),

@@ -1,0 +1,133 @@
+"""What a job promises, computed once: the values ``review``/``jobs`` print and the checks
+judge (docs/ARCHITECTURE.md, "One contract per job").
+
+A framework plugin normalises its options into these types (``Semantics.time_limit``);
+the words ``jobs`` prints are made here from them (:func:`describe_time_limit`), and
+the checks judge the same objects, so what review says and what a check reports cannot
+disagree. Every value says where it comes from (:class:`Origin`): a place in the project,
+or the framework's default with the library source it was checked against.
+
+The fields move here one at a time; the time limit is the first (issue 27).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from jobcheck.facts import Loc
+from jobcheck.facts.values import (
+    EnvDefault,
+    Value,
+    describe,
+    env_note,
+    is_infinite,
+    is_none,
+    number,
+)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a contract value comes from."""
+
+    where: str
+    """"task", "base class", "task_annotations", "global setting", "call", "queue
+    setting" or "default"."""
+    path: str | None = None
+    loc: Loc | None = None
+    cited: str = ""
+    """For a framework default: the library source it was read in."""
+
+    @property
+    def is_default(self) -> bool:
+        return self.where == "default"
+
+
+@dataclass(frozen=True)
+class Seconds:
+    """One limit as the project sets it: a number of seconds, no limit (None, 0 or
+    infinity, each as written), or a value the code computes (unknown)."""
+
+    value: Value
+    origin: Origin
+
+    @property
+    def seconds(self) -> float | None:
+        found = number(self.value)
+        return float(found) if found is not None else None
+
+    @property
+    def unknown(self) -> bool:
+        """Computed at run time (an environment variable without a literal default...)."""
+        return self.seconds is None and not self.no_limit
+
+    @property
+    def no_limit(self) -> bool:
+        """Set to what means no limit: None, 0 (billiard starts no timer for 0) or
+        infinity."""
+        return is_none(self.value) or is_infinite(self.value) or self.seconds in (0.0, math.inf)
+
+    @property
+    def limits(self) -> bool:
+        """Whether it bounds the run (an unknown value is taken to: the project chose it)."""
+        return not self.no_limit
+
+    @property
+    def from_environment(self) -> str | None:
+        """The environment variable whose literal default this is, when it is one."""
+        return self.value.variable if isinstance(self.value, EnvDefault) else None
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """A job's time limits: hard (the worker kills the run) and soft (the job is told)."""
+
+    hard: Seconds | None
+    soft: Seconds | None = None
+    per_call: bool = False
+    """Some call sends the job with limits of its own (``apply_async(time_limit=...)``)."""
+    none_by_default: str = ""
+    """What the framework's default is when nothing is set, with its source."""
+    unenforced: str = ""
+    """Why the workers apply no limit, whatever is set (the pool they run), or ""."""
+
+    @property
+    def is_set(self) -> bool:
+        """Whether the project sets some limit for the job's runs."""
+        return self.per_call or any(s is not None and s.limits for s in (self.hard, self.soft))
+
+    @property
+    def present(self) -> bool:
+        """Whether some limit bounds the job's runs: set, and applied by the workers."""
+        return self.is_set and not self.unenforced
+
+
+def describe_time_limit(limit: TimeLimit) -> str:
+    """The ``time limit`` line of ``jobcheck jobs``: ``hard 300 s (global setting)``."""
+    parts = [
+        f"{name} {_seconds_text(s)} s ({_origin_text(s)})"
+        for name, s in (("hard", limit.hard), ("soft", limit.soft))
+        if s is not None and s.limits
+    ]
+    if limit.per_call and not parts:
+        parts = ["set by the calls that send it"]
+    if parts and limit.unenforced:
+        return f"none: {', '.join(parts)}, but {limit.unenforced}"
+    if parts:
+        return ", ".join(parts)
+    unset = [s for s in (limit.hard, limit.soft) if s is not None and s.from_environment]
+    if unset:
+        variables = " or ".join(f"${s.from_environment}" for s in unset)
+        defaults = "its default is" if len(unset) == 1 else "their defaults are"
+        return f"none unless {variables} is set ({defaults} None)"
+    return f"none ({limit.none_by_default})" if limit.none_by_default else "none"
+
+
+def _seconds_text(limit: Seconds) -> str:
+    seconds = limit.seconds
+    return f"{seconds:g}" if seconds is not None else describe(limit.value)
+
+
+def _origin_text(limit: Seconds) -> str:
+    return limit.origin.where + env_note(limit.value)
