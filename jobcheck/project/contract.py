@@ -103,6 +103,39 @@ class TimeLimit:
         return self.is_set and not self.unenforced
 
 
+@dataclass(frozen=True)
+class DeadLetter:
+    """Where a job that fails for good ends: kept somewhere to inspect and replay, or
+    lost, and the option that decides it."""
+
+    kept_in: str = ""
+    """The framework's store of failed jobs (``Sidekiq's dead set``), or ""."""
+    lost: str = ""
+    """Why nothing is kept (``retry: false skips the dead set``), or ""."""
+    recorded_by: str = ""
+    """A handler of the project that records the failure, or ""."""
+    decided_by: str = ""
+    """The option that decides it, as written (``retry: false``)."""
+    origin: Origin | None = None
+    """Where that option is written."""
+
+    @property
+    def kept(self) -> bool:
+        """Whether a failed job leaves something to inspect or replay."""
+        return bool(self.kept_in or self.recorded_by)
+
+
+def describe_dead_letter(dead: DeadLetter) -> str:
+    """The ``dead letter`` line of ``jobcheck jobs``."""
+    if dead.recorded_by and dead.lost:
+        return f"{dead.lost}, after {dead.recorded_by} records it"
+    if dead.recorded_by:
+        return dead.recorded_by
+    if dead.lost:
+        return f"none: {dead.lost}"
+    return dead.kept_in or "none found"
+
+
 def describe_time_limit(limit: TimeLimit) -> str:
     """The ``time limit`` line of ``jobcheck jobs``: ``hard 300 s (global setting)``."""
     parts = [

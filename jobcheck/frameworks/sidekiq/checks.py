@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import CallV, Opaque, truthy
+from jobcheck.facts.values import CallV, Opaque
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.frameworks.sidekiq import contract
 from jobcheck.frameworks.sidekiq import defaults as sk
@@ -109,29 +109,30 @@ def unbounded_retries(check: Check, job: Job) -> Iterator[Finding]:
 
 
 def no_dead_letter(check: Check) -> Iterator[Finding]:
-    """``dead: false`` (discarded after the last retry, job_retry.rb:250-273) or
-    ``retry: false`` (no retry, no dead set: :96-104, :133) with no
-    ``sidekiq_retries_exhausted`` to record the failure: a failed job leaves nothing to
-    look at or replay."""
+    """Judged on the job's dead letter as ``jobcheck jobs`` shows it
+    (``contract.dead_letter``): ``retry: false`` (no retry, no dead set, only death
+    handlers: job_retry.rb:96-104, :133) or ``dead: false`` without a
+    ``sidekiq_retries_exhausted`` to record the failure leaves nothing to look at or
+    replay. Reported where the option is written (a base class's line once for the jobs
+    built on it)."""
     for job in _jobs(check):
         if job.framework != "sidekiq":
             continue
-        if contract.option(check.project, job, "sidekiq_retries_exhausted") is not None:
+        dead = contract.dead_letter(check.project, job)
+        if dead.kept or dead.origin is None:
             continue
-        for key, meaning in (("dead", sk.DEAD_FALSE), ("retry", sk.RETRY_FALSE)):
-            value = job.task.option(key)
-            if value is None or truthy(value) is not False or not isinstance(value.value, bool):
-                continue
-            yield check.finding(
-                "no-dead-letter",
-                job.file.path,
-                job.task.option_loc(key),
-                f"Sidekiq job '{job.task.name}' sets {key} to false ({meaning}), and has no "
-                "sidekiq_retries_exhausted block: a job that fails for good leaves nothing "
-                "to inspect or replay; drop it to keep the dead set, or record the failure "
-                "in sidekiq_retries_exhausted",
-            )
-            break
+        key = dead.decided_by.partition(":")[0]
+        meaning = sk.RETRY_FALSE if key == "retry" else sk.DEAD_FALSE
+        owner = "" if dead.origin.where == "job" else " (on its base class)"
+        yield check.finding(
+            "no-dead-letter",
+            dead.origin.path or job.file.path,
+            dead.origin.loc or job.task.loc,
+            f"Sidekiq job '{job.task.name}' sets {key} to false{owner} ({meaning}), and "
+            "nothing records the failure: a job that fails for good leaves nothing to "
+            "inspect or replay; drop it to keep the dead set"
+            + (", or record the failure in sidekiq_retries_exhausted" if key == "dead" else ""),
+        )
 
 
 def _own_retry_ons(check: Check, purpose: str, job: Job) -> Iterator[tuple[Job, CallV]]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import CallV, DictV, Ref, Value, number, string, truthy
+from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, number, string, truthy
 from jobcheck.frameworks.sidekiq import defaults as sk
+from jobcheck.project.contract import DeadLetter, Origin, describe_dead_letter
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, Setting, TaskDef
@@ -192,19 +193,45 @@ def grows(call: CallV) -> bool:
 # -- dead letters ------------------------------------------------------------------------------
 
 
-def dead_letter(project: Project, job: Job) -> str:
-    retries, _ = max_retries(project, job)
-    dead = option(project, job, "dead")
-    exhausted = option(project, job, "sidekiq_retries_exhausted")
-    if retries == 0 and (found := option(project, job, "retry")) and truthy(found[1]) is False:
-        return "none: retry: false skips the dead set (only death handlers run)"
-    if dead is not None and truthy(dead[1]) is False:
-        if exhausted is not None:
-            return "discarded (dead: false) after sidekiq_retries_exhausted runs"
-        return "none: dead: false discards it after the last retry"
-    return (
+def dead_letter(project: Project, job: Job) -> DeadLetter:
+    """Where the job ends once Sidekiq gives it up: the dead set
+    (``retries_exhausted`` -> ``send_to_morgue``, job_retry.rb:250-273), also straight
+    after the first failure with ``retry: 0`` (0 is truthy in Ruby); nowhere with
+    ``retry: false`` (only death handlers run, :96-104, :133: not even
+    ``sidekiq_retries_exhausted``) or ``dead: false`` (discarded, after
+    ``sidekiq_retries_exhausted`` runs)."""
+    store = (
         f"Sidekiq's dead set ({sk.DEAD_MAX_JOBS:,} jobs, {sk.DEAD_TIMEOUT_SECONDS // 86400} days)"
     )
+    exhausted = option(project, job, "sidekiq_retries_exhausted")
+    retry = option(project, job, "retry")
+    if retry is not None and _is_false(retry[1]):
+        return DeadLetter(
+            lost="retry: false skips the dead set (only death handlers run)",
+            decided_by="retry: false",
+            origin=_origin(job, retry[0], "retry"),
+        )
+    dead = option(project, job, "dead")
+    if dead is not None and _is_false(dead[1]):
+        return DeadLetter(
+            lost="discarded (dead: false)",
+            recorded_by="sidekiq_retries_exhausted" if exhausted is not None else "",
+            decided_by="dead: false",
+            origin=_origin(job, dead[0], "dead"),
+        )
+    if retry is not None and number(retry[1]) == 0:
+        return DeadLetter(kept_in=f"{store}, at the first failure (retry: 0)")
+    return DeadLetter(kept_in=store)
+
+
+def _is_false(value: Value) -> bool:
+    """Ruby's ``false`` (not 0, which is truthy in Ruby)."""
+    return isinstance(value, Const) and value.value is False
+
+
+def _origin(job: Job, owner: Job, key: str) -> Origin:
+    where = "job" if owner.task.qualname == job.task.qualname else "base class"
+    return Origin(where, owner.file.path, owner.task.option_loc(key))
 
 
 # -- single runs ----------------------------------------------------------------------------
@@ -397,7 +424,7 @@ def contract(project: Project, job: Job) -> dict[str, str]:
         "time_limit": "none (Sidekiq has no job time limit, by design)",
         "retries": retries_text,
         "backoff": backoff.strip(),
-        "dead_letter": dead_letter(project, job),
+        "dead_letter": describe_dead_letter(dead_letter(project, job)),
     }
 
 
