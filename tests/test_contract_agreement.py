@@ -6,14 +6,18 @@ every Sidekiq job, the same of ``no-dead-letter`` and its dead letter."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from jobcheck.checks.scl18_missing_time_limit import MissingTimeLimit
 from jobcheck.checks.scl34_no_dead_letter import NoDeadLetter
+from jobcheck.cli import cli
 from jobcheck.config import Options
 from jobcheck.engine import RunSettings, collect_facts
+from jobcheck.frameworks.arq import checks as arq_checks
 from jobcheck.frameworks.celery import contract
 from jobcheck.frameworks.sidekiq import contract as sidekiq_contract
 from jobcheck.project.contract import describe_dead_letter, describe_time_limit
@@ -78,3 +82,45 @@ def test_no_dead_letter_fires_exactly_when_the_contract_keeps_nothing(case: Path
         flagged = f"Sidekiq job '{job.task.name}' sets " in reported
         assert flagged == (not dead.kept), job.task.qualname
         assert describe_dead_letter(dead).startswith("none") == (not dead.kept)
+
+
+def _arq_cases() -> list[Path]:
+    return [
+        case
+        for case in fixture_cases()
+        if any(b"arq" in path.read_bytes() for path in case.rglob("*.py") if path.is_file())
+    ]
+
+
+@pytest.mark.parametrize("case", _arq_cases(), ids=case_id)
+def test_arq_no_dead_letter_fires_exactly_when_a_job_keeps_nothing(case: Path) -> None:
+    """arq: the project's no-dead-letter finding exists exactly when some job's contract
+    keeps nothing of a failure (``keep_result_forever=True`` keeps every failed result, a
+    cron job's next run replays it), and ``jobs`` says "none" for exactly those jobs."""
+    root = str(case)
+    options = Options(root=root)
+    _, analysis = collect_facts([root], options, RunSettings(jobs=1))
+    project = Project(analysis.facts, loader=analysis.loader)
+    check = NoDeadLetter(project, options)
+    flagged = any("arq job" in f.message for f in check.run({"no-dead-letter"}))
+    lost = [
+        job
+        for job in project.jobs
+        if job.framework == "arq" and not arq_checks.dead_letter(project, job).kept
+    ]
+    assert flagged == bool(lost and arq_checks.workers(project))
+    for job in project.jobs:
+        if job.framework == "arq":
+            dead = arq_checks.dead_letter(project, job)
+            assert describe_dead_letter(dead).startswith("none") == (not dead.kept)
+
+
+def test_arq_results_kept_forever_are_the_dead_letter_in_review() -> None:
+    case = Path(__file__).parent / "fixtures/SCL-34/no-dead-letter/arq_results_kept"
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(case)])
+    assert result.exit_code == 0, result.output
+    dead = {c["job"]: c["dead_letter"] for c in json.loads(result.output)}
+    assert dead == {
+        "sync_orders": "its failed result, kept forever (WorkerSettings.keep_result_forever)",
+        "cron:nightly": "its next scheduled run (a cron job takes no arguments)",
+    }

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import is_none, number, string, truthy
 from jobcheck.frameworks.arq.defaults import WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project.contract import DeadLetter
 from jobcheck.project.schedule_words import short
 
 if TYPE_CHECKING:
@@ -59,21 +60,39 @@ def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
     )
 
 
-def no_dead_letter(check: Check) -> Iterator[Finding]:
+def dead_letter(project: Project, job: Job) -> DeadLetter:
     """arq/worker.py ``run_job``: a job that raises (other than ``Retry`` or a
     cancellation) fails at once, and its result, error included, is kept for
-    ``keep_result`` seconds (3600 by default) and then expires: nothing keeps it."""
+    ``keep_result`` seconds (3600 by default) and then expires: nothing keeps it, unless
+    a worker keeps results forever (``keep_result_forever=True``) or runs an
+    ``after_job_end`` hook of the project, which may record them. A cron job takes no
+    arguments: its next run is its replay."""
+    if job.task.kind == "cron":
+        return DeadLetter(kept_in="its next scheduled run (a cron job takes no arguments)")
+    for _, config in workers(project):
+        if truthy(config.option("keep_result_forever")):
+            name = config.qualname.rpartition(".")[2]
+            return DeadLetter(
+                kept_in=f"its failed result, kept forever ({name}.keep_result_forever)"
+            )
+    for _, config in workers(project):
+        if config.option("after_job_end") is not None:
+            name = config.qualname.rpartition(".")[2]
+            return DeadLetter(recorded_by=f"{name}.after_job_end, which may record it")
+    return DeadLetter(lost="failed results expire after keep_result (1 h by default)")
+
+
+def no_dead_letter(check: Check) -> Iterator[Finding]:
+    """Judged on each job's dead letter as ``jobcheck jobs`` shows it
+    (:func:`dead_letter`): one finding for the project, at its first worker settings."""
     found = workers(check.project)
-    # A cron job takes no arguments: its next run is its replay (and cron.py keeps its
-    # result 0 s by default, ``keep_result=0``, whatever the worker's keep_result).
-    jobs = [job for job in check.project.jobs if job.framework == NAME and job.task.kind != "cron"]
+    jobs = [
+        job
+        for job in check.project.jobs
+        if job.framework == NAME and not dead_letter(check.project, job).kept
+    ]
     if not found or not jobs:
         return
-    if any(
-        truthy(config.option("keep_result_forever")) or config.option("after_job_end") is not None
-        for _, config in found
-    ):
-        return  # results kept, or a hook the project runs after every job may record them
     path, config = found[0]
     count = f"{len(jobs)} arq job" + ("s" if len(jobs) != 1 else "")
     yield check.finding(

@@ -18,6 +18,7 @@ from jobcheck.frameworks.semantics_base import (
     catches_cancellation,
     fixed_hours,
 )
+from jobcheck.project.contract import describe_dead_letter
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
@@ -295,7 +296,7 @@ class ArqSemantics(Semantics):
             "time_limit": limit,
             "retries": f"max_tries {tries_text}, only on Retry and cancellation",
             "backoff": "Retry(defer=...) as raised",
-            "dead_letter": "none (failed results expire after keep_result)",
+            "dead_letter": describe_dead_letter(checks.dead_letter(project, job)),
         }
 
     def delivery(self, project: Project, job: Job) -> str:
