@@ -238,6 +238,30 @@ def test_django_rq_queue_default_timeouts_are_the_jobs_limits(tmp_path: Path) ->
     }
 
 
+def test_a_default_timeout_set_for_every_queue_by_a_comprehension(tmp_path: Path) -> None:
+    """``RQ_QUEUES = {name: {..., "DEFAULT_TIMEOUT": 300} for name in (...)}`` sets every
+    queue's limit: read as the dict it builds, not as RQ's 180 s."""
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "settings.py").write_text(
+        "REDIS_URL = 'redis://localhost:6379/0'\n"
+        "RQ_QUEUES = {\n"
+        "    name: {'URL': REDIS_URL, 'DEFAULT_TIMEOUT': 300}\n"
+        "    for name in ('default', 'low')\n"
+        "}\n"
+    )
+    (tmp_path / "shop" / "jobs.py").write_text(
+        "from django_rq import job\n@job('low')\ndef prune():\n    pass\n"
+        "@job('other')\ndef elsewhere():\n    pass\n"
+    )
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
+    limits = {c["job"].rsplit(".", 1)[-1]: c["time_limit"] for c in json.loads(result.output)}
+    assert limits == {
+        "prune": "300 s (RQ_QUEUES['low']['DEFAULT_TIMEOUT'])",
+        "elsewhere": "180 s (RQ default)",  # a queue the comprehension does not build
+    }
+
+
 RUBY_FIXTURES = Path(__file__).parent / "fixtures" / "frameworks" / "sidekiq"
 
 

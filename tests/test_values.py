@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jobcheck.extract import extract_file
-from jobcheck.facts.values import JOIN, CallV, Const, Opaque, Ref
+from jobcheck.facts.values import JOIN, CallV, Const, DictV, Opaque, Ref
 
 
 def _queue_of(expression: str) -> object:
@@ -117,3 +117,43 @@ def test_joins_resolve_across_modules() -> None:
     assert project.value(every) == Const("*/15")  # type: ignore[attr-defined]
     unresolved = CallV(JOIN, (Ref("shop.naming.MISSING"), Const("-x")))
     assert project.value(unresolved) == unresolved  # type: ignore[attr-defined]
+
+
+def _settings_value(expression: str) -> object:
+    source = f"NAMES = ('default', 'low')\nSETTING = {expression}\n"
+    facts = extract_file("settings.py", source.encode(), "proj.settings")
+    return facts.aliases.get("proj.settings.SETTING")
+
+
+def test_a_dict_comprehension_over_literal_names_is_the_dict_it_builds() -> None:
+    value = _settings_value("{name: {'TIMEOUT': 300, 'NAME': name} for name in ('a', 'b')}")
+    assert value == DictV(
+        (
+            (Const("a"), DictV(((Const("TIMEOUT"), Const(300)), (Const("NAME"), Const("a"))))),
+            (Const("b"), DictV(((Const("TIMEOUT"), Const(300)), (Const("NAME"), Const("b"))))),
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "{name: 1 for name in range(3)}",  # not a literal sequence
+        "{name: 1 for name in ('a', 'b') if name}",  # filtered
+        "{k: v for k, v in PAIRS}",  # unknown items, two names
+        "{a: b for a in ('x',) for b in ('y',)}",  # nested loops
+    ],
+)
+def test_other_dict_comprehensions_stay_unknown(expression: str) -> None:
+    assert _settings_value(expression) is None  # not a readable constant: no alias
+
+
+def test_comprehensions_are_unrolled_once_and_small() -> None:
+    """A value unrolled for each item is read again each time: not inside another
+    comprehension being read (nesting would grow the work exponentially), nor when long."""
+    nested = "{a: {b: 1 for b in ('x', 'y')} for a in ('p', 'q')}"
+    value = _settings_value(nested)
+    assert isinstance(value, DictV)
+    assert all(isinstance(inner, Opaque) for _, inner in value.items)
+    long_value = "{" + ", ".join(f"'k{i}': {i}" for i in range(400)) + "}"
+    assert _settings_value(f"{{name: {long_value} for name in ('a', 'b')}}") is None

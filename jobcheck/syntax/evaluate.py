@@ -34,6 +34,10 @@ every reader of values (the caches, the project model) may recurse through them.
 _MAX_LITERAL = 64
 """Longer number literals are not converted (Python refuses decimal ints of more than
 4300 digits); such a number is beyond :data:`jobcheck.timing.MAX_NUMBER` anyway."""
+_MAX_COMPREHENSION = 64
+"""A comprehension over more items is not unrolled (settings loop over a few names)."""
+_MAX_COMPREHENSION_TEXT = 2000
+"""Characters of a comprehension's key and value beyond which it is not unrolled."""
 _MAX_EXPONENT = 64
 """A power is folded only with an exponent this small: ``10 ** 10 ** 10`` is valid
 Python, and computing it would stall the run."""
@@ -59,6 +63,8 @@ class Evaluator:
         self.constants = constants if constants is not None else {}
         self.local_values = local_values
         self._depth = 0
+        self._bound: dict[str, Value] = {}
+        """A comprehension's loop variable, while its items are read."""
 
     def __call__(self, expr: cst.BaseExpression) -> Value:
         return self.value(expr)
@@ -81,6 +87,8 @@ class Evaluator:
         if isinstance(expr, cst.Name):
             if expr.value in ("True", "False", "None"):
                 return Const({"True": True, "False": False, "None": None}[expr.value])
+            if expr.value in self._bound:
+                return self._bound[expr.value]
             if self.local_values is not None:
                 local = self.local_values()
                 if expr.value in local:
@@ -117,7 +125,47 @@ class Evaluator:
             return DictV(tuple(items))
         if isinstance(expr, cst.Call):
             return self.call(expr)
+        if isinstance(expr, cst.DictComp):
+            return self._dict_comp(expr)
         return Opaque(excerpt(self.module, expr))
+
+    def _dict_comp(self, expr: cst.DictComp) -> Value:
+        """``{name: {"DEFAULT_TIMEOUT": 300} for name in ("default", "low")}``: the dict
+        it builds, when it loops once, unfiltered, over a short literal sequence of
+        constants (django-rq's ``RQ_QUEUES`` written for every queue at once)."""
+        loop = expr.for_in
+        target = loop.target
+        if loop.ifs or loop.inner_for_in is not None or loop.asynchronous is not None:
+            return Opaque(excerpt(self.module, expr))
+        # Each item reads the key and value again: never inside another comprehension
+        # being read (a file could nest them to grow the work exponentially), and only
+        # for a value of a few lines.
+        written = len(cst.source_of(self.module, expr.key)) + len(
+            cst.source_of(self.module, expr.value)
+        )
+        if self._bound or written > _MAX_COMPREHENSION_TEXT:
+            return Opaque(excerpt(self.module, expr))
+        items = self.value(loop.iter)
+        if (
+            not isinstance(target, cst.Name)
+            or not isinstance(items, SeqV)
+            or len(items.items) > _MAX_COMPREHENSION
+            or not all(isinstance(item, Const) for item in items.items)
+        ):
+            return Opaque(excerpt(self.module, expr))
+        name = target.value
+        outer = self._bound.get(name)
+        pairs: list[tuple[Value | None, Value]] = []
+        try:
+            for item in items.items:
+                self._bound[name] = item
+                pairs.append((self.value(expr.key), self.value(expr.value)))
+        finally:
+            if outer is None:
+                self._bound.pop(name, None)
+            else:
+                self._bound[name] = outer
+        return DictV(tuple(pairs))
 
     def call(self, call: cst.Call) -> CallV:
         func = self.names.qualify(call.func)
