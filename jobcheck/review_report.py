@@ -18,6 +18,7 @@ crontab line's ``redis-cli -a s3cret``): ``as_dict`` here, the renderers in
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
@@ -27,6 +28,7 @@ from jobcheck.output.encoding import masked_data
 from jobcheck.project import Project
 from jobcheck.project.bodies import body_summary
 from jobcheck.project.model import Job
+from jobcheck.project.routing import QueueUse
 from jobcheck.project.schedule_words import describe as describe_entry
 from jobcheck.project.summaries import EXCLUSION_ONLY
 from jobcheck.project.test_code import is_test_code
@@ -312,9 +314,7 @@ def _queues(project: Project, options: Options) -> list[QueueReview]:
     result = []
     found = workers(project.files)
     for use in project.routing.queues().values():
-        names = [j.task.name for j in use.jobs]
-        names += [site.target_text for _, site in use.sites if site.target_text not in names]
-        names = list(dict.fromkeys(names))
+        names = _jobs_on(project, use)
         result.append(
             QueueReview(
                 framework=use.framework,
@@ -336,6 +336,28 @@ def _queues(project: Project, options: Options) -> list[QueueReview]:
             )
         )
     return sorted(result, key=lambda q: (q.framework, q.name))
+
+
+def _jobs_on(project: Project, use: QueueUse) -> list[str]:
+    """The jobs a queue receives, each once: the jobs routed to it and those its enqueue
+    calls send, a call counted as its job (``tasks.send.delay()`` and the task ``send``
+    are one job), two jobs of one name told apart by their dotted paths."""
+    found: dict[str, str] = {}  # key (a job's dotted path, or a call's text) -> its name
+    for job in use.jobs:
+        found.setdefault(job.task.qualname, job.task.name)
+    for _, site in use.sites:
+        job = project.job_for(site)
+        if job is not None:
+            found.setdefault(job.task.qualname, job.task.name)
+        else:
+            found.setdefault(f"call:{site.target_text}", site.target_text)
+    shared = Counter(found.values())
+    return list(
+        dict.fromkeys(
+            key if shared[name] > 1 and not key.startswith("call:") else name
+            for key, name in found.items()
+        )
+    )
 
 
 def _schedules(project: Project, limits: dict[str, str]) -> list[ScheduleReview]:

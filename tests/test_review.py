@@ -258,3 +258,27 @@ def test_sidekiq_delivery_is_early_with_basic_fetch() -> None:
     data = json.loads(_review(case, "--format", "json").output)
     sidekiq = [j["delivery"] for j in data["jobs"] if j["framework"] == "sidekiq"]
     assert sidekiq and all("BasicFetch pops the job" in d for d in sidekiq)
+
+
+def test_a_queue_lists_each_job_once(tmp_path: Path) -> None:
+    """A call of a task (``tasks.send.delay()``) is that task, not a second job named by
+    the call's text; two tasks of one name in two modules are two jobs, told apart by
+    their dotted paths."""
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    (shop / "__init__.py").write_text("")
+    (shop / "tasks.py").write_text(
+        "from celery import Celery\n\napp = Celery('shop')\n\n\n"
+        "@app.task(queue='mail')\ndef send(order_id):\n    return order_id\n"
+    )
+    (shop / "other.py").write_text(
+        "from shop.tasks import app\n\n\n"
+        "@app.task(queue='mail')\ndef send(report_id):\n    return report_id\n"
+    )
+    (shop / "views.py").write_text(
+        "from shop import tasks\n\n\ndef checkout(request):\n"
+        "    tasks.send.delay(1)\n    tasks.send.apply_async((2,), queue='mail')\n"
+    )
+    result = _review(tmp_path, "--format", "json")
+    queues = {q["name"]: q["jobs"] for q in json.loads(result.output)["queues"]}
+    assert queues["mail"] == ["shop.other.send", "shop.tasks.send"]
