@@ -282,3 +282,24 @@ def test_a_queue_lists_each_job_once(tmp_path: Path) -> None:
     result = _review(tmp_path, "--format", "json")
     queues = {q["name"]: q["jobs"] for q in json.loads(result.output)["queues"]}
     assert queues["mail"] == ["shop.other.send", "shop.tasks.send"]
+
+
+def test_a_job_a_schedule_sends_to_a_queue_it_names_is_listed_there(tmp_path: Path) -> None:
+    """A beat entry's ``options: {"queue": ...}`` sends its task to that queue: the job is
+    in that queue's list, though nothing else sends it (before: in no queue's list)."""
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    (shop / "__init__.py").write_text("")
+    (shop / "tasks.py").write_text(
+        "from celery import Celery\n\napp = Celery('shop')\n"
+        "app.conf.beat_schedule = {\n"
+        "    'hourly-report': {\n"
+        "        'task': 'shop.tasks.report',\n"
+        "        'schedule': 3600,\n"
+        "        'options': {'queue': 'reports', 'expires': 600},\n"
+        "    },\n"
+        "}\n\n\n@app.task(time_limit=60)\ndef report():\n    return 1\n"
+    )
+    result = _review(tmp_path, "--format", "json")
+    queues = {q["name"]: q["jobs"] for q in json.loads(result.output)["queues"]}
+    assert queues["reports"] == ["report"]

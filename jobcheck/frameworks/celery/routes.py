@@ -217,6 +217,9 @@ class CeleryRoutes:
             use = inventory.use(NAME, name)
             if options.get("queue") is not None:
                 use.namings.append(Place(f.path, entry.loc))
+                # The job this entry sends lands here, whatever its own route says.
+                if job is not None and all(job is not known for known in use.jobs):
+                    use.jobs.append(job)
             if bounded:
                 use.bounds.append("expires on a periodic job")
         # Annotations built by code may set expires on every task: the bound cannot be
