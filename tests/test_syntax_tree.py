@@ -187,11 +187,17 @@ def test_grammar_newer_than_this_python_is_read_by_libcst() -> None:
         'f"{aª!r:>{wª}}"\n',
         "pass\\\n;A\n",
         "pass;# note\n\n1\n",
+        # Identifier characters outside ``\\w``: the middle dot (found by hypothesmith),
+        # a combining accent, in names, attributes, parameters and global statements.
+        "globalmatch,A·\n",
+        "x = a\u0301b.c·d\n",
+        "def f(é·):\n    global g·, ª\n    return é·\n",
     ],
 )
 def test_identifiers_cpython_normalises_and_statement_grouping(text: str) -> None:
     """Identifiers CPython's tree holds in NFKC form (``ª`` is ``a``) keep the text as
-    written, and the length it has there; ``;`` groups statements only on one line."""
+    written, and the length it has there, whatever identifier characters they hold;
+    ``;`` groups statements only on one line."""
     _, problems = _differences(text)
     assert not problems, problems[:5]
 

@@ -58,8 +58,16 @@ _COMPARE = {
 }
 
 
-_IDENTIFIER = re.compile(r"\w+")
-_IDENTIFIER_END = re.compile(r"\w+\Z")
+_IDENTIFIER = re.compile(r"[\w\u0080-\U0010ffff]+")
+"""A run of word and non-ASCII characters: where an identifier written in another form
+than CPython's NFKC one may be (a line that is not ASCII)."""
+
+
+def _identifier_char(char: str) -> bool:
+    """A character an identifier may hold after its first: a word character, or one
+    Python's identifiers also take (``·``, U+00B7, and other ID_Continue characters
+    outside ``\\w``: combining marks...)."""
+    return char.isalnum() or char == "_" or (not char.isascii() and ("a" + char).isidentifier())
 
 
 class SourceLines:
@@ -94,15 +102,19 @@ class SourceLines:
         normal form, which may differ in length)."""
         line, column = point
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        found = _IDENTIFIER.match(text, column - 1)
-        return found.group() if found else ""
+        start = end = column - 1
+        while end < len(text) and _identifier_char(text[end]):
+            end += 1
+        return text[start:end] if start >= 0 else ""
 
     def identifier_before(self, point: Point) -> str:
         """The identifier as written that ends just before ``point``."""
         line, column = point
         text = self.lines[line - 1][: column - 1] if 0 < line <= len(self.lines) else ""
-        found = _IDENTIFIER_END.search(text)
-        return found.group() if found else ""
+        start = len(text)
+        while start > 0 and _identifier_char(text[start - 1]):
+            start -= 1
+        return text[start:]
 
     def char(self, point: Point) -> str:
         line, column = point
