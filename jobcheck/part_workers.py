@@ -101,9 +101,15 @@ class PartWorkers:
         return placed
 
     def close(self) -> None:
+        """Stop the workers, and wait until they have ended (idle, they end at once):
+        a worker still running when the process exits is joined by multiprocessing's
+        exit handler, and one not yet sent its stop message then waits for ever (``jobs``
+        hung one run in fifteen when the pools were left to stop in the background)."""
         for pool in self._pools or ():
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)
         self._pools = None
+        if self in _open:
+            _open.remove(self)
 
     def _start(self) -> list[ProcessPoolExecutor] | None:
         if self.broken:
@@ -124,10 +130,20 @@ class PartWorkers:
             except (OSError, ValueError, NotImplementedError):
                 self.broken = True
                 return None
-            # A caller that never says gathering is over (``Gatherer.gathered``) must
-            # not leave the process waiting at exit for workers that wait for work.
-            atexit.register(self.close)
+            _open.append(self)
         return self._pools
+
+
+_open: list[PartWorkers] = []
+"""Workers started and not closed (a caller that never said gathering is over)."""
+
+
+@atexit.register
+def _end_workers() -> None:
+    """At exit, stop the workers still open (run before multiprocessing's own exit
+    handler, registered earlier, which joins them)."""
+    for workers in list(_open):
+        workers.close()
 
 
 # Grammar newer than Python 3.11's that real projects write and CPython here cannot be
