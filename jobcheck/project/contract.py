@@ -4,8 +4,8 @@ judge (docs/ARCHITECTURE.md, "One contract per job").
 A framework plugin normalises its options into these types (``Semantics.time_limit``);
 the words ``jobs`` prints are made here from them (:func:`describe_time_limit`), and
 the checks judge the same objects, so what review says and what a check reports cannot
-disagree. Every value says where it comes from (:class:`Origin`): a place in the project,
-or the framework's default with the library source it was checked against.
+disagree. A value set in the project says where (:class:`Origin`); a framework's default
+is named in words with the library source it was checked against (``none_by_default``).
 
 The fields move here one at a time; the time limit is the first (issue 27).
 """
@@ -32,16 +32,9 @@ class Origin:
     """Where a contract value comes from."""
 
     where: str
-    """"task", "base class", "task_annotations", "global setting", "call", "queue
-    setting" or "default"."""
+    """"task", "base class", "task_annotations", "global setting" or "job"."""
     path: str | None = None
     loc: Loc | None = None
-    cited: str = ""
-    """For a framework default: the library source it was read in."""
-
-    @property
-    def is_default(self) -> bool:
-        return self.where == "default"
 
 
 @dataclass(frozen=True)
@@ -56,11 +49,6 @@ class Seconds:
     def seconds(self) -> float | None:
         found = number(self.value)
         return float(found) if found is not None else None
-
-    @property
-    def unknown(self) -> bool:
-        """Computed at run time (an environment variable without a literal default...)."""
-        return self.seconds is None and not self.no_limit
 
     @property
     def no_limit(self) -> bool:
