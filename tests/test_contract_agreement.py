@@ -26,6 +26,14 @@ from jobcheck.project.test_code import is_test_code
 from tests.conftest import case_id, fixture_cases
 
 
+def _project(case: Path) -> tuple[Project, Options]:
+    """The project model of a fixture case, built from its files' facts."""
+    root = str(case)
+    options = Options(root=root)
+    _, analysis = collect_facts([root], options, RunSettings(jobs=1))
+    return Project(analysis.facts, loader=analysis.loader), options
+
+
 def _celery_cases() -> list[Path]:
     return [
         case
@@ -38,10 +46,7 @@ def _celery_cases() -> list[Path]:
 
 @pytest.mark.parametrize("case", _celery_cases(), ids=case_id)
 def test_missing_time_limit_fires_exactly_when_the_contract_has_none(case: Path) -> None:
-    root = str(case)
-    options = Options(root=root)
-    _, analysis = collect_facts([root], options, RunSettings(jobs=1))
-    project = Project(analysis.facts, loader=analysis.loader)
+    project, options = _project(case)
     check = MissingTimeLimit(project, options)
     reported = " ".join(f.message for f in check.run({"missing-time-limit"}))
     for job in project.jobs:
@@ -69,10 +74,7 @@ def test_no_dead_letter_fires_exactly_when_the_contract_keeps_nothing(case: Path
     """Sidekiq's dead letter: ``no-dead-letter`` names the job exactly when its contract
     keeps nothing of a failure, and ``jobs`` says "none" then (``retry: 0`` is the dead
     set; ``retry: false`` on a base class counts for the jobs built on it)."""
-    root = str(case)
-    options = Options(root=root)
-    _, analysis = collect_facts([root], options, RunSettings(jobs=1))
-    project = Project(analysis.facts, loader=analysis.loader)
+    project, options = _project(case)
     check = NoDeadLetter(project, options)
     reported = " ".join(f.message for f in check.run({"no-dead-letter"}))
     for job in project.jobs:
@@ -97,10 +99,7 @@ def test_arq_no_dead_letter_fires_exactly_when_a_job_keeps_nothing(case: Path) -
     """arq: the project's no-dead-letter finding exists exactly when some job's contract
     keeps nothing of a failure (``keep_result_forever=True`` keeps every failed result, a
     cron job's next run replays it), and ``jobs`` says "none" for exactly those jobs."""
-    root = str(case)
-    options = Options(root=root)
-    _, analysis = collect_facts([root], options, RunSettings(jobs=1))
-    project = Project(analysis.facts, loader=analysis.loader)
+    project, options = _project(case)
     check = NoDeadLetter(project, options)
     flagged = any("arq job" in f.message for f in check.run({"no-dead-letter"}))
     lost = [
