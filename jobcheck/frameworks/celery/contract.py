@@ -230,13 +230,7 @@ def _value(resolved: Resolved) -> str:
 
 
 def _source(resolved: Resolved) -> str:
-    where = {
-        "task": "task",
-        "base": "base class",
-        "annotations": "task_annotations",
-        "settings": "global setting",
-    }.get(resolved.source, resolved.source)
-    return where + env_note(resolved.value)
+    return _WHERE.get(resolved.source, resolved.source) + env_note(resolved.value)
 
 
 def _exceptions(value: Value | None) -> str:
