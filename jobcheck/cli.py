@@ -1162,7 +1162,7 @@ def _changes_since(
         except ScopeError as error:
             raise JobcheckError(str(error)) from None
         old = _project_of((str(old_root),), options, RunSettings(cache_dir=None))
-        return changes(old, project, str(old_root), targets[0].rstrip("/"), options)
+        return changes(old, project, str(old_root), targets[0].rstrip("/"))
 
 
 def _project_of(targets: tuple[str, ...], options: Options, settings: RunSettings) -> Project:

@@ -17,6 +17,7 @@ from jobcheck.config import Options
 from jobcheck.facts import ScheduleEntry
 from jobcheck.output.encoding import guard_line, masked_data, terminal
 from jobcheck.project import Project
+from jobcheck.project.contract import describe_time_limit
 from jobcheck.project.environment import unset_read
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe as describe_schedule
@@ -59,7 +60,7 @@ def contracts(project: Project, options: Options) -> list[Contract]:
             path=job.file.path,
             line=job.task.loc.line,
             queue=_queue(project, job),
-            **semantics(job.framework).contract(project, job),
+            **_promises(project, job),
             schedule="; ".join(dict.fromkeys(schedules.get(job.task.function or "", []))) or "-",
             lock=_lock(locks, job),
             delivery=semantics(job.framework).delivery(project, job),
@@ -73,6 +74,17 @@ def contracts(project: Project, options: Options) -> list[Contract]:
     result.extend(_scheduled_code(project, locks))
     result.sort(key=lambda c: (c.path, c.line))
     return result
+
+
+def _promises(project: Project, job: Job) -> dict[str, str]:
+    """The job's time limit, retries, backoff and dead letter in words: the time limit
+    from the same ``TimeLimit`` SCL-18 judges."""
+    framework = semantics(job.framework)
+    fields = framework.contract(project, job)
+    limit = framework.time_limit(project, job)
+    if limit is not None:
+        fields["time_limit"] = describe_time_limit(limit)
+    return fields
 
 
 def _scheduled_code(project: Project, locks: ScheduledJobWithoutLock) -> Iterator[Contract]:

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from jobcheck.config import Options
 from jobcheck.facts import Param
 from jobcheck.project import Project
 from jobcheck.project.model import Job
 from jobcheck.project.test_code import is_test_code
-from jobcheck.review import contracts
-from jobcheck.timing import describe_seconds, gap_seconds, limit_seconds
+from jobcheck.registry import semantics
+from jobcheck.timing import describe_seconds, gap_seconds
 
 
 @dataclass(frozen=True)
@@ -45,9 +44,7 @@ class Change:
         return asdict(self)
 
 
-def changes(
-    old: Project, new: Project, old_root: str, new_root: str, options: Options | None = None
-) -> list[Change]:
+def changes(old: Project, new: Project, old_root: str, new_root: str) -> list[Change]:
     """What changed for jobs between ``old`` (the tree at REV, read from ``old_root``)
     and ``new``, with places in the new tree (or the old one, for what is gone)."""
     before = _jobs(old)
@@ -59,14 +56,13 @@ def changes(
             continue
         found.append(_gone(old, new, name, job, before, after, old_root, new_root))
     found.extend(_new_queues(old, new, before, after))
-    found.extend(_tightened(old, new, options or Options()))
+    found.extend(_tightened(old, new))
     return found
 
 
-def _tightened(old: Project, new: Project, options: Options) -> list[Change]:
+def _tightened(old: Project, new: Project) -> list[Change]:
     """A schedule whose starts now come closer together than its job's time limit, where
     they did not before: a run can still go on when the next one starts."""
-    limits = {c.job: c.time_limit for c in contracts(new, options)}
     gaps_before = {
         (_name(job), entry.label): gap_seconds(entry.timing)
         for _, entry, job in old.scheduled_jobs()
@@ -77,7 +73,8 @@ def _tightened(old: Project, new: Project, options: Options) -> list[Change]:
         if job is None:
             continue
         name = _name(job)
-        limit = limit_seconds(limits.get(name, ""))
+        # The bound SCL-38 schedule-overlaps-time-limit reads, from the job's contract.
+        limit = semantics(job.framework).schedule_time_limit(new, entry, job)
         gap = gap_seconds(entry.timing)
         before = gaps_before.get((name, entry.label))
         if limit is None or gap is None or gap >= limit:

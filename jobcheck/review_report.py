@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 from jobcheck.config import Options
+from jobcheck.facts import ScheduleEntry
 from jobcheck.findings import Finding
 from jobcheck.output.encoding import masked_data
 from jobcheck.project import Project
@@ -35,7 +36,7 @@ from jobcheck.project.test_code import is_test_code
 from jobcheck.project.workers import consumers, workers
 from jobcheck.registry import semantics
 from jobcheck.review import Contract, contracts
-from jobcheck.timing import Firing, describe_seconds, firing, gap_seconds, is_full, limit_seconds
+from jobcheck.timing import Firing, describe_seconds, firing, gap_seconds, is_full
 from jobcheck.vocabulary.words import matching_word
 
 SCHEMA_VERSION = 1
@@ -164,23 +165,20 @@ def review(project: Project, options: Options, findings: Iterable[Finding]) -> R
         for j in project.jobs
     }
     jobs = []
-    limits: dict[str, str] = {}
     sites = _sites_by_job(project)
     for contract in contracts(project, options):
         job = by_place.get((contract.path, contract.line, contract.job))
         jobs.append(_job_review(project, contract, job, findings, sites))
-        if job is not None:
-            limits[job.task.qualname] = contract.time_limit
-    return Review(jobs, _queues(project, options), _schedules(project, limits))
+    return Review(jobs, _queues(project, options), _schedules(project))
 
 
-def overlap(gap: float | None, time_limit: str | None) -> str | None:
-    """Whether a run may still go on at the next start: the time limit is longer than the
-    gap, or there is none."""
-    if gap is None or time_limit is None:
+def overlap(gap: float | None, present: bool | None, limit: float | None) -> str | None:
+    """Whether a run may still go on at the next start: the time limit (``limit``
+    seconds, as SCL-38 reads it: ``Semantics.schedule_time_limit``) is longer than the
+    gap, or there is none (``present`` false; None when the framework has no notion)."""
+    if gap is None or present is None:
         return None
-    limit = limit_seconds(time_limit)
-    if limit is None and time_limit.startswith("none"):
+    if not present:
         return f"runs may overlap: no time limit, a start every {describe_seconds(gap)}"
     if limit is not None and limit > gap:
         return (
@@ -360,7 +358,7 @@ def _jobs_on(project: Project, use: QueueUse) -> list[str]:
     )
 
 
-def _schedules(project: Project, limits: dict[str, str]) -> list[ScheduleReview]:
+def _schedules(project: Project) -> list[ScheduleReview]:
     result = []
     runs = {id(entry): job for _, entry, job in project.scheduled_jobs() if job is not None}
     for f, entry in project.all_schedules():
@@ -379,10 +377,20 @@ def _schedules(project: Project, limits: dict[str, str]) -> list[ScheduleReview]
                 ),
                 source=describe_entry(entry),
                 minutes=_day_starts(fire, when.seconds),
-                overlap=overlap(gap_seconds(when), limits.get(job.task.qualname) if job else None),
+                overlap=_overlap(project, entry, job),
             )
         )
     return sorted(result, key=lambda s: (s.minutes[:1] or [(99, 99)], s.path, s.line))
+
+
+def _overlap(project: Project, entry: ScheduleEntry, job: Job | None) -> str | None:
+    """The overlap line of a schedule that runs a job, from the job's contract."""
+    if job is None:
+        return None
+    framework = semantics(job.framework)
+    limit = framework.time_limit(project, job)
+    bound = framework.schedule_time_limit(project, entry, job)
+    return overlap(gap_seconds(entry.timing), limit.present if limit else None, bound)
 
 
 def plain_words(kind: str, fire: Firing | None, seconds: float | None, text: str) -> str:

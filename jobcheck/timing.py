@@ -419,14 +419,6 @@ def describe_seconds(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-def limit_seconds(time_limit: str) -> float | None:
-    """The hard limit in seconds a contract's words give ("hard 600 s (task), soft 50 s"
-    -> 600); None for none or unknown."""
-    found = re.search(r"(\d+(?:\.\d+)?) s\b", time_limit)
-    amount = read_number(found.group(1)) if found else None
-    return float(amount) if amount is not None else None
-
-
 def gap_seconds(when: Timing) -> float | None:
     """The shortest time between two starts of a schedule."""
     if when.kind == "interval":

@@ -1,12 +1,13 @@
 """What ``jobcheck jobs`` says of a job and what the checks report agree: both read the
-job's contract (``jobcheck/project/contract.py``), computed once. For every Celery task
-of every fixture: ``missing-time-limit`` names the task exactly when its contract has no
-time limit, and the ``time limit`` line ``jobs`` prints says "none" exactly then; for
-every Sidekiq job, the same of ``no-dead-letter`` and its dead letter."""
+job's contract (``jobcheck/project/contract.py``), computed once. For every job of every
+fixture: ``missing-time-limit`` reports the job exactly when its contract has no time
+limit, and the ``time limit`` line ``jobs`` prints says "none" exactly then; for every
+Sidekiq and arq job, the same of ``no-dead-letter`` and its dead letter."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,11 @@ from jobcheck.cli import cli
 from jobcheck.config import Options
 from jobcheck.engine import RunSettings, collect_facts
 from jobcheck.frameworks.arq import checks as arq_checks
-from jobcheck.frameworks.celery import contract
 from jobcheck.frameworks.sidekiq import contract as sidekiq_contract
 from jobcheck.project.contract import describe_dead_letter, describe_time_limit
 from jobcheck.project.model import Project
 from jobcheck.project.test_code import is_test_code
+from jobcheck.registry import semantics
 from tests.conftest import case_id, fixture_cases
 
 
@@ -34,31 +35,47 @@ def _project(case: Path) -> tuple[Project, Options]:
     return Project(analysis.facts, loader=analysis.loader), options
 
 
-def _celery_cases() -> list[Path]:
+def _python_job_cases() -> list[Path]:
     return [
         case
         for case in fixture_cases()
         if any(
-            b"celery" in path.read_bytes().lower() for path in case.rglob("*.py") if path.is_file()
+            _JOB_LIBRARIES.search(path.read_bytes())
+            for path in case.rglob("*.py")
+            if path.is_file()
         )
     ]
 
 
-@pytest.mark.parametrize("case", _celery_cases(), ids=case_id)
+_JOB_LIBRARIES = re.compile(rb"celery|rq|dramatiq|huey|arq|taskiq", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("case", _python_job_cases(), ids=case_id)
 def test_missing_time_limit_fires_exactly_when_the_contract_has_none(case: Path) -> None:
+    """Every job of every framework with a time limit to set (Celery, RQ, Dramatiq, Huey,
+    arq, taskiq): ``missing-time-limit`` reports it, by name or at the place that decides
+    it (a worker pool, a middleware list), exactly when its contract's limit is not
+    present; and ``jobs`` says "none" exactly then."""
     project, options = _project(case)
-    check = MissingTimeLimit(project, options)
-    reported = " ".join(f.message for f in check.run({"missing-time-limit"}))
+    findings = list(MissingTimeLimit(project, options).run({"missing-time-limit"}))
+    places = {(f.path, f.loc.line) for f in findings}
     for job in project.jobs:
-        if job.framework != "celery" or is_test_code(job.file):
+        if is_test_code(job.file):
             continue
         function = project.function(job.task.function)
         if function is not None and function.not_implemented:
             continue
-        limit = contract.time_limit(project, job)
-        flagged = f"Celery task '{job.task.name}' " in reported
-        assert flagged == (not limit.present), job.task.qualname
-        assert describe_time_limit(limit).startswith("none") == (not limit.present)
+        limit = semantics(job.framework).time_limit(project, job)
+        if limit is None or not limit.settable:
+            continue
+        named = any(f"'{job.task.name}'" in f.message and f.path == job.file.path for f in findings)
+        decided = limit.decided_at
+        at_decision = decided is not None and (decided.path, decided.loc.line) in places
+        assert (named or at_decision) == (not limit.present), job.task.qualname
+        if limit.present:
+            assert not named, job.task.qualname
+        words = describe_time_limit(limit)
+        assert words.startswith("none") == (not limit.present and not limit.unknown), words
 
 
 def _sidekiq_cases() -> list[Path]:

@@ -71,7 +71,7 @@ def test_jobs_json_lists_every_job_with_its_contract(tmp_path: Path) -> None:
     assert nightly["lock"] == "no"
     index = jobs["index"]
     assert index["framework"] == "dramatiq"
-    assert index["time_limit"] == "30 s"
+    assert index["time_limit"] == "30 s (actor)"
     assert index["retries"] == "unbounded"
     assert index["dead_letter"].startswith("dead-letter queue")
 
@@ -143,17 +143,23 @@ def test_huey_arq_and_taskiq_contracts_are_in_their_own_terms() -> None:
         return {c["job"]: c for c in json.loads(result.output)}
 
     huey = contracts("frameworks/huey/checked_project")
-    assert huey["shop.tasks.fetch_rates"]["time_limit"] == "30 s"
+    assert huey["shop.tasks.fetch_rates"]["time_limit"] == "30 s (task)"
     assert huey["shop.tasks.fetch_rates"]["backoff"] == "fixed retry_delay=10 s"
     assert huey["shop.tasks.sync_stock"]["retries"] == "5"
-    assert huey["shop.tasks.rebuild_search"]["time_limit"] == "none (Huey sets none)"
+    assert huey["shop.tasks.rebuild_search"]["time_limit"] == "none (timeout=0)"
+    assert huey["shop.tasks.import_catalog"]["time_limit"] == (
+        "unknown (its task_base class may set default_timeout)"
+    )
     arq = contracts("frameworks/arq/checked_project")
-    assert arq["backfill"]["time_limit"] == "none (worker job_timeout=None)"
-    assert arq["sync_orders"]["time_limit"] == "120 s (worker job_timeout)"
+    assert arq["backfill"]["time_limit"] == "none (SlowWorker.job_timeout=None)"
+    assert arq["sync_orders"]["time_limit"] == "120 s (WorkerSettings.job_timeout)"
+    assert arq["rebuild"]["time_limit"] == "3600 s (func timeout=)"
     assert arq["sync_orders"]["retries"].startswith("max_tries 5 (arq's default)")
     taskiq = contracts("frameworks/taskiq/checked_project")
     assert taskiq["tasks:sync_prices"]["time_limit"] == "60 s (timeout label)"
-    assert taskiq["tasks:export"]["time_limit"] == "none"
+    assert taskiq["tasks:export"]["time_limit"] == (
+        "none (no timeout label; its time_limit= label is never read)"
+    )
     # middlewares/smart_retry_middleware.py: ``retries < max_retries`` counts the first run.
     assert taskiq["tasks:sync_prices"]["retries"] == "3 (max_retries=4 counts the first run)"
     assert {c["dead_letter"] for c in taskiq.values()} == {"none (taskiq keeps no failed tasks)"}
@@ -209,7 +215,9 @@ def test_dramatiq_contracts_follow_the_brokers_middleware() -> None:
     assert added["retries"] == "max 3 (Retries middleware)"
     assert added["dead_letter"] == "dead-letter queue (Dramatiq, kept 7 days)"
     django = {c["job"]: c for c in _contracts("frameworks/dramatiq/django_middleware")}
-    assert django["reindex_product"]["time_limit"].startswith("none (no TimeLimit")
+    assert django["reindex_product"]["time_limit"] == (
+        'none: 60 s (actor), but no TimeLimit middleware in DRAMATIQ_BROKER["MIDDLEWARE"]'
+    )
 
 
 def test_django_rq_queue_default_timeouts_are_the_jobs_limits(tmp_path: Path) -> None:
@@ -341,3 +349,50 @@ def test_a_queue_named_by_an_unset_environment_variable(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (report,) = json.loads(result.output)
     assert report["queue"] == "the default queue, unless $REPORTS_QUEUE_NAME names another"
+
+
+def test_rq_jobs_take_their_queues_default_timeout() -> None:
+    """rq/queue.py ``create_job``: a job that sets no timeout takes its queue's
+    ``default_timeout``; -1 on the queue is no limit (reported once, at the queue)."""
+    case = Path(__file__).parent / "fixtures/SCL-18/missing-time-limit/rq_queue_timeouts"
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(case)])
+    assert result.exit_code == 0, result.output
+    limits = {c["job"]: c["time_limit"] for c in json.loads(result.output)}
+    assert limits == {
+        "jobs.crunch": "none (default_timeout=-1)",
+        "jobs.render": "3600 s (queue 'slow')",
+        "jobs.render_forever": "none (timeout=-1)",
+    }
+
+
+def test_django_celery_beat_rows_the_code_makes_are_schedules() -> None:
+    """``PeriodicTask.objects.update_or_create(name=..., task="a.b", interval=...)``: a
+    beat entry django-celery-beat's DatabaseScheduler runs (issue 27's last contradiction:
+    review showed such a task as never scheduled)."""
+    case = Path(__file__).parent / "fixtures/JOB-02/schedule-names-unknown-task/celery_beat_rows"
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(case)])
+    assert result.exit_code == 0, result.output
+    schedules = {c["job"]: c["schedule"] for c in json.loads(result.output)}
+    assert schedules == {
+        "site.tasks.check_for_updates": "django-celery-beat row 'check-for-updates'",
+        "site.tasks.delete_exports": "-",
+        "site.tasks.refresh_feeds": (
+            "django-celery-beat row 'refresh-feeds'; django-celery-beat row 'refresh-feeds-fresh'"
+        ),
+    }
+
+
+def test_every_django_rq_queue_without_a_timeout_leaves_its_jobs_unlimited() -> None:
+    """``RQ_QUEUES = {q: {..., "DEFAULT_TIMEOUT": -1} for q in (...)}`` (neodb): each
+    queue's jobs have no limit unless they set their own; review and SCL-18 agree."""
+    case = Path(__file__).parent / "fixtures/SCL-18/missing-time-limit"
+    result = CliRunner().invoke(
+        cli, ["jobs", "--format", "json", str(case / "django_rq_every_queue_unlimited")]
+    )
+    assert result.exit_code == 0, result.output
+    limits = {c["job"]: c["time_limit"] for c in json.loads(result.output)}
+    assert limits == {
+        "app.jobs.send_digest": "none (DEFAULT_TIMEOUT=-1)",
+        "app.jobs.export_library": "600 s (job)",
+        "app.jobs.fetch": "none (DEFAULT_TIMEOUT=-1)",
+    }

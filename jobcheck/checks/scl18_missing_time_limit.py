@@ -1,8 +1,10 @@
 """SCL-18 Give every job a time limit (EVT-17): missing-time-limit.
 
 A job with no time limit can pin a worker forever: a hung call, a lock never released,
-an endless loop. Each framework says what "no limit" means for it (``semantics.py``).
-Docs: docs/rules/SCL-18.md.
+an endless loop. The judgement is the job's contract (``project/contract.py``
+``TimeLimit``, what ``jobcheck jobs`` prints): a job whose limit is not ``present``
+(none set, a value that means none, or workers that apply none) is reported, in its
+framework's words, where the framework has a limit to set. Docs: docs/rules/SCL-18.md.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ class MissingTimeLimit(RuleChecks):
             function = self.project.function(job.task.function)
             if function is not None and function.not_implemented:
                 continue  # declared here, run elsewhere: its limit is the other side's
-            yield from semantics(job.framework).missing_time_limit(self, job)
+            framework = semantics(job.framework)
+            limit = framework.time_limit(self.project, job)
+            if limit is not None and limit.settable and not limit.present:
+                yield from framework.missing_time_limit(self, job, limit)
         for plugin in plugins():
             yield from semantics(plugin.name).time_limits_elsewhere(self)

@@ -28,6 +28,9 @@ class UnboundedQueue(RuleChecks):
     def unbounded_queue(self) -> Iterator[Finding]:
         routing = self.project.routing
         broker = self.project.broker_scheme()
+        # Queues one line declares or names (``RQ_QUEUES = {q: {...} for q in (...)}``,
+        # ``get_queue(cls.queue_name)`` for each job class) are one finding, naming all.
+        by_place: dict[Place, list[QueueUse]] = {}
         for use in routing.queues().values():
             if use.bounds or use.maybe_bounded:
                 continue
@@ -37,8 +40,16 @@ class UnboundedQueue(RuleChecks):
                 continue
             place = self._place_of(use)
             if place is not None:
-                message = semantics(use.framework).unbounded_queue_message(use, broker)
-                yield self.finding("unbounded-queue", place.path, place.loc, message)
+                by_place.setdefault(place, []).append(use)
+        for place, uses in by_place.items():
+            first, others = uses[0], uses[1:]
+            message = semantics(first.framework).unbounded_queue_message(first, broker)
+            if others:
+                names = [f"'{use.name}'" for use in others]
+                listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+                noun, verb = ("queue", "has") if len(names) == 1 else ("queues", "have")
+                message += f"; the other {noun} this line names, {listed}, {verb} no bound either"
+            yield self.finding("unbounded-queue", place.path, place.loc, message)
 
     def _place_of(self, use: QueueUse) -> Place | None:
         """Its first declaration, else the first place naming it, else (an implicit

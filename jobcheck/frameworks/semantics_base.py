@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry, TaskDef
     from jobcheck.facts.values import CallV
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project, Resolved
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
@@ -330,7 +331,16 @@ class Semantics:
 
     # -- check hooks ---------------------------------------------------------------------
 
-    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+    def time_limit(self, project: Project, job: Job) -> TimeLimit | None:
+        """The job's time limit as its workers apply it (``project/contract.py``): what
+        ``jobs`` prints and SCL-18 judges; None where the framework has no such notion."""
+        return None
+
+    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+        """SCL-18 missing-time-limit: the finding for a job whose contract has no limit
+        (``limit.present`` is false), in the framework's terms; nothing where the place
+        that decides it (``limit.decided_at``) is reported once by
+        :meth:`time_limits_elsewhere`."""
         return iter(())
 
     def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
@@ -508,7 +518,8 @@ class Semantics:
     # -- the contract (``jobcheck jobs``) ---------------------------------------------------
 
     def contract(self, project: Project, job: Job) -> dict[str, str]:
-        """The job's time limit, retries, backoff and dead letter, in words."""
+        """The job's retries, backoff and dead letter, in words, and its time limit where
+        :meth:`time_limit` has none to give (``review`` words a ``TimeLimit`` itself)."""
         return {
             "time_limit": "unknown",
             "retries": "unknown",
@@ -536,11 +547,8 @@ class Semantics:
     ) -> float | None:
         """SCL-38 schedule-overlaps-time-limit: how long a run the entry starts may last,
         in seconds (the entry's own limit, else the job's); None when unknown or none."""
-        if job is None:
-            return None
-        from jobcheck.timing import limit_seconds
-
-        return limit_seconds(self.contract(project, job)["time_limit"])
+        limit = self.time_limit(project, job) if job is not None else None
+        return limit.bound_seconds if limit is not None else None
 
     def none_inherits(self, key: str) -> bool:
         """Whether a job option set to None takes the global setting's value."""

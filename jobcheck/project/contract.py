@@ -32,7 +32,8 @@ class Origin:
     """Where a contract value comes from."""
 
     where: str
-    """"task", "base class", "task_annotations", "global setting" or "job"."""
+    """"task", "base class", "task_annotations", "global setting", "job", or the
+    framework's default ("RQ default")."""
     path: str | None = None
     loc: Loc | None = None
 
@@ -44,16 +45,25 @@ class Seconds:
 
     value: Value
     origin: Origin
+    scale: float = 1.0
+    """Seconds per unit of the value (Dramatiq writes milliseconds: 0.001)."""
+    unlimited: bool | None = None
+    """Whether the framework reads this value as no limit, when its plugin says (RQ's -1
+    is none, Dramatiq's 0 is not); None for Celery's reading: None, 0 or infinity."""
+    written: str = ""
+    """The option as written, for messages and review (``job_timeout=-1``)."""
 
     @property
     def seconds(self) -> float | None:
         found = number(self.value)
-        return float(found) if found is not None else None
+        return float(found) * self.scale if found is not None else None
 
     @property
     def no_limit(self) -> bool:
-        """Set to what means no limit: None, 0 (billiard starts no timer for 0) or
-        infinity."""
+        """Set to what means no limit: what the plugin says (:attr:`unlimited`), else
+        None, 0 (billiard starts no timer for 0) or infinity."""
+        if self.unlimited is not None:
+            return self.unlimited
         return is_none(self.value) or is_infinite(self.value) or self.seconds in (0.0, math.inf)
 
     @property
@@ -79,11 +89,42 @@ class TimeLimit:
     """What the framework's default is when nothing is set, with its source."""
     unenforced: str = ""
     """Why the workers apply no limit, whatever is set (the pool they run), or ""."""
+    unenforced_at: Origin | None = None
+    """The place that makes the workers apply none (the worker command, the broker's
+    middleware list): a check reports the missing limit there, once."""
+    soft_kind: bool = False
+    """The framework has a soft limit too (Celery): review names each limit."""
+    unknown: str = ""
+    """Why jobcheck cannot tell the limit (a project Task class that may set one), or ""."""
+    settable: bool = True
+    """Whether the framework offers a job time limit to set: Sidekiq does not, by design
+    (its calls need timeouts of their own), so no job of it is reported for lacking one."""
+
+    @property
+    def limits(self) -> tuple[Seconds, ...]:
+        """The values set, hard first."""
+        return tuple(s for s in (self.hard, self.soft) if s is not None)
+
+    @property
+    def decided_at(self) -> Origin | None:
+        """Where the missing limit is decided, when a place in the project decides it:
+        the worker setup that applies none, else the value that means none."""
+        if self.unenforced_at is not None:
+            return self.unenforced_at
+        return next((s.origin for s in self.limits if s.no_limit and s.origin.loc), None)
+
+    @property
+    def bound_seconds(self) -> float | None:
+        """How long a run can last, in seconds, when the workers stop it: the hard
+        limit, else the soft one; None for no limit or a value jobcheck cannot read."""
+        if not self.present:
+            return None
+        return next((s.seconds for s in self.limits if s.limits and s.seconds is not None), None)
 
     @property
     def is_set(self) -> bool:
         """Whether the project sets some limit for the job's runs."""
-        return self.per_call or any(s is not None and s.limits for s in (self.hard, self.soft))
+        return bool(self.unknown) or self.per_call or any(s.limits for s in self.limits)
 
     @property
     def present(self) -> bool:
@@ -127,10 +168,13 @@ def describe_dead_letter(dead: DeadLetter) -> str:
 def describe_time_limit(limit: TimeLimit) -> str:
     """The ``time limit`` line of ``jobcheck jobs``: ``hard 300 s (global setting)``."""
     parts = [
-        f"{name} {_seconds_text(s)} s ({_origin_text(s)})"
+        ("{name} " if limit.soft_kind else "").format(name=name)
+        + f"{_seconds_text(s)} s ({_origin_text(s)})"
         for name, s in (("hard", limit.hard), ("soft", limit.soft))
         if s is not None and s.limits
     ]
+    if limit.unknown and not parts:
+        return f"unknown ({limit.unknown})"
     if limit.per_call and not parts:
         parts = ["set by the calls that send it"]
     if parts and limit.unenforced:
@@ -142,6 +186,9 @@ def describe_time_limit(limit: TimeLimit) -> str:
         variables = " or ".join(f"${s.from_environment}" for s in unset)
         defaults = "its default is" if len(unset) == 1 else "their defaults are"
         return f"none unless {variables} is set ({defaults} None)"
+    written = [s.written for s in limit.limits if s.no_limit and s.written]
+    if written:
+        return f"none ({', '.join(written)})"
     return f"none ({limit.none_by_default})" if limit.none_by_default else "none"
 
 

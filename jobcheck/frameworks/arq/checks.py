@@ -11,10 +11,10 @@ import difflib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import is_none, number, string, truthy
+from jobcheck.facts.values import Const, is_none, number, string, truthy
 from jobcheck.frameworks.arq.defaults import WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import Check
-from jobcheck.project.contract import DeadLetter
+from jobcheck.project.contract import DeadLetter, Origin, Seconds, TimeLimit
 from jobcheck.project.schedule_words import short
 
 if TYPE_CHECKING:
@@ -40,20 +40,38 @@ def worker_of(project: Project, job: Job) -> FrameworkConfig | None:
     return None
 
 
-def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
+def time_limit(project: Project, job: Job) -> TimeLimit:
     """``func(f, timeout=None)`` falls back to the worker's ``job_timeout`` (worker.py
     ``timeout_s = self.job_timeout_s if function.timeout_s is None else ...``), 300 s by
     default; ``job_timeout=None`` makes ``asyncio.wait_for(task, None)``: no limit."""
-    if job.task.option("timeout") is not None and not is_none(job.task.option("timeout")):
-        return
+    own = job.task.option("timeout")
+    if own is not None and not is_none(own):
+        origin = Origin("func timeout=", job.file.path, job.task.option_loc("timeout"))
+        return TimeLimit(hard=Seconds(project.value(own), origin, unlimited=False))
+    path, worker = next(
+        ((path, c) for path, c in workers(project) if c.qualname == job.task.app_ref),
+        (None, None),
+    )
+    given = worker.option("job_timeout") if worker is not None else None
+    if worker is not None and given is not None:
+        name = worker.qualname.rpartition(".")[2]
+        origin = Origin(f"{name}.job_timeout", path, worker.loc)
+        written = f"{name}.job_timeout=None" if is_none(given) else ""
+        value = project.value(given)
+        return TimeLimit(hard=Seconds(value, origin, unlimited=is_none(value), written=written))
+    default = Const(WORKER_DEFAULTS["job_timeout"])
+    return TimeLimit(hard=Seconds(default, Origin("arq's default")))
+
+
+def missing_time_limit(check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+    """A job whose worker's ``job_timeout=None`` leaves it unlimited (:func:`time_limit`)."""
     worker = worker_of(check.project, job)
-    if worker is None or not is_none(worker.option("job_timeout")):
-        return
+    name = worker.qualname.rpartition(".")[2] if worker is not None else "its worker"
     yield check.finding(
         "missing-time-limit",
         job.file.path,
         job.task.loc,
-        f"arq job '{job.task.name}' has no time limit: {worker.qualname.rpartition('.')[2]} "
+        f"arq job '{job.task.name}' has no time limit: {name} "
         "sets job_timeout=None, so arq awaits it with no timeout and a call that hangs "
         "holds one of the worker's max_jobs slots for good; give the worker a job_timeout "
         "(seconds; arq's default is 300) or the job func(..., timeout=)",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import describe, is_none, number, truthy
+from jobcheck.facts.values import describe, number, truthy
 from jobcheck.frameworks.arq.defaults import WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import (
     Check,
@@ -23,6 +23,7 @@ from jobcheck.project.contract import describe_dead_letter
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Route, Routing
 
@@ -166,10 +167,15 @@ class ArqSemantics(Semantics):
 
     # -- check hooks ------------------------------------------------------------------
 
-    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+    def time_limit(self, project: Project, job: Job) -> TimeLimit:
         from jobcheck.frameworks.arq import checks
 
-        return checks.missing_time_limit(check, job)
+        return checks.time_limit(project, job)
+
+    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+        from jobcheck.frameworks.arq import checks
+
+        return checks.missing_time_limit(check, job, limit)
 
     def no_dead_letter(self, check: Check) -> Iterator[Finding]:
         from jobcheck.frameworks.arq import checks
@@ -274,16 +280,7 @@ class ArqSemantics(Semantics):
         from jobcheck.frameworks.arq import checks
 
         worker = checks.worker_of(project, job)
-        own = job.task.option("timeout")
         default_tries = CRON_DEFAULTS["max_tries"] if job.task.kind == "cron" else None
-        if own is not None:
-            limit = f"{describe(own)} s (func timeout=)"
-        elif worker is not None and is_none(worker.option("job_timeout")):
-            limit = "none (worker job_timeout=None)"
-        elif worker is not None and worker.option("job_timeout") is not None:
-            limit = f"{describe(worker.option('job_timeout'))} s (worker job_timeout)"
-        else:
-            limit = f"{WORKER_DEFAULTS['job_timeout']} s (arq's default)"
         tries = job.task.option("max_tries")
         if tries is None and default_tries is None and worker is not None:
             tries = worker.option("max_tries")
@@ -293,7 +290,6 @@ class ArqSemantics(Semantics):
             else str(default_tries or WORKER_DEFAULTS["max_tries"]) + " (arq's default)"
         )
         return {
-            "time_limit": limit,
             "retries": f"max_tries {tries_text}, only on Retry and cancellation",
             "backoff": "Retry(defer=...) as raised",
             "dead_letter": describe_dead_letter(checks.dead_letter(project, job)),

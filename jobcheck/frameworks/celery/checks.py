@@ -32,7 +32,7 @@ from jobcheck.project.test_code import is_test_code
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
     from jobcheck.findings import Finding
-    from jobcheck.project.contract import Seconds
+    from jobcheck.project.contract import Seconds, TimeLimit
     from jobcheck.project.model import Job, Resolved
     from jobcheck.project.routing import QueueUse
 
@@ -49,13 +49,11 @@ _SPECIFICITY = {"task": 0, "base": 1, "annotations": 2, "settings": 3}
 AMQP_SCHEMES = frozenset({"amqp", "amqps", "pyamqp", "librabbitmq"})
 
 
-def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
-    """Judged on the task's time limit as ``jobcheck jobs`` shows it
-    (``contract.time_limit``): Celery has no time limit by default
-    (celery/app/defaults.py declares ``task_time_limit`` and ``task_soft_time_limit``
-    with no default, None)."""
-    limit = contract.time_limit(check.project, job)
-    set_limits = [s for s in (limit.hard, limit.soft) if s is not None]
+def missing_time_limit(check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+    """The words for a task whose time limit (``contract.time_limit``) is not present:
+    Celery has no time limit by default (celery/app/defaults.py declares
+    ``task_time_limit`` and ``task_soft_time_limit`` with no default, None)."""
+    set_limits = list(limit.limits)
     infinite = next((s for s in set_limits if is_infinite(s.value)), None)
     if infinite is not None:
         name = "time_limit" if infinite is limit.hard else "soft_time_limit"
@@ -66,8 +64,6 @@ def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
             f"Celery task '{job.task.name}' sets {name} to "
             "infinity: it can run forever and pin a worker; set a finite limit",
         )
-        return
-    if limit.present:
         return
     pool = contract.unenforcing_pool(check.project)
     if limit.is_set and pool is not None:
@@ -481,6 +477,8 @@ def schedule_without_expiry(
         where = f"expires={hint}"
     elif entry.source == "periodic_task":
         where = f"expires={hint} on the decorator"
+    elif entry.source == "periodic_task_row":
+        where = f"expire_seconds={hint} on the row"
     yield check.finding(
         "schedule-without-expiry",
         f.path,

@@ -45,6 +45,8 @@ def time_limit(project: Project, job: Job) -> TimeLimit:
             if pool is not None
             else ""
         ),
+        unenforced_at=Origin("worker command", pool.path, pool.loc) if pool else None,
+        soft_kind=True,
     )
 
 

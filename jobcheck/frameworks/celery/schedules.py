@@ -1,6 +1,7 @@
 """Celery schedules: beat entries (``beat_schedule``, ``CELERY_BEAT_SCHEDULE``, also
-through ``app.conf.update`` and ``.update()`` on the schedule), ``add_periodic_task`` and
-the old ``@periodic_task`` decorator."""
+through ``app.conf.update`` and ``.update()`` on the schedule), ``add_periodic_task``, the
+old ``@periodic_task`` decorator, and django-celery-beat rows the code creates
+(``PeriodicTask.objects.get_or_create(name=..., task="app.tasks.x", interval=...)``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from jobcheck.extract.schedules import (
 )
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import FunctionFacts, Timing
-from jobcheck.facts.values import CallV, DictV, Ref, Value, string
+from jobcheck.facts.values import CallV, DictV, Ref, Value, string, truthy
 from jobcheck.frameworks.celery.timing import celery_timing
 from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
@@ -50,12 +51,27 @@ SIGNATURE_PARAMETERS = frozenset(
 )
 
 
+# django_celery_beat/models.py ``class PeriodicTask(models.Model)``: a row the database
+# scheduler (``DatabaseScheduler``) turns into a beat entry, its ``task`` a task name and
+# its timing one of ``interval``/``crontab``/``solar``/``clocked`` (a row of another
+# model); ``expires``/``expire_seconds`` and ``queue`` are the options beat sends with.
+PERIODIC_TASK_MODEL = "django_celery_beat.models.PeriodicTask"
+ROW_MAKERS = frozenset({"create", "get_or_create", "update_or_create"})
+ROW_TIMINGS = ("interval", "crontab", "solar", "clocked")
+ROW_OPTIONS = {"expires": "expires", "expire_seconds": "expires", "queue": "queue"}
+
+
 class CelerySchedules(ScheduleReader):
     PREFILTER = (
         Trigger("beat schedule", b"beat_schedule"),
         Trigger("Django beat schedule", b"BEAT_SCHEDULE"),
         Trigger("add_periodic_task", b"add_periodic_task"),
         Trigger("crontab", b"crontab", rb"\bcrontab\b"),
+        Trigger(
+            "django-celery-beat row",
+            b"PeriodicTask",
+            rb"PeriodicTask\.objects\.(?:create|get_or_create|update_or_create)\(",
+        ),
     )
 
     def __init__(self, walker: Walker) -> None:
@@ -220,6 +236,8 @@ class CelerySchedules(ScheduleReader):
         receiver = node.func.value
         if method == "add_periodic_task":
             self._add_periodic_task(node)
+        elif method in ROW_MAKERS and _is_row_manager(self.walker, receiver):
+            self._periodic_task_row(node)
         elif method == "update" and _is_beat_holder(receiver):
             for arg in node.args:
                 if not arg.star:
@@ -269,6 +287,49 @@ class CelerySchedules(ScheduleReader):
             options=(*sig_options, *opts),
         )
 
+    def _periodic_task_row(self, node: cst.Call) -> None:
+        """A django-celery-beat row the code makes, when it names its task by a literal
+        (in its keywords, or the ``defaults=`` of ``update_or_create``). A one-off row
+        (``one_off=True``, a clocked run) is not a schedule that repeats: left out."""
+        walker = self.walker
+        fields = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
+        defaults = fields.get("defaults")
+        if isinstance(defaults, cst.Dict):
+            for element in defaults.elements:
+                if isinstance(element, cst.DictElement) and isinstance(
+                    element.key, cst.SimpleString
+                ):
+                    fields.setdefault(str(element.key.evaluated_value), element.value)
+        task_node = fields.get("task")
+        task_name = string(walker.evaluate(task_node)) if task_node is not None else None
+        if task_node is None or task_name is None:
+            return
+        one_off = fields.get("one_off")
+        if one_off is not None and truthy(walker.evaluate(one_off)):
+            return
+        timing_key = next((key for key in ROW_TIMINGS if key in fields), None)
+        name_node = fields.get("name")
+        self.add(
+            framework="celery",
+            source="periodic_task_row",
+            name=string(walker.evaluate(name_node)) if name_node is not None else None,
+            task_name=task_name,
+            target=None,
+            target_text=walker.text(task_node),
+            timing=Timing(
+                "other",
+                f"{timing_key} set at run time" if timing_key else "a timing set elsewhere",
+            ),
+            loc=walker.loc(node),
+            task_loc=walker.loc(task_node),
+            timing_loc=walker.loc(fields[timing_key]) if timing_key else walker.loc(node),
+            options=tuple(
+                (option, walker.evaluate(fields[key]))
+                for key, option in ROW_OPTIONS.items()
+                if key in fields
+            ),
+        )
+
     def _signature(
         self, node: cst.BaseExpression
     ) -> tuple[str | None, str | None, tuple[tuple[str, Value], ...]]:
@@ -301,6 +362,15 @@ class CelerySchedules(ScheduleReader):
             if receiver is not None:
                 return None, walker.qualify(receiver), tuple(options)
         return None, None, ()
+
+
+def _is_row_manager(walker: Walker, receiver: cst.BaseExpression) -> bool:
+    """``PeriodicTask.objects``, django-celery-beat's model's manager."""
+    return (
+        isinstance(receiver, cst.Attribute)
+        and receiver.attr.value == "objects"
+        and walker.qualify(receiver.value) == PERIODIC_TASK_MODEL
+    )
 
 
 def _is_periodic_task(qualname: str, call: CallV) -> bool:

@@ -27,13 +27,13 @@ from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
-from jobcheck.project.contract import describe_time_limit
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry
     from jobcheck.facts.values import CallV
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project, Resolved
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
@@ -55,6 +55,7 @@ _SCHEDULE_KINDS = {
     "beat_schedule": "beat entry",
     "add_periodic_task": "periodic task",
     "periodic_task": "periodic task",
+    "periodic_task_row": "django-celery-beat row",
 }
 
 
@@ -267,8 +268,11 @@ class CelerySemantics(Semantics):
 
     # -- check hooks --------------------------------------------------------------------
 
-    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
-        return checks.missing_time_limit(check, job)
+    def time_limit(self, project: Project, job: Job) -> TimeLimit:
+        return contract.time_limit(project, job)
+
+    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+        return checks.missing_time_limit(check, job, limit)
 
     def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
         return checks.jobs_run_eagerly(check)
@@ -373,7 +377,6 @@ class CelerySemantics(Semantics):
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retries = contract.retries(project, job)
         return {
-            "time_limit": describe_time_limit(contract.time_limit(project, job)),
             "retries": retries,
             "backoff": "-" if retries == "none" else contract.backoff(project, job),
             "dead_letter": contract.dead_letter(project, job),

@@ -20,19 +20,23 @@ from jobcheck.project import production
 
 if TYPE_CHECKING:
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job
 
 NAME = "dramatiq"
 
 
-def broken_time_limit(check: Check, job: Job) -> Iterator[Finding]:
-    # dramatiq/middleware/time_limit.py: the TimeLimit middleware defaults to
-    # 600000 ms; it reads ``actor.options.get("time_limit", check.time_limit)`` and
-    # computes ``ttl / 1000``, so an explicit None fails at run time and infinity
-    # never fires.
-    if not job.task.has_option("time_limit"):
+def broken_time_limit(check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+    """An actor whose own ``time_limit`` means none (:func:`contract.time_limit`); a
+    middleware list without TimeLimit is reported once, at the list
+    (:func:`middleware_without_time_limit`).
+
+    dramatiq/middleware/time_limit.py: the TimeLimit middleware defaults to 600000 ms; it
+    reads ``actor.options.get("time_limit", self.time_limit)`` and computes ``ttl /
+    1000``, so an explicit None fails at run time and infinity never fires."""
+    if limit.unenforced or limit.hard is None or limit.hard.origin.where != "actor":
         return
-    value = job.task.option("time_limit")
+    value = limit.hard.value
     loc = job.task.option_loc("time_limit")
     if is_infinite(value):
         yield check.finding(

@@ -6,34 +6,51 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import describe, is_none, number
+from jobcheck.facts.values import Const, describe, is_infinite, is_none, number
 from jobcheck.frameworks.dramatiq.companions import (
     BrokerMiddleware,
     broker_class,
     broker_middleware,
 )
+from jobcheck.project.contract import Origin, Seconds, TimeLimit
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
 
 NAME = "dramatiq"
 
-DRAMATIQ_DEFAULT_LIMIT = "600 s (Dramatiq default)"
+# dramatiq/middleware/time_limit.py ``TimeLimit(*, time_limit=600000, ...)``, in
+# milliseconds; only that middleware reads an actor's ``time_limit``.
+DRAMATIQ_DEFAULT_MS = 600_000
+MILLISECONDS = 0.001
 
 
-def time_limit(project: Project, job: Job) -> str:
+def time_limit(project: Project, job: Job) -> TimeLimit:
+    """The actor's ``time_limit=`` (ms), else the TimeLimit middleware's, else 600 s; none
+    applied when the broker's middleware list leaves TimeLimit out."""
     middleware = broker_middleware(project)
-    if middleware is not None and "TimeLimit" not in middleware.names:
-        return f"none (no TimeLimit middleware in {middleware.where})"
+    unenforced = middleware is not None and "TimeLimit" not in middleware.names
     if job.task.has_option("time_limit"):
-        value = job.task.option("time_limit")
-        milliseconds = number(value)
-        return f"{milliseconds / 1000:g} s" if milliseconds is not None else describe(value)
-    # time_limit.py: ``TimeLimit(time_limit=N)`` is the default of every actor.
-    given = _middleware_option(middleware, "TimeLimit", "time_limit")
-    if given is not None:
-        return f"{given / 1000:g} s (TimeLimit middleware)"
-    return DRAMATIQ_DEFAULT_LIMIT
+        value = project.value(job.task.option("time_limit"))
+        origin = Origin("actor", job.file.path, job.task.option_loc("time_limit"))
+        # None fails in the middleware (``None / 1000``) and infinity never fires; 0
+        # times every run out at once: a limit, if a useless one.
+        written = "time_limit=None" if is_none(value) else ""
+        unlimited = is_none(value) or is_infinite(value)
+        hard = Seconds(value, origin, scale=MILLISECONDS, unlimited=unlimited, written=written)
+    else:
+        # time_limit.py: ``TimeLimit(time_limit=N)`` is the default of every actor.
+        given = _middleware_option(middleware, "TimeLimit", "time_limit")
+        where = "TimeLimit middleware" if given is not None else "Dramatiq default"
+        amount = Const(given if given is not None else DRAMATIQ_DEFAULT_MS)
+        hard = Seconds(amount, Origin(where), scale=MILLISECONDS)
+    if not unenforced or middleware is None:
+        return TimeLimit(hard=hard)
+    return TimeLimit(
+        hard=hard,
+        unenforced=f"no TimeLimit middleware in {middleware.where}",
+        unenforced_at=Origin(middleware.where, middleware.path, middleware.loc),
+    )
 
 
 def retrying(project: Project) -> bool:

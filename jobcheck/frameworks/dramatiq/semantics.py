@@ -26,6 +26,7 @@ from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing, _Inventory
 
@@ -121,8 +122,11 @@ class DramatiqSemantics(Semantics):
             return None  # without Retries nothing is dead-lettered (checks.py)
         return "Dramatiq's dead-letter queues", frozenset({"xq", FAILED_ITEMS_TOKEN})
 
-    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
-        return checks.broken_time_limit(check, job)
+    def time_limit(self, project: Project, job: Job) -> TimeLimit:
+        return contract.time_limit(project, job)
+
+    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+        return checks.broken_time_limit(check, job, limit)
 
     def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
         return checks.middleware_without_time_limit(check)
@@ -149,7 +153,6 @@ class DramatiqSemantics(Semantics):
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retrying = contract.retrying(project)
         return {
-            "time_limit": contract.time_limit(project, job),
             "retries": contract.retries(project, job),
             "backoff": "exponential with jitter (Dramatiq)" if retrying else "none",
             "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)" if retrying else "none",

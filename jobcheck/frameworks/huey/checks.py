@@ -10,15 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from jobcheck.facts.values import describe as describe_value
 from jobcheck.facts.values import is_none, number, truthy
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project import production
+from jobcheck.project.contract import Origin, Seconds, TimeLimit
 from jobcheck.project.schedule_words import describe, expiry_hint
 
 if TYPE_CHECKING:
     from jobcheck.facts import FileFacts, ScheduleEntry
     from jobcheck.findings import Finding
-    from jobcheck.project.model import Job
+    from jobcheck.project.model import Job, Project
 
 NAME = "huey"
 IMMEDIATE_ALIASES = ("immediate", "always_eager")
@@ -38,23 +40,33 @@ sets SIGALRM (:160-170), ``greenlet_timeout`` a gevent Timeout (:177-188);
 huey/consumer_options.py ``('worker_type', WORKER_THREAD)``."""
 
 
-def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
-    """A Huey task without ``timeout=``, or with ``timeout=None``/``0``: no limit
-    (``_timeout_context``: ``task.timeout is None or task.timeout <= 0`` runs it as is)."""
+def time_limit(project: Project, job: Job) -> TimeLimit:
+    """A Huey task's ``timeout=``; none, ``None`` or ``0`` (or less) is no limit
+    (``_timeout_context``: ``task.timeout is None or task.timeout <= 0`` runs it as is).
+    With a ``task_base`` class of the project's own, its ``default_timeout`` may set one."""
     if job.task.has_option(TASK_BASE):
-        return  # the project's Task class may set default_timeout
-    value = job.task.option("timeout")
+        return TimeLimit(hard=None, unknown="its task_base class may set default_timeout")
+    if not job.task.has_option("timeout"):
+        return TimeLimit(hard=None, none_by_default="Huey sets none")
+    value = project.value(job.task.option("timeout"))
     seconds = number(value)
-    if seconds is not None and seconds > 0:
-        return
-    if value is not None and seconds is None and not is_none(value):
-        return  # a value jobcheck cannot read: the project may set a limit
-    written = job.task.has_option("timeout")
-    what = f"sets timeout={'None' if is_none(value) else '0'}" if written else "has no timeout="
+    unlimited = is_none(value) or (seconds is not None and seconds <= 0)
+    written = f"timeout={'None' if is_none(value) else describe_value(value)}"
+    origin = Origin("task", job.file.path, job.task.option_loc("timeout"))
+    return TimeLimit(
+        hard=Seconds(value, origin, unlimited=unlimited, written=written),
+        none_by_default="Huey sets none",
+    )
+
+
+def missing_time_limit(check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+    """The words for a task :func:`time_limit` finds unlimited."""
+    written = limit.hard.written if limit.hard is not None else ""
+    what = f"sets {written}" if written else "has no timeout="
     yield check.finding(
         "missing-time-limit",
         job.file.path,
-        job.task.option_loc("timeout") if written else job.task.loc,
+        limit.hard.origin.loc or job.task.loc if limit.hard is not None else job.task.loc,
         f"Huey task '{job.task.name}' {what}: Huey runs it until it returns, so a call "
         f"that hangs holds a consumer worker for good ({TIMEOUT_NOTE}); on Huey 3 set "
         "timeout=, and on either version give each network call a timeout of its own",

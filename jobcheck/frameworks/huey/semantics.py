@@ -17,6 +17,7 @@ from jobcheck.project.schedule_words import expiry_hint
 if TYPE_CHECKING:
     from jobcheck.facts import FileFacts, FrameworkConfig, ScheduleEntry
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing
 
@@ -271,10 +272,15 @@ class HueySemantics(Semantics):
 
     # -- check hooks --------------------------------------------------------------------
 
-    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+    def time_limit(self, project: Project, job: Job) -> TimeLimit:
         from jobcheck.frameworks.huey import checks
 
-        return checks.missing_time_limit(check, job)
+        return checks.time_limit(project, job)
+
+    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+        from jobcheck.frameworks.huey import checks
+
+        return checks.missing_time_limit(check, job, limit)
 
     def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
         from jobcheck.frameworks.huey import checks
@@ -359,7 +365,6 @@ class HueySemantics(Semantics):
         return None
 
     def contract(self, project: Project, job: Job) -> dict[str, str]:
-        timeout = number(job.task.option("timeout"))
         retries = number(job.task.option("retries"))
         delay = job.task.option("retry_delay")
         backoff = job.task.option("retry_backoff")
@@ -376,7 +381,6 @@ class HueySemantics(Semantics):
         else:
             backoff_text = "none: retried at once"
         return {
-            "time_limit": f"{timeout:g} s" if timeout else "none (Huey sets none)",
             "retries": retries_text,
             "backoff": backoff_text,
             "dead_letter": "none (Huey keeps no failed tasks)",

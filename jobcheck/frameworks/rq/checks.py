@@ -11,29 +11,40 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, SeqV, Value, number, truthy
+from jobcheck.frameworks.rq.contract import TIMEOUT_KEYS
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project import production
 
 if TYPE_CHECKING:
+    from jobcheck.facts import Loc
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job
 
 NAME = "rq"
 RQ_INFINITE = -1.0
-RQ_TIMEOUT_KEYS = ("job_timeout", "timeout")
+RQ_TIMEOUT_KEYS = TIMEOUT_KEYS
 RQ_RETRY = frozenset({"rq.Retry", "rq.retry.Retry", "rq.job.Retry"})
 
 
-def infinite_job(check: Check, job: Job) -> Iterator[Finding]:
-    for key in RQ_TIMEOUT_KEYS:
-        if _is_infinite(job.task.option(key)):
-            yield check.finding(
-                "missing-time-limit",
-                job.file.path,
-                job.task.loc,
-                f"RQ job '{job.task.name}' sets {key}=-1, which disables RQ's timeout "
-                "(default 180 s): the job can run forever",
-            )
+def infinite_job(check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+    """A job whose timeout is -1: its own (reported at the job), or its django-rq
+    queue's ``DEFAULT_TIMEOUT``; a project ``Queue(default_timeout=-1)`` is reported once,
+    at the queue (:func:`infinite_sites_and_queues`)."""
+    hard = limit.hard
+    if hard is None or (hard.origin.loc is not None and hard.origin.where != "job"):
+        return
+    what = (
+        f"sets {hard.written}, which disables RQ's timeout (default 180 s)"
+        if hard.origin.where == "job"
+        else f"runs on a queue whose {hard.origin.where} is -1, which disables RQ's timeout"
+    )
+    yield check.finding(
+        "missing-time-limit",
+        job.file.path,
+        job.task.loc,
+        f"RQ job '{job.task.name}' {what}: the job can run forever",
+    )
 
 
 def infinite_sites_and_queues(check: Check) -> Iterator[Finding]:
@@ -50,15 +61,25 @@ def infinite_sites_and_queues(check: Check) -> Iterator[Finding]:
                     "timeout (default 180 s): the job can run forever",
                 )
     for f in check.project.files:
+        # Queues declared at one place (``RQ_QUEUES = {q: {...} for q in (...)}``) are
+        # one finding, naming them all.
+        unlimited: dict[Loc, list[str]] = {}
         for queue in f.queues:
             if queue.framework == NAME and _is_infinite(queue.option("default_timeout")):
-                yield check.finding(
-                    "missing-time-limit",
-                    f.path,
-                    queue.loc,
-                    f"RQ queue '{queue.name}' sets default_timeout=-1: every job on it "
-                    "runs without a time limit",
-                )
+                unlimited.setdefault(queue.loc, []).append(f"'{queue.name}'")
+        for loc, names in unlimited.items():
+            subject = (
+                f"RQ queue {names[0]} sets"
+                if len(names) == 1
+                else f"RQ queues {', '.join(names)} set"
+            )
+            yield check.finding(
+                "missing-time-limit",
+                f.path,
+                loc,
+                f"{subject} default_timeout=-1: every job on "
+                f"{'it' if len(names) == 1 else 'them'} runs without a time limit",
+            )
 
 
 def flat_retry_job(check: Check, job: Job) -> Iterator[Finding]:

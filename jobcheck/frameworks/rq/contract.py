@@ -6,36 +6,80 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts import MANAGEMENT_COMMAND, EnqueueSite, FileFacts
-from jobcheck.facts.values import CallV, DictV, Ref, SeqV, Value, describe, number
+from jobcheck.facts import MANAGEMENT_COMMAND, EnqueueSite, FileFacts, QueueDecl
+from jobcheck.facts.values import CallV, Const, DictV, Ref, SeqV, Value, describe, number
+from jobcheck.project.contract import Origin, Seconds, TimeLimit, describe_time_limit
 from jobcheck.project.model import DJANGO_SETTINGS
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
 
-RQ_DEFAULT_TIMEOUT = "180 s (RQ default)"
+# rq/queue.py ``Queue.DEFAULT_TIMEOUT = 180``: a job's timeout when neither it nor its
+# queue sets one; a timeout of -1 is "no timeout" (the worker treats ``job.timeout ==
+# -1`` as infinite; rq/timeouts.py ``TimerDeathPenalty`` starts no timer for ``<= 0``).
+RQ_DEFAULT_SECONDS = 180
+RQ_INFINITE = -1
+TIMEOUT_KEYS = ("job_timeout", "timeout")
 
 
-def time_limit(project: Project, job: Job) -> str:
-    for key in ("timeout", "job_timeout"):
+def time_limit(project: Project, job: Job) -> TimeLimit:
+    """The job's timeout: its own ``@job(timeout=)``, else its queue's default."""
+    for key in TIMEOUT_KEYS:
         if job.task.has_option(key):
-            value = job.task.option(key)
-            return "none (-1)" if number(value) == -1 else f"{describe(value)} s"
+            origin = Origin("job", job.file.path, job.task.option_loc(key))
+            return TimeLimit(hard=_seconds(project.value(job.task.option(key)), origin, key))
     route = project.routing.job_route(job)
-    return queue_default_timeout(project, route.queue if route.known else None)
+    return TimeLimit(hard=queue_default_timeout(project, route.queue if route.known else None))
 
 
-def queue_default_timeout(project: Project, queue: object) -> str:
-    """django-rq's ``RQ_QUEUES[name]["DEFAULT_TIMEOUT"]`` (django_rq/queues.py
-    ``get_queue``: the queue's ``default_timeout``), else RQ's 180 s."""
+def site_time_limit(project: Project, f: FileFacts, site: EnqueueSite, queue: object) -> TimeLimit:
+    """The timeout of a job a call enqueues: the call's ``job_timeout=``/``timeout=``,
+    else its queue's default."""
+    for key in TIMEOUT_KEYS:
+        value = site.option(key)
+        if value is not None:
+            origin = Origin("enqueue call", f.path, site.loc)
+            return TimeLimit(hard=_seconds(project.value(value), origin, key))
+    return TimeLimit(hard=queue_default_timeout(project, queue))
+
+
+def _seconds(value: Value, origin: Origin, key: str) -> Seconds:
+    infinite = number(value) == RQ_INFINITE  # 0 is refused at enqueue (ValueError)
+    return Seconds(value, origin, unlimited=infinite, written=f"{key}=-1" if infinite else "")
+
+
+def queue_default_timeout(project: Project, queue: object) -> Seconds:
+    """The queue's ``Queue(name, default_timeout=)`` (rq/queue.py ``_default_timeout``)
+    or django-rq's ``RQ_QUEUES[name]["DEFAULT_TIMEOUT"]`` (django_rq/queues.py
+    ``get_queue``: the queue's ``default_timeout``), placed at the queue's declaration;
+    else RQ's 180 s."""
+    declared = _declared_timeout(project, queue)
     queues = project.value(Ref(f"{DJANGO_SETTINGS}RQ_QUEUES"))
     entry = queues.get(str(queue)) if isinstance(queues, DictV) and queue else None
-    seconds = (
-        number(project.value(entry.get("DEFAULT_TIMEOUT"))) if isinstance(entry, DictV) else None
-    )
-    if seconds is not None:
-        return f"{seconds:g} s (RQ_QUEUES['{queue}']['DEFAULT_TIMEOUT'])"
-    return RQ_DEFAULT_TIMEOUT
+    value = project.value(entry.get("DEFAULT_TIMEOUT")) if isinstance(entry, DictV) else None
+    path, loc = (declared[0], declared[1].loc) if declared else (None, None)
+    if value is not None and number(value) is not None:
+        where = f"RQ_QUEUES['{queue}']['DEFAULT_TIMEOUT']"
+        return _seconds(value, Origin(where, path, loc), "DEFAULT_TIMEOUT")
+    if declared is not None:
+        given = declared[1].option("default_timeout")
+        assert given is not None
+        origin = Origin(f"queue '{queue}'", path, loc)
+        return _seconds(project.value(given), origin, "default_timeout")
+    return Seconds(Const(RQ_DEFAULT_SECONDS), Origin("RQ default"))
+
+
+def _declared_timeout(project: Project, queue: object) -> tuple[str, QueueDecl] | None:
+    """The project's declaration of ``queue`` that sets its default timeout."""
+    for f in project.files if queue else ():
+        for declared in f.queues:
+            if (
+                declared.framework == "rq"
+                and declared.name == queue
+                and declared.option("default_timeout") is not None
+            ):
+                return f.path, declared
+    return None
 
 
 def retries(project: Project, job: Job) -> str:
@@ -77,22 +121,16 @@ def plain_functions(project: Project) -> Iterator[dict[str, object]]:
 def _contract(project: Project, f: FileFacts, site: EnqueueSite) -> dict[str, object]:
     """One job's contract, read from the call that enqueues it."""
     assert site.target is not None
-    timeout = site.option("job_timeout") or site.option("timeout")
     retry = site.option("retry")
     route = project.routing.site_route(f, site, None)
+    limit = site_time_limit(project, f, site, route.queue if route.known else None)
     return {
         "job": _shown(site.target),
         "framework": "rq",
         "path": f.path,
         "line": site.loc.line,
         "queue": str(route.queue) if route.known else "unknown (computed at run time)",
-        "time_limit": (
-            "none (-1)"
-            if number(timeout) == -1
-            else f"{describe(timeout)} s"
-            if timeout is not None
-            else queue_default_timeout(project, route.queue if route.known else None)
-        ),
+        "time_limit": describe_time_limit(limit),
         "retries": f"max {describe(retry.arg(0, 'max'))}" if isinstance(retry, CallV) else "none",
         "backoff": intervals(retry),
         "dead_letter": "failed job registry (RQ)",

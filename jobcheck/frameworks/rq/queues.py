@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jobcheck.extract.walker import Recognizer
-from jobcheck.facts import EnqueueSite, QueueDecl
+from jobcheck.facts import EnqueueSite, Loc, QueueDecl
 from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, Value, string
 from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
@@ -33,21 +33,35 @@ class RQQueues(Recognizer):
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
     ) -> None:
         walker = self.walker
-        if not walker.at_settings_level or not isinstance(value, cst.Dict):
+        if not walker.at_settings_level:
             return
         if not any(isinstance(t, cst.Name) and t.value == "RQ_QUEUES" for t in targets):
             return
-        for element in value.elements:
-            if isinstance(element, cst.DictElement):
-                key = walker.evaluate(element.key)
+        if isinstance(value, cst.Dict):
+            for element in value.elements:
+                if isinstance(element, cst.DictElement):
+                    key = string(walker.evaluate(element.key))
+                    if key:
+                        self._queue(key, walker.evaluate(element.value), walker.loc(element.key))
+            return
+        # ``{name: {...} for name in ("a", "b")}``: the evaluator unrolls a comprehension
+        # over a short literal sequence; every queue is placed at the assignment.
+        evaluated = walker.evaluate(value)
+        if isinstance(evaluated, DictV):
+            for key, config in evaluated.items:
                 if string(key):
-                    config = walker.evaluate(element.value)
-                    # django_rq/queues.py: a queue's ``ASYNC`` becomes ``is_async``.
-                    run_async = config.get("ASYNC") if isinstance(config, DictV) else None
-                    options = (("is_async", run_async),) if run_async is not None else ()
-                    walker.facts.queues.append(
-                        QueueDecl(NAME, string(key), walker.loc(element.key), options)
-                    )
+                    self._queue(str(string(key)), config, walker.loc(node))
+
+    def _queue(self, name: str, config: Value, loc: Loc) -> None:
+        """One queue of ``RQ_QUEUES``: django_rq/queues.py ``get_queue`` makes it with
+        ``is_async=ASYNC`` and ``default_timeout=DEFAULT_TIMEOUT``."""
+        options: list[tuple[str, Value]] = []
+        if isinstance(config, DictV):
+            for setting, option in (("ASYNC", "is_async"), ("DEFAULT_TIMEOUT", "default_timeout")):
+                given = config.get(setting)
+                if given is not None:
+                    options.append((option, given))
+        self.walker.facts.queues.append(QueueDecl(NAME, name, loc, tuple(options)))
 
     def call(self, node: cst.Call, func: str | None) -> None:
         if func in RQ_QUEUE_FACTORIES:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from jobcheck.facts.values import CallV, is_none, string
 from jobcheck.frameworks.rq import checks, contract
 from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.project.contract import TimeLimit
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 
@@ -171,8 +172,11 @@ class RQSemantics(Semantics):
 
     # -- check hooks ------------------------------------------------------------------------
 
-    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
-        return checks.infinite_job(check, job)
+    def time_limit(self, project: Project, job: Job) -> TimeLimit:
+        return contract.time_limit(project, job)
+
+    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+        return checks.infinite_job(check, job, limit)
 
     def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
         return checks.infinite_sites_and_queues(check)
@@ -208,7 +212,6 @@ class RQSemantics(Semantics):
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retries = contract.retries(project, job)
         return {
-            "time_limit": contract.time_limit(project, job),
             "retries": retries,
             "backoff": "-" if retries == "none" else contract.backoff(project, job),
             "dead_letter": "failed job registry (RQ)",
@@ -226,15 +229,15 @@ class RQSemantics(Semantics):
         # rq-scheduler ``schedule(..., timeout=)`` is the job's timeout; without it the
         # job's own, else its queue's default (Queue.DEFAULT_TIMEOUT = 180 s).
         from jobcheck.facts.values import number
-        from jobcheck.timing import limit_seconds
 
         own = number(entry.option("timeout"))
         if own is not None:
-            return None if own == -1 else own
+            return None if own == contract.RQ_INFINITE else own
         if job is not None:
             return super().schedule_time_limit(project, entry, job)
         queue = entry.option("queue_name")
-        return limit_seconds(contract.queue_default_timeout(project, string(queue)))
+        default = contract.queue_default_timeout(project, string(queue))
+        return TimeLimit(hard=default).bound_seconds
 
     def site_count_bound(self, site: EnqueueSite) -> str | None:
         if site.option(DEDUPLICATED) is None:

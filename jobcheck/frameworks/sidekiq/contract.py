@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, number, string, truthy
 from jobcheck.frameworks.sidekiq import defaults as sk
-from jobcheck.project.contract import DeadLetter, Origin, describe_dead_letter
+from jobcheck.project.contract import DeadLetter, Origin, TimeLimit, describe_dead_letter
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, Setting, TaskDef
@@ -401,6 +401,13 @@ def rerun_cause(job: Job | None) -> str:
     return "a retried job (Sidekiq retries 25 times by default)"
 
 
+# Sidekiq runs a job until it returns: no per-job time limit, by design
+# (``defaults.JOB_TIME_LIMIT``: no ``Timeout`` anywhere in Sidekiq's lib/, v8.1.7).
+NO_TIME_LIMIT = TimeLimit(
+    hard=None, none_by_default="Sidekiq has no job time limit, by design", settable=False
+)
+
+
 def contract(project: Project, job: Job) -> dict[str, str]:
     retries, source = max_retries(project, job)
     calls = retry_on_calls(project, job)
@@ -421,7 +428,6 @@ def contract(project: Project, job: Job) -> dict[str, str]:
     else:
         backoff = "-"
     return {
-        "time_limit": "none (Sidekiq has no job time limit, by design)",
         "retries": retries_text,
         "backoff": backoff.strip(),
         "dead_letter": describe_dead_letter(dead_letter(project, job)),

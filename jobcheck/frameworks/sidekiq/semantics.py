@@ -19,6 +19,7 @@ from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, SIDEKIQ_DEAD_SET_TO
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry, TaskDef
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing
 
@@ -33,7 +34,6 @@ from jobcheck.frameworks.sidekiq.defaults import (
     GUARDS_LOOKED_FOR,
     HTTP_NO_TIMEOUT_REASONS,
     HTTP_TIMEOUT_HINTS,
-    JOB_TIME_LIMIT,
     RUBY_LOCK_EXAMPLES,
     SHUTDOWN_TIMEOUT_SECONDS,
     SIDEKIQ_ENQUEUE,
@@ -46,7 +46,6 @@ class SidekiqSemantics(Semantics):
     job_noun = "Sidekiq job"
     scheduler_noun = "rufus-scheduler"
     max_retries = DEFAULT_MAX_RETRY_ATTEMPTS
-    job_time_limit = JOB_TIME_LIMIT
     shutdown_timeout = SHUTDOWN_TIMEOUT_SECONDS
     dead_max_jobs = DEAD_MAX_JOBS
     dead_timeout = DEAD_TIMEOUT_SECONDS
@@ -377,6 +376,11 @@ class SidekiqSemantics(Semantics):
         from jobcheck.frameworks.sidekiq import contract
 
         return contract.contract(project, job)
+
+    def time_limit(self, project: Project, job: Job) -> TimeLimit:
+        from jobcheck.frameworks.sidekiq import contract
+
+        return contract.NO_TIME_LIMIT
 
     def delivery(self, project: Project, job: Job) -> str:
         from jobcheck.frameworks.sidekiq import defaults

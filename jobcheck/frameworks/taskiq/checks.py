@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import FrameworkConfig, MiddlewareDecl
-from jobcheck.facts.values import number, truthy
+from jobcheck.facts.values import describe as describe_value
+from jobcheck.facts.values import is_none, number, truthy
 from jobcheck.frameworks.semantics_base import Check
+from jobcheck.project.contract import Origin, Seconds, TimeLimit
 
 if TYPE_CHECKING:
     from jobcheck.findings import Finding
@@ -27,15 +29,28 @@ SMART_RETRY = "SmartRetryMiddleware"
 MIDDLEWARE_BASES = frozenset({"taskiq.TaskiqMiddleware", "taskiq.abc.middleware.TaskiqMiddleware"})
 
 
-def missing_time_limit(check: Check, job: Job) -> Iterator[Finding]:
+def time_limit(project: Project, job: Job) -> TimeLimit:
     """receiver.py ``Receiver.run_task``: ``anyio.fail_after(float(timeout))`` only when
-    the message has a ``timeout`` label; other labels (``time_limit``) are never read."""
-    if job.task.option("timeout") is not None:
-        return
+    the message has a ``timeout`` label; other labels (``time_limit``) are never read.
+    A call's ``.kicker().with_labels(timeout=...)`` is not read here."""
+    if job.task.option("timeout") is None:
+        unread = job.task.has_option("time_limit")
+        unread_note = "; its time_limit= label is never read" if unread else ""
+        return TimeLimit(hard=None, none_by_default=f"no timeout label{unread_note}")
+    origin = Origin("timeout label", job.file.path, job.task.option_loc("timeout"))
+    value = project.value(job.task.option("timeout"))
+    return TimeLimit(hard=Seconds(value, origin, unlimited=is_none(value)))
+
+
+def missing_time_limit(check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+    """The words for a task :func:`time_limit` finds unlimited."""
     function = check.project.function(job.task.function)
     sync = function is not None and not function.is_async
     wrong = "time_limit" if job.task.has_option("time_limit") else None
-    what = "sets time_limit=, a label taskiq never reads," if wrong else "has no timeout label,"
+    if limit.hard is not None:
+        what = f"sets timeout={describe_value(limit.hard.value)}, which bounds nothing,"
+    else:
+        what = "sets time_limit=, a label taskiq never reads," if wrong else "has no timeout label,"
     sync_note = (
         " (for a plain def, which taskiq runs in its thread pool, the timeout frees the "
         "worker but cannot stop the thread: bound each call inside it too)"

@@ -22,6 +22,7 @@ from jobcheck.frameworks.semantics_base import (
 if TYPE_CHECKING:
     from jobcheck.facts import FrameworkConfig, ScheduleEntry
     from jobcheck.findings import Finding
+    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Route, Routing
 
@@ -240,10 +241,15 @@ class TaskiqSemantics(Semantics):
 
     # -- check hooks ------------------------------------------------------------------
 
-    def missing_time_limit(self, check: Check, job: Job) -> Iterator[Finding]:
+    def time_limit(self, project: Project, job: Job) -> TimeLimit:
         from jobcheck.frameworks.taskiq import checks
 
-        return checks.missing_time_limit(check, job)
+        return checks.time_limit(project, job)
+
+    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+        from jobcheck.frameworks.taskiq import checks
+
+        return checks.missing_time_limit(check, job, limit)
 
     def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
         from jobcheck.frameworks.taskiq import checks
@@ -313,7 +319,6 @@ class TaskiqSemantics(Semantics):
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         from jobcheck.frameworks.taskiq import checks
 
-        timeout = job.task.option("timeout")
         middlewares = checks.retry_middlewares(project, job)
         retries = "none (no retry middleware)"
         backoff = "-"
@@ -331,7 +336,6 @@ class TaskiqSemantics(Semantics):
             simple = middlewares[0].name.endswith(checks.SIMPLE_RETRY)
             backoff = "none: sent again at once" if simple else "SmartRetryMiddleware delay"
         return {
-            "time_limit": f"{describe(timeout)} s (timeout label)" if timeout else "none",
             "retries": retries,
             "backoff": backoff,
             "dead_letter": "none (taskiq keeps no failed tasks)",
