@@ -16,7 +16,10 @@ from __future__ import annotations
 import functools
 import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jobcheck.frameworks.semantics_base import Semantics
 
 
 @dataclass(frozen=True)
@@ -172,17 +175,17 @@ def title(name: str | None) -> str:
 
 
 @functools.cache
-def semantics(name: str | None) -> Any:
+def semantics(name: str | None) -> Semantics:
     """The semantics of the framework ``name`` (``jobcheck/frameworks/semantics_base.py``);
     the neutral semantics for a name no plugin knows: nothing is assumed of it."""
     found = plugin(name)
     loaded = found.load_semantics() if found is not None else None
     if loaded is None:
         loaded = importlib.import_module("jobcheck.frameworks.semantics_base").UNKNOWN
-    return loaded
+    return loaded  # type: ignore[no-any-return]
 
 
-def every_semantics() -> tuple[Any, ...]:
+def every_semantics() -> tuple[Semantics, ...]:
     """The semantics of every plugin, in registry order."""
     return tuple(semantics(name) for name in names())
 

@@ -36,6 +36,20 @@ def test_import_contracts_hold() -> None:
     assert " 0 broken" in done.stdout
 
 
+def test_checks_and_contracts_type_check() -> None:
+    """mypy over ``[tool.mypy] files``: the checks, the contract module and the plugins'
+    semantics, checks and contracts (a check's parameters are typed, none ``Any``)."""
+    pytest.importorskip("mypy")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
 def _framework_names() -> frozenset[str]:
     names = {name for p in plugins() for name in (p.name, *p.aliases)}
     return frozenset(names | VIEW_NAMES)

@@ -396,3 +396,36 @@ def test_every_django_rq_queue_without_a_timeout_leaves_its_jobs_unlimited() -> 
         "app.jobs.export_library": "600 s (job)",
         "app.jobs.fetch": "none (DEFAULT_TIMEOUT=-1)",
     }
+
+
+def test_rq_limits_the_calls_give_and_the_scheduler_queue() -> None:
+    """A limit every call gives (also in ``**kwargs``, which Queue.enqueue reads job
+    options from), calls that differ, and rq-scheduler jobs on their Scheduler's queue
+    (Redash: execute_query was "180 s (RQ default)"; the periodic jobs were missing)."""
+    case = Path(__file__).parent / "fixtures/SCL-18/missing-time-limit/rq_limits_per_call"
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(case)])
+    assert result.exit_code == 0, result.output
+    seen = {(c["job"], c["queue"], c["time_limit"]) for c in json.loads(result.output)}
+    assert seen == {
+        ("jobs.execute_query", "queries", "set by the calls that send it"),
+        ("jobs.render", "queries", "set by the calls that send it"),
+        ("jobs.export", "queries", "none (job_timeout=-1)"),
+        ("jobs.count", "queries", "set by the calls that send it"),
+        ("render", "periodic", "600 s (schedule entry)"),
+        ("refresh", "periodic", "180 s (RQ default)"),
+    }
+
+
+def test_a_celery_backoff_that_starts_at_its_cap_does_not_grow() -> None:
+    """``retry_backoff=600`` with retry_backoff_max left at 600 (plane's webhook task):
+    min(600, 600 * 2 ** n) is 600 for every retry (celery/utils/time.py)."""
+    contracts = {
+        c["job"]: c["backoff"]
+        for c in _contracts("SCL-34/retry-without-backoff/celery_backoff_capped")
+    }
+    assert contracts["tasks.send_webhook"] == (
+        "none: every wait is a random 0-600 s (jitter); retry_backoff=600 already "
+        "reaches retry_backoff_max=600 (Celery's default) at the first retry"
+    )
+    assert contracts["tasks.send_growing"] == "exponential with jitter"
+    assert contracts["tasks.send_with_higher_cap"] == "exponential with jitter"

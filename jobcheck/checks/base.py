@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from jobcheck.catalog import CheckInfo, load_catalog
 from jobcheck.config import Options
@@ -34,13 +34,14 @@ class SummaryRoots:
     """Summaries are asked of what these call."""
 
 
-CheckMethod = Callable[["RuleChecks"], Iterator[Finding]]
+RuleChecksT = TypeVar("RuleChecksT", bound="RuleChecks")
+CheckMethod = Callable[[RuleChecksT], Iterator[Finding]]
 
 
-def check(slug: str) -> Callable[[CheckMethod], CheckMethod]:
+def check(slug: str) -> Callable[[CheckMethod[RuleChecksT]], CheckMethod[RuleChecksT]]:
     """Mark a method as the implementation of the check ``slug``."""
 
-    def mark(method: CheckMethod) -> CheckMethod:
+    def mark(method: CheckMethod[RuleChecksT]) -> CheckMethod[RuleChecksT]:
         method.check_slug = slug  # type: ignore[attr-defined]
         return method
 
@@ -96,7 +97,7 @@ class RuleChecks:
         for slug, name in self.implemented().items():
             if slug in slugs:
                 found = getattr(self, name)()
-                yield from one_per_place(found) if self.judges_job_bodies else found
+                yield from one_per_place(found) if self.judges_job_bodies else distinct(found)
 
     def finding(
         self,
@@ -119,6 +120,17 @@ class RuleChecks:
             fix=fix,
             related=related,
         )
+
+
+def distinct(findings: Iterable[Finding]) -> Iterator[Finding]:
+    """Each finding once: a declaration several jobs inherit (an ActiveJob base class's
+    ``retry_on``) is judged for every job that has it, and reported once where it is
+    written."""
+    seen: set[Finding] = set()
+    for finding in findings:
+        if finding not in seen:
+            seen.add(finding)
+            yield finding
 
 
 def one_per_place(findings: Iterable[Finding]) -> list[Finding]:

@@ -75,9 +75,9 @@ class DeadLetterRunbook(RuleChecks):
             destination = semantics(plugin.name).dead_letter_destination(self.project)
             if destination is None:
                 continue
-            place = self._first_place(plugin.name)
-            if place is not None:
-                found.append(_Destination(destination[0], destination[1], place))
+            first = self._first_place(plugin.name)
+            if first is not None:
+                found.append(_Destination(destination[0], destination[1], first))
         return found
 
     def _first_place(self, framework: str) -> Place | None:

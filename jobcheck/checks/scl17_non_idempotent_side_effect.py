@@ -21,7 +21,7 @@ from jobcheck.checks.scl17_side_effects import (
     scheduled_functions,
 )
 from jobcheck.findings import Finding
-from jobcheck.project.bodies import job_bodies
+from jobcheck.project.bodies import JobBody, job_bodies
 from jobcheck.registry import semantics
 
 
@@ -44,6 +44,22 @@ class NonIdempotentSideEffect(RuleChecks):
                 yield self.finding(
                     "non-idempotent-side-effect",
                     *reach.place(body.file.path),
-                    message(body.name, effect, reach.through(), rerun(body), framework_of(body)),
+                    message(
+                        body.name, effect, reach.through(), self._rerun(body), framework_of(body)
+                    ),
                     related=reach.related(effect.func),
                 )
+
+    def _rerun(self, body: JobBody) -> str:
+        """What runs the body twice. A job acked before it runs and never retried (a
+        Celery task by default: review's retries "none", delivery "early") is not rerun
+        by its queue today; the rule still asks that it be safe to run twice, and the
+        message says where a second run would come from."""
+        job = body.job
+        if job is not None and not semantics(job.framework).runs_again(self.project, job):
+            return (
+                "a second message for the same work, or a retry once retries or late acks "
+                "are turned on (today it is acked before it runs and never retried: a crash "
+                "loses the run),"
+            )
+        return rerun(body)

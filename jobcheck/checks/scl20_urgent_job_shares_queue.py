@@ -26,7 +26,8 @@ from jobcheck.vocabulary.words import matching_word
 class _Unit:
     """A job, or a function RQ enqueues without an ``@job`` decorator."""
 
-    framework: str
+    framework: str | None
+    """None for a ``send_task`` by name whose framework nothing in sight tells."""
     name: str
     other_name: str = ""
     """The name it is registered under, when that differs (``@app.task(name=...)``)."""
@@ -41,13 +42,13 @@ class UrgentQueue(RuleChecks):
     @check("urgent-job-shares-queue")
     def urgent_job_shares_queue(self) -> Iterator[Finding]:
         units = self._units()
-        bulk: dict[tuple[str, str], tuple[str, str]] = {}
+        bulk: dict[tuple[str | None, str | None], tuple[str, str]] = {}
         for unit in units:
             word = matching_word(f"{unit.name} {unit.other_name}", self.options.bulk_words)
             if word is None or self._urgent_word(unit) is not None:
                 continue
             for route, _ in unit.routes:
-                bulk.setdefault((owner(unit.framework), route.queue), (unit.name, word))  # type: ignore[arg-type]
+                bulk.setdefault((owner(unit.framework), route.queue), (unit.name, word))
         seen: set[tuple[str, int]] = set()
         for unit in units:
             word = self._urgent_word(unit)
@@ -57,7 +58,7 @@ class UrgentQueue(RuleChecks):
                 key = (place.path, place.loc.line)
                 if key in seen:
                     continue
-                shared = bulk.get((owner(unit.framework), route.queue))  # type: ignore[arg-type]
+                shared = bulk.get((owner(unit.framework), route.queue))
                 if route.default:
                     why = (
                         f"runs on the default queue '{route.queue}', behind every job nothing "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 
+from jobcheck.config import Options
 from jobcheck.facts import (
     IN_PROCESS_LOCK,
     Decorator,
@@ -45,6 +46,7 @@ class LockReading:
     (``self.project`` is theirs)."""
 
     project: Project
+    options: Options
 
     def _overlapping(
         self,

@@ -15,18 +15,33 @@ and yield its ``finding(...)``s. The defaults here say nothing and find nothing.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry, TaskDef
-    from jobcheck.facts.values import CallV
-    from jobcheck.findings import Finding
+    from jobcheck.facts.values import CallV, Value
+    from jobcheck.findings import Finding, Fix, Related
     from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project, Resolved
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
-Check = Any
-"""A rule's check object (``jobcheck.checks.base.RuleChecks``)."""
+
+class Check(Protocol):
+    """What a framework's part of a check uses of the rule's check
+    (``jobcheck.checks.base.RuleChecks``): the project it judges and how it makes a
+    finding. A plugin never imports the checks."""
+
+    project: Project
+
+    def finding(
+        self,
+        slug: str,
+        path: str,
+        loc: Loc,
+        message: str,
+        fix: Fix | None = None,
+        related: tuple[Related, ...] = (),
+    ) -> Finding: ...
 
 
 class Semantics:
@@ -80,6 +95,12 @@ class Semantics:
     """Whether a run that fails is run again (a queue's retries, a Job's backoffLimit):
     SCL-17 speaks of retried runs only where one is (an in-process scheduler's function
     is not: its next run is the next scheduled one)."""
+
+    def runs_again(self, project: Project, job: Job) -> bool:
+        """Whether anything runs the job's body a second time for one message: a
+        retry, or a redelivery of a message not yet acknowledged. Yes unless its plugin
+        knows better (a Celery task acked early, with no retries, runs once or is lost)."""
+        return True
 
     def rerun_cause(self, job: Job | None) -> str:
         """SCL-17: what runs a job's body a second time, as the subject of a clause."""
@@ -215,7 +236,7 @@ class Semantics:
         """Classes every task of the job's app is built on (Celery's ``task_cls``)."""
         return []
 
-    def decorator_queue(self, call_args: tuple[Any, ...]) -> Any:
+    def decorator_queue(self, call_args: tuple[Value, ...]) -> Value | None:
         """The queue a wrapped decorator's first positional argument names, if any."""
         return None
 
@@ -254,7 +275,7 @@ class Semantics:
 
         return UNKNOWN_ROUTE
 
-    def call_queue_option(self, site: EnqueueSite) -> Any:
+    def call_queue_option(self, site: EnqueueSite) -> Value | None:
         """The queue a call names in its own options (``apply_async(queue=...)``)."""
         return None
 

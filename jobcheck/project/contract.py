@@ -43,7 +43,9 @@ class Seconds:
     """One limit as the project sets it: a number of seconds, no limit (None, 0 or
     infinity, each as written), or a value the code computes (unknown)."""
 
-    value: Value
+    value: Value | None
+    """None where the option is there but nothing readable was recorded for it (taken
+    to bound the run: the project chose a value)."""
     origin: Origin
     scale: float = 1.0
     """Seconds per unit of the value (Dramatiq writes milliseconds: 0.001)."""

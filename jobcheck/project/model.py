@@ -480,6 +480,16 @@ class Project:
             if self._unresolved_but_certain(site):
                 yield f, site, None
 
+    @functools.cached_property
+    def sites_by_job(self) -> dict[str, list[tuple[FileFacts, EnqueueSite]]]:
+        """The confirmed enqueue sites of each job, by its qualname (what a contract
+        reads of the calls that send it: limits given per call)."""
+        found: dict[str, list[tuple[FileFacts, EnqueueSite]]] = {}
+        for f, site, job in self.enqueues():
+            if job is not None:
+                found.setdefault(job.task.qualname, []).append((f, site))
+        return found
+
     def enqueue_sites(self) -> Iterator[tuple[FileFacts, EnqueueSite]]:
         """Every enqueue site as written, and those made through enqueue wrappers."""
         for f in self.files:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import DictV, number
+from jobcheck.facts.values import DictV, Value, number
 from jobcheck.frameworks.apscheduler.defaults import (
     FLASK_CONFIG_SCHEDULER,
     JOB_DEFAULTS,
@@ -58,7 +58,7 @@ class APSchedulerSemantics(Semantics):
         if any((c.cls or "").startswith("flask_apscheduler") for c in named):
             # Flask-APScheduler's object takes SCHEDULER_JOB_DEFAULTS from the app's config.
             named += [c for c in configs if c.qualname == FLASK_CONFIG_SCHEDULER]
-        filled: dict[str, object] = {}
+        filled: dict[str, Value] = {}
         for config in named:
             defaults = project.value(config.option("job_defaults"))
             if isinstance(defaults, DictV):

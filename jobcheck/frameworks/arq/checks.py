@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import Const, is_none, number, string, truthy
-from jobcheck.frameworks.arq.defaults import WORKER_DEFAULTS
+from jobcheck.frameworks.arq.defaults import DEFAULT_JOB_TIMEOUT, WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project.contract import DeadLetter, Origin, Seconds, TimeLimit
 from jobcheck.project.schedule_words import short
@@ -59,7 +59,7 @@ def time_limit(project: Project, job: Job) -> TimeLimit:
         written = f"{name}.job_timeout=None" if is_none(given) else ""
         value = project.value(given)
         return TimeLimit(hard=Seconds(value, origin, unlimited=is_none(value), written=written))
-    default = Const(WORKER_DEFAULTS["job_timeout"])
+    default = Const(DEFAULT_JOB_TIMEOUT)
     return TimeLimit(hard=Seconds(default, Origin("arq's default")))
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 # arq/worker.py ``Worker.__init__`` (:187-219) and its defaults.
+DEFAULT_JOB_TIMEOUT = 300
+"""arq/worker.py ``Worker.__init__(job_timeout=300)``, in seconds."""
+
 WORKER_DEFAULTS: dict[str, object] = {
     "functions": (),
     "queue_name": "arq:queue",  # arq/constants.py:1 ``default_queue_name``
@@ -18,7 +21,7 @@ WORKER_DEFAULTS: dict[str, object] = {
     "handle_signals": True,
     "job_completion_wait": 0,
     "max_jobs": 10,
-    "job_timeout": 300,  # seconds
+    "job_timeout": DEFAULT_JOB_TIMEOUT,
     "keep_result": 3600,
     "keep_result_forever": False,
     "poll_delay": 0.5,

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, number, truthy
-from jobcheck.frameworks.arq.defaults import WORKER_DEFAULTS
+from jobcheck.frameworks.arq.defaults import DEFAULT_JOB_TIMEOUT, WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import (
     Check,
     Semantics,
@@ -245,7 +245,7 @@ class ArqSemantics(Semantics):
         timeout = number(entry.option("timeout"))
         if timeout is None and entry.option("timeout") is None:
             worker = entry.option("job_timeout")
-            timeout = WORKER_DEFAULTS["job_timeout"] if worker is None else number(worker)
+            timeout = DEFAULT_JOB_TIMEOUT if worker is None else number(worker)
         gap = entry.timing.gap
         return timeout is not None and gap is not None and timeout < gap
 

@@ -286,6 +286,17 @@ def autoretry_backoff(check: Check, job: Job) -> Iterator[Finding]:
             "by default)",
         )
         return
+    capped = contract.capped_backoff(check.project, job)
+    if capped is not None:
+        yield check.finding(
+            "retry-without-backoff",
+            capped.path or job.file.path,
+            capped.loc or job.task.loc,
+            f"Celery task '{job.task.name}' backs off without growing: {capped.words()}, "
+            f"so every retry waits up to {capped.cap} s and a long outage is met at the "
+            "same pace; start small (retry_backoff=True doubles from 1 s) or raise "
+            "retry_backoff_max above the wait you mean",
+        )
     jitter = check.project.option(job, "retry_jitter")
     if jitter.is_set and truthy(jitter.value) is False:
         yield check.finding(

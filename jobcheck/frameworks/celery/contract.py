@@ -38,7 +38,7 @@ def time_limit(project: Project, job: Job) -> TimeLimit:
     return TimeLimit(
         hard=_limit(project.option(job, "time_limit")),
         soft=_limit(project.option(job, "soft_time_limit")),
-        per_call=job.task.qualname in limited_per_call(project),
+        per_call=limited_per_call(project, job),
         none_by_default="Celery has no default",
         unenforced=(
             f"the workers run the {pool.pool} pool ({pool.where}), which applies no time limit"
@@ -73,7 +73,7 @@ def worker_pools(project: Project) -> list[WorkerPool]:
     ``-P``/``--pool``, else ``worker_pool`` (CELERY_WORKER_POOL), else prefork."""
     cached = project.__dict__.get("_celery_worker_pools")
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     from jobcheck.commandline import option_values, programs
     from jobcheck.project.test_code import is_test_code
     from jobcheck.registry import semantics
@@ -124,19 +124,11 @@ _WHERE = {
 _PER_CALL_OPTIONS = frozenset({"time_limit", "soft_time_limit", "options", SPLAT})
 
 
-def limited_per_call(project: Project) -> frozenset[str]:
+def limited_per_call(project: Project, job: Job) -> bool:
     """Tasks some call sends with its own limits (``apply_async(time_limit=...)``, or
     ``signature(..., options=options)`` with limits computed at run time)."""
-    cached = project.__dict__.get("_celery_limited_per_call")
-    if cached is None:
-        cached = project.__dict__["_celery_limited_per_call"] = frozenset(
-            target.task.qualname
-            for _, site, target in project.enqueues()
-            if target is not None
-            and {key for key, _ in site.options}
-            & {"time_limit", "soft_time_limit", "options", SPLAT}
-        )
-    return cached
+    sites = project.sites_by_job.get(job.task.qualname, [])
+    return any({key for key, _ in site.options} & _PER_CALL_OPTIONS for _, site in sites)
 
 
 def retries(project: Project, job: Job) -> str:
@@ -163,6 +155,49 @@ def retries(project: Project, job: Job) -> str:
     return "none"
 
 
+# celery/app/autoretry.py: ``retry_backoff_max = int(getattr(task, 'retry_backoff_max',
+# 600))``; each wait is ``min(retry_backoff_max, factor * 2 ** retries)`` with
+# ``factor = int(max(1.0, retry_backoff))`` (celery/utils/time.py
+# ``get_exponential_backoff_interval``), then random 0..wait with full jitter.
+RETRY_BACKOFF_MAX_DEFAULT = 600
+
+
+@dataclass(frozen=True)
+class CappedBackoff:
+    """``retry_backoff`` whose first wait already reaches ``retry_backoff_max``: every
+    autoretry waits the cap, and the backoff never grows."""
+
+    factor: int
+    cap: int
+    cap_is_default: bool
+    path: str | None
+    loc: Loc | None
+
+    def words(self) -> str:
+        cap = f"retry_backoff_max={self.cap}" + (
+            " (Celery's default)" if self.cap_is_default else ""
+        )
+        return f"retry_backoff={self.factor} already reaches {cap} at the first retry"
+
+
+def capped_backoff(project: Project, job: Job) -> CappedBackoff | None:
+    """The task's autoretry backoff when it cannot grow; None when it can, or when
+    either number is not readable."""
+    shaped = project.option(job, "retry_backoff")
+    value = project.value(shaped.value)
+    factor = number(value)
+    if not shaped.is_set or factor is None or truthy(value) is not True:
+        return None
+    cap_option = project.option(job, "retry_backoff_max")
+    cap = number(project.value(cap_option.value)) if cap_option.is_set else None
+    cap = RETRY_BACKOFF_MAX_DEFAULT if not cap_option.is_set else cap
+    if cap is None or int(max(1.0, factor)) < int(cap):
+        return None
+    return CappedBackoff(
+        int(max(1.0, factor)), int(cap), not cap_option.is_set, shaped.path, shaped.loc
+    )
+
+
 def backoff(project: Project, job: Job) -> str:
     delay = project.option(job, "default_retry_delay")
     default = f"fixed {_value(delay)} s" if delay.is_set else "fixed 180 s (Celery default)"
@@ -171,6 +206,10 @@ def backoff(project: Project, job: Job) -> str:
         if shaped.is_set and truthy(shaped.value):
             jitter = project.option(job, "retry_jitter")
             off = jitter.is_set and truthy(jitter.value) is False
+            capped = capped_backoff(project, job)
+            if capped is not None:
+                wait = f"{capped.cap} s" if off else f"a random 0-{capped.cap} s (jitter)"
+                return f"none: every wait is {wait}; {capped.words()}"
             return "exponential" + (", no jitter" if off else " with jitter")
         return default
     return _manual_backoff(project, job, default)
@@ -261,6 +300,22 @@ def visibility_timeout(project: Project) -> tuple[float, str] | None:
     if scheme in DEFAULT_VISIBILITY_TIMEOUT:
         return DEFAULT_VISIBILITY_TIMEOUT[scheme], f"the {scheme} transport's default"
     return None
+
+
+def runs_again(project: Project, job: Job) -> bool:
+    """Whether a second run of one message can happen: retries (``autoretry_for``,
+    ``self.retry()``) or a late ack (a lost worker's message is redelivered). Acked
+    early (the default) with no retries, a started task is never run again: the message
+    is acked as the pool accepts it (celery/worker/request.py ``Request.on_accepted``
+    and ``execute``: ``if not self.task.acks_late: self.acknowledge()``), so a lost run
+    is lost, not repeated."""
+    if project.option(job, "autoretry_for").is_set:
+        return True
+    function = project.function(job.task.function)
+    if function is None or function.retry_calls:
+        return True
+    late = project.option(job, "acks_late")
+    return late.is_set and truthy(late.value) is not False
 
 
 def delivery(project: Project, job: Job) -> str:

@@ -20,7 +20,7 @@ Library facts, each read in Celery's source (5.x):
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jobcheck.facts import SPLAT, TaskDef
 from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
@@ -181,7 +181,7 @@ class CelerySemantics(Semantics):
     def job_route(self, routing: Routing, job: Job) -> Route:
         return routes.of(routing).job_route(job)
 
-    def call_queue_option(self, site: EnqueueSite) -> Any:
+    def call_queue_option(self, site: EnqueueSite) -> Value | None:
         return site.option("queue")
 
     def call_options_may_hold_queue(self, site: EnqueueSite) -> bool:
@@ -384,6 +384,9 @@ class CelerySemantics(Semantics):
 
     def delivery(self, project: Project, job: Job) -> str:
         return contract.delivery(project, job)
+
+    def runs_again(self, project: Project, job: Job) -> bool:
+        return contract.runs_again(project, job)
 
     def named_tasks(self, project: Project) -> Iterator[tuple[str, Loc, str, str]]:
         return routes.named_tasks(project)

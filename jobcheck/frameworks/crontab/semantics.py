@@ -16,9 +16,9 @@ from jobcheck.facts.values import Const, number, string
 from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression, with_minute
 
 if TYPE_CHECKING:
-    from jobcheck.checks.base import RuleChecks as Check
     from jobcheck.facts import ScheduleEntry
     from jobcheck.findings import Finding
+    from jobcheck.frameworks.semantics_base import Check
     from jobcheck.project.model import Project
 
 # src/entry.c ``load_entry``: ``@reboot`` sets WHEN_REBOOT (runs once at start-up: not a

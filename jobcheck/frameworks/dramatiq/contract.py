@@ -95,7 +95,7 @@ _REDELIVERY = {
 
 def delivery(project: Project) -> str:
     """Dramatiq acks a message after the actor returns, on either broker."""
-    brokers = {broker_class(config) for _, config in project.configs(NAME)}
+    brokers = {name for _, config in project.configs(NAME) if (name := broker_class(config))}
     known = sorted(brokers & _REDELIVERY.keys())
     if len(known) == 1:
         return f"late: acked after the actor returns; {_REDELIVERY[known[0]]}"

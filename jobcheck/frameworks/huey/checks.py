@@ -18,7 +18,7 @@ from jobcheck.project.contract import Origin, Seconds, TimeLimit
 from jobcheck.project.schedule_words import describe, expiry_hint
 
 if TYPE_CHECKING:
-    from jobcheck.facts import FileFacts, ScheduleEntry
+    from jobcheck.facts import FileFacts, Loc, ScheduleEntry
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
 
@@ -132,7 +132,7 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
 _DJHUEY = frozenset({"huey.contrib.djhuey", "django_huey"})
 
 
-def _instance_place(check: Check) -> tuple[str, object] | None:
+def _instance_place(check: Check) -> tuple[str, Loc] | None:
     """Where the project's Huey is configured: the instance its tasks are made on (djhuey's
     ``HUEY`` setting for djhuey tasks), else the first one (trilli's unused second
     instance was reported instead of its ``settings.HUEY``)."""

@@ -14,9 +14,9 @@ from jobcheck.frameworks.crontab.semantics import enqueued_task
 from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression, with_minute
 
 if TYPE_CHECKING:
-    from jobcheck.checks.base import RuleChecks as Check
     from jobcheck.facts import FileFacts, ScheduleEntry
     from jobcheck.findings import Finding
+    from jobcheck.frameworks.semantics_base import Check
     from jobcheck.project.model import Job, Project
 
 # pkg/apis/batch/v1/defaults.go ``SetDefaults_CronJob`` (kubernetes@045bbb192caa).

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, SeqV, Value, number, truthy
-from jobcheck.frameworks.rq.contract import TIMEOUT_KEYS
+from jobcheck.frameworks.rq import contract
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project import production
 
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 NAME = "rq"
 RQ_INFINITE = -1.0
-RQ_TIMEOUT_KEYS = TIMEOUT_KEYS
 RQ_RETRY = frozenset({"rq.Retry", "rq.retry.Retry", "rq.job.Retry"})
 
 
@@ -51,15 +50,15 @@ def infinite_sites_and_queues(check: Check) -> Iterator[Finding]:
     for f, site, job in check.project.enqueues():
         if (job.framework if job else site.framework_hint) != NAME:
             continue
-        for key in RQ_TIMEOUT_KEYS:
-            if _is_infinite(site.option(key)):
-                yield check.finding(
-                    "missing-time-limit",
-                    f.path,
-                    site.loc,
-                    f"'{site.target_text}' is enqueued with {key}=-1, which disables RQ's "
-                    "timeout (default 180 s): the job can run forever",
-                )
+        limit = contract.call_time_limit(check.project, f, site)
+        if limit is not None and limit.hard is not None and limit.hard.no_limit:
+            yield check.finding(
+                "missing-time-limit",
+                f.path,
+                site.loc,
+                f"'{site.target_text}' is enqueued with {limit.hard.written}, which disables "
+                "RQ's timeout (default 180 s): the job can run forever",
+            )
     for f in check.project.files:
         # Queues declared at one place (``RQ_QUEUES = {q: {...} for q in (...)}``) are
         # one finding, naming them all.

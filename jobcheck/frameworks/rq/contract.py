@@ -6,8 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts import MANAGEMENT_COMMAND, EnqueueSite, FileFacts, QueueDecl
-from jobcheck.facts.values import CallV, Const, DictV, Ref, SeqV, Value, describe, number
+from jobcheck.facts import (
+    MANAGEMENT_COMMAND,
+    SPLAT,
+    EnqueueSite,
+    FileFacts,
+    QueueDecl,
+    ScheduleEntry,
+)
+from jobcheck.facts.values import CallV, Const, DictV, Ref, SeqV, Value, describe, number, string
 from jobcheck.project.contract import Origin, Seconds, TimeLimit, describe_time_limit
 from jobcheck.project.model import DJANGO_SETTINGS
 
@@ -23,27 +30,58 @@ TIMEOUT_KEYS = ("job_timeout", "timeout")
 
 
 def time_limit(project: Project, job: Job) -> TimeLimit:
-    """The job's timeout: its own ``@job(timeout=)``, else its queue's default."""
+    """The job's timeout: its own ``@job(timeout=)``, else what every call that sends it
+    gives, else its queue's default."""
     for key in TIMEOUT_KEYS:
         if job.task.has_option(key):
             origin = Origin("job", job.file.path, job.task.option_loc(key))
             return TimeLimit(hard=_seconds(project.value(job.task.option(key)), origin, key))
     route = project.routing.job_route(job)
-    return TimeLimit(hard=queue_default_timeout(project, route.queue if route.known else None))
+    queue = route.queue if route.known else None
+    return calls_time_limit(project, project.sites_by_job.get(job.task.qualname, []), queue)
 
 
-def site_time_limit(project: Project, f: FileFacts, site: EnqueueSite, queue: object) -> TimeLimit:
-    """The timeout of a job a call enqueues: the call's ``job_timeout=``/``timeout=``,
-    else its queue's default."""
+def calls_time_limit(
+    project: Project, sites: list[tuple[FileFacts, EnqueueSite]], queue: object
+) -> TimeLimit:
+    """The timeout of a job these calls send: the one they all give
+    (``job_timeout=600``), "set by the calls" when they give different or unreadable
+    ones (``job_timeout=time_limit``, ``**enqueue_kwargs``) or only some give one, else
+    the queue's default (``queue`` is where the calls send it, when known)."""
+    given = [call_time_limit(project, f, site) for f, site in sites]
+    if all(limit is None for limit in given):
+        return TimeLimit(hard=queue_default_timeout(project, queue))
+    hards = [limit.hard for limit in given if limit is not None]
+    readable = [h for h in hards if h is not None and number(h.value) is not None]
+    if len(readable) == len(given) and len({number(h.value) for h in readable}) == 1:
+        return TimeLimit(hard=readable[0])
+    return TimeLimit(hard=None, per_call=True)
+
+
+def call_time_limit(project: Project, f: FileFacts, site: EnqueueSite) -> TimeLimit | None:
+    """The timeout one call gives the job it enqueues (``job_timeout=``/``timeout=``,
+    also inside ``**options`` when they are readable); unknown when it spreads options
+    jobcheck cannot read; None when it gives none (the queue's default applies)."""
+    origin = Origin("enqueue call", f.path, site.loc)
     for key in TIMEOUT_KEYS:
         value = site.option(key)
         if value is not None:
-            origin = Origin("enqueue call", f.path, site.loc)
             return TimeLimit(hard=_seconds(project.value(value), origin, key))
-    return TimeLimit(hard=queue_default_timeout(project, queue))
+    spread = site.option(SPLAT)
+    if spread is None:
+        return None
+    options = project.value(spread)
+    if isinstance(options, DictV):
+        for key in TIMEOUT_KEYS:
+            value = options.get(key)
+            if value is not None:
+                return TimeLimit(hard=_seconds(project.value(value), origin, key))
+        spreads_more = any(not isinstance(k, Const) for k, _ in options.items)
+        return TimeLimit(hard=None, per_call=True) if spreads_more else None
+    return TimeLimit(hard=None, per_call=True)
 
 
-def _seconds(value: Value, origin: Origin, key: str) -> Seconds:
+def _seconds(value: Value | None, origin: Origin, key: str) -> Seconds:
     infinite = number(value) == RQ_INFINITE  # 0 is refused at enqueue (ValueError)
     return Seconds(value, origin, unlimited=infinite, written=f"{key}=-1" if infinite else "")
 
@@ -105,25 +143,28 @@ DELIVERY = (
 
 def plain_functions(project: Project) -> Iterator[dict[str, object]]:
     """RQ jobs that are plain functions, enqueued by reference: their contract is in
-    the enqueue call (the first call seen for each function)."""
+    the calls that enqueue them (the first call seen for each function places it and
+    names its queue; the time limit is what every call gives)."""
     from jobcheck.project.test_code import is_test_code
 
-    seen: set[str] = set()
+    calls: dict[str, list[tuple[FileFacts, EnqueueSite]]] = {}
     for f, written, job in project.enqueues():
         if job is not None or written.framework_hint != "rq" or is_test_code(f):
             continue
         for site in project.bound_sites(written):
-            if site.target and site.target not in seen:
-                seen.add(site.target)
-                yield _contract(project, f, site)
+            if site.target:
+                calls.setdefault(site.target, []).append((f, site))
+    for sites in calls.values():
+        yield _contract(project, sites)
 
 
-def _contract(project: Project, f: FileFacts, site: EnqueueSite) -> dict[str, object]:
-    """One job's contract, read from the call that enqueues it."""
+def _contract(project: Project, sites: list[tuple[FileFacts, EnqueueSite]]) -> dict[str, object]:
+    """One job's contract, read from the calls that enqueue it."""
+    f, site = sites[0]
     assert site.target is not None
     retry = site.option("retry")
     route = project.routing.site_route(f, site, None)
-    limit = site_time_limit(project, f, site, route.queue if route.known else None)
+    limit = calls_time_limit(project, sites, route.queue if route.known else None)
     return {
         "job": _shown(site.target),
         "framework": "rq",
@@ -135,6 +176,31 @@ def _contract(project: Project, f: FileFacts, site: EnqueueSite) -> dict[str, ob
         "backoff": intervals(retry),
         "dead_letter": "failed job registry (RQ)",
         "delivery": DELIVERY,
+    }
+
+
+def schedule_contract(project: Project, entry: ScheduleEntry) -> dict[str, str]:
+    """An rq-scheduler or RQ cron entry that enqueues a plain function: it runs as an RQ
+    job on the entry's queue (``queue_name=``, else its scheduler's; rq_scheduler
+    ``_create_job``: ``queue_name or self.queue_name``, 'default' unless the
+    ``Scheduler`` names one), with the entry's ``timeout=``/``job_timeout=``, else the
+    queue's default."""
+    queue = string(project.value(entry.option("queue_name"))) or (
+        "default" if entry.framework == "rq-scheduler" else None
+    )
+    limit = TimeLimit(hard=queue_default_timeout(project, queue))
+    for key in ("timeout", "job_timeout"):
+        value = entry.option(key)
+        if value is not None:
+            limit = TimeLimit(hard=_seconds(project.value(value), Origin("schedule entry"), key))
+    return {
+        "queue": queue or "unknown (computed at run time)",
+        "time_limit": describe_time_limit(limit),
+        "retries": "none",
+        "backoff": "-",
+        "dead_letter": "failed job registry (RQ)",
+        "delivery": DELIVERY,
+        "lock": "no",
     }
 
 

@@ -280,9 +280,15 @@ class RQRecognizer(Recognizer):
                 or (a.keyword is not None and a.keyword.value not in RQ_OPTIONS | {"func"})
             ]
             args = enqueue.arguments(walker, payload_args)
+        # ``**kwargs`` goes to the job's function and may hold RQ's options as well
+        # (Queue.enqueue pops job_timeout, ttl... from it): both payload and options.
         options = enqueue.options(
             walker,
-            (a for a in call_args if a.keyword and a.keyword.value in RQ_OPTIONS),
+            (
+                a
+                for a in call_args
+                if (a.keyword and a.keyword.value in RQ_OPTIONS) or a.star == "**"
+            ),
             frozenset(),
         )
         if skip:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from jobcheck import timing
 from jobcheck.extract.schedules import (
     ScheduleReader,
@@ -14,7 +16,7 @@ from jobcheck.extract.schedules import (
 )
 from jobcheck.extract.walker import Walker
 from jobcheck.facts import ScheduleEntry
-from jobcheck.facts.values import string
+from jobcheck.facts.values import Value, string
 from jobcheck.syntax import tree as cst
 from jobcheck.triggers import Trigger
 
@@ -45,6 +47,11 @@ class RQSchedules(ScheduleReader):
         super().__init__(walker)
         self._job_definitions: list[ScheduleEntry] = []
         self._schedules_from_kwargs = False
+        self._scheduler_queue: Value | None = None
+        """``Scheduler(queue_name=...)`` made in this file (a project subclass too:
+        Redash's ``StatsdRecordingScheduler``): the queue its jobs go to unless one
+        names its own (rq_scheduler/scheduler.py ``_create_job``: ``queue_name or
+        self.queue_name``)."""
 
     def assign(
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
@@ -64,10 +71,19 @@ class RQSchedules(ScheduleReader):
                 self._rq_cron(node)
         if self.roots & RQ_SCHEDULER_ROOTS:
             self._collect_job_definitions(node)
+            if (func or "").endswith("Scheduler") and has_keyword(node, "queue_name"):
+                queue = argument(node, 0, "queue_name")
+                self._scheduler_queue = self.walker.evaluate(queue) if queue else None
 
     def finish(self) -> None:
         if self._schedules_from_kwargs:
             self.walker.facts.schedules.extend(self._job_definitions)
+        if self._scheduler_queue is not None:
+            schedules = self.walker.facts.schedules
+            for index, entry in enumerate(schedules):
+                if entry.framework == "rq-scheduler" and entry.option("queue_name") is None:
+                    options = (*entry.options, ("queue_name", self._scheduler_queue))
+                    schedules[index] = dataclasses.replace(entry, options=options)
 
     def _rq_scheduler(self, node: cst.Call, method: str) -> None:
         walker = self.walker

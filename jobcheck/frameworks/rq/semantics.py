@@ -18,7 +18,7 @@ Library facts, each read in the library's source:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, is_none, string
 from jobcheck.frameworks.rq import checks, contract
@@ -29,6 +29,7 @@ from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
+    from jobcheck.facts.values import Value
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Place, QueueUse, Route, Routing
@@ -92,7 +93,7 @@ class RQSemantics(Semantics):
     def matches_by_tail(self) -> bool:
         return False  # RQ enqueues a function by reference: its path is exact
 
-    def decorator_queue(self, call_args: tuple[Any, ...]) -> Any:
+    def decorator_queue(self, call_args: tuple[Value, ...]) -> Value | None:
         return call_args[0] if call_args else None
 
     # -- queues ---------------------------------------------------------------------------
@@ -248,6 +249,9 @@ class RQSemantics(Semantics):
         # rq/worker.py ``handle_job_failure``: a job that raises goes to the
         # FailedJobRegistry (kept failure_ttl, a year by default), retried only with Retry().
         return "let it fail into RQ's failed job registry (and Retry() if it should be retried)"
+
+    def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
+        return contract.schedule_contract(project, entry)
 
     def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
         return contract.plain_functions(project)

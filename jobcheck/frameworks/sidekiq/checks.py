@@ -14,6 +14,7 @@ from jobcheck.frameworks.sidekiq import contract
 from jobcheck.frameworks.sidekiq import defaults as sk
 
 if TYPE_CHECKING:
+    from jobcheck.facts import Loc
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job
 
@@ -51,7 +52,7 @@ def retry_without_backoff(check: Check, job: Job) -> Iterator[Finding]:
                     "count (e.g. (count ** 4) + 15, Sidekiq's own), or drop "
                     "sidekiq_retry_in",
                 )
-    for owner, call in _own_retry_ons(check, "backoff", job):
+    for owner, call in _own_retry_ons(check, job):
         if contract.grows(call):
             continue
         errors = ", ".join(contract.exception_names(call)) or "its errors"
@@ -71,7 +72,7 @@ def retry_on_all_exceptions(check: Check) -> Iterator[Finding]:
     """ActiveJob ``retry_on StandardError``/``Exception``: a bug or a missing record is
     retried like a timeout."""
     for job in _jobs(check):
-        for owner, call in _own_retry_ons(check, "all", job):
+        for owner, call in _own_retry_ons(check, job):
             caught = [name for name in contract.exception_names(call) if name in CATCH_ALL]
             if not caught:
                 continue
@@ -93,7 +94,7 @@ def unbounded_retries(check: Check, job: Job) -> Iterator[Finding]:
     ``Float::INFINITY``: never gives up, so nothing reaches the dead set."""
     if job.framework not in FRAMEWORKS:
         return
-    for owner, call in _own_retry_ons(check, "unbounded", job):
+    for owner, call in _own_retry_ons(check, job):
         if contract.retry_on_attempts(call) != float("inf"):
             continue
         yield check.finding(
@@ -135,16 +136,11 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
         )
 
 
-def _own_retry_ons(check: Check, purpose: str, job: Job) -> Iterator[tuple[Job, CallV]]:
+def _own_retry_ons(check: Check, job: Job) -> Iterator[tuple[Job, CallV]]:
     """The ``retry_on`` declarations that apply to ``job`` (its own and its base
-    classes'), each once per check: a base's is reported where it is written."""
-    seen: set[tuple[str, str, int]] = check.__dict__.setdefault("_sidekiq_retry_ons", set())
-    for owner, call in contract.retry_on_calls(check.project, job):
-        key = (purpose, owner.task.qualname, id(call))
-        if key in seen:
-            continue
-        seen.add(key)
-        yield owner, call
+    classes'): a base's is reported where it is written, once (the check's findings are
+    ``distinct``)."""
+    yield from contract.retry_on_calls(check.project, job)
 
 
 def _label(check: Check, owner: Job) -> str:
@@ -154,7 +150,7 @@ def _label(check: Check, owner: Job) -> str:
     return f"ActiveJob base class '{owner.task.name}' (so every job built on it)"
 
 
-def _retry_on_loc(job: Job, call: object):  # type: ignore[no-untyped-def]
+def _retry_on_loc(job: Job, call: object) -> Loc:
     """The line of the job's ``retry_on`` declaration that made ``call``."""
     index = 0
     for key, value in job.task.options:

@@ -62,7 +62,7 @@ def _ruby_tasks(project: Project) -> dict[str, tuple[FileFacts, TaskDef]]:
             if task.framework in ("sidekiq", "activejob")
         }
         project.__dict__["_ruby_tasks"] = memo
-    return memo  # type: ignore[no-any-return]
+    return memo
 
 
 def built_on_sidekiq(project: Project, task: TaskDef) -> bool:
@@ -292,7 +292,7 @@ def activejob_adapter(project: Project) -> str | None:
     in-process :async adapter). Read from the files, once per project."""
     memo = project.__dict__.setdefault("_activejob_adapter", [])
     if memo:
-        return memo[0]  # type: ignore[no-any-return]
+        return memo[0]
     named: list[str] = []
     shows_sidekiq = False
     for f in project.files:

@@ -11,13 +11,14 @@ docs/frameworks/sidekiq.md); the hooks that read the project live in ``contract.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_minute_expression
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, SIDEKIQ_DEAD_SET_TOKEN
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry, TaskDef
+    from jobcheck.facts.values import Value
     from jobcheck.findings import Finding
     from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project
@@ -243,7 +244,7 @@ class SidekiqSemantics(Semantics):
 
         return contract.job_route(routing, job)
 
-    def call_queue_option(self, site: EnqueueSite) -> Any:
+    def call_queue_option(self, site: EnqueueSite) -> Value | None:
         return site.option("queue")
 
     def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
