@@ -78,12 +78,16 @@ def contracts(project: Project, options: Options) -> list[Contract]:
 
 def _promises(project: Project, job: Job) -> dict[str, str]:
     """The job's time limit, retries, backoff and dead letter in words: the time limit
-    from the same ``TimeLimit`` SCL-18 judges."""
+    from the same ``TimeLimit`` SCL-18 judges, the retries from the same ``Retries``
+    SCL-34's unbounded-retries judges."""
     framework = semantics(job.framework)
     fields = framework.contract(project, job)
     limit = framework.time_limit(project, job)
     if limit is not None:
         fields["time_limit"] = describe_time_limit(limit)
+    retries = framework.retries(project, job)
+    if retries is not None:
+        fields["retries"] = retries.words
     return fields
 
 

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from jobcheck.checks.scl18_missing_time_limit import MissingTimeLimit
 from jobcheck.checks.scl34_no_dead_letter import NoDeadLetter
+from jobcheck.checks.scl34_unbounded_retries import UnboundedRetries
 from jobcheck.cli import cli
 from jobcheck.config import Options
 from jobcheck.engine import RunSettings, collect_facts
@@ -76,6 +77,23 @@ def test_missing_time_limit_fires_exactly_when_the_contract_has_none(case: Path)
             assert not named, job.task.qualname
         words = describe_time_limit(limit)
         assert words.startswith("none") == (not limit.present and not limit.unknown), words
+
+
+@pytest.mark.parametrize("case", _python_job_cases(), ids=case_id)
+def test_unbounded_retries_fire_exactly_when_the_contract_has_no_cap(case: Path) -> None:
+    """Every job whose framework gives its retries a contract (Celery, Dramatiq):
+    ``unbounded-retries`` reports the option that removes the cap exactly when the
+    contract has one, and ``jobs`` says "unbounded" exactly then."""
+    project, options = _project(case)
+    findings = list(UnboundedRetries(project, options).run({"unbounded-retries"}))
+    for job in project.jobs:
+        retries = semantics(job.framework).retries(project, job)
+        if retries is None or is_test_code(job.file):
+            continue
+        written = f"'{job.task.name}' sets {retries.written}:"
+        flagged = any(written in f.message for f in findings)
+        assert flagged == retries.unbounded, job.task.qualname
+        assert ("unbounded" in retries.words) == retries.unbounded, retries.words
 
 
 def _sidekiq_cases() -> list[Path]:

@@ -408,7 +408,11 @@ def test_rq_limits_the_calls_give_and_the_scheduler_queue() -> None:
     seen = {(c["job"], c["queue"], c["time_limit"]) for c in json.loads(result.output)}
     assert seen == {
         ("jobs.execute_query", "queries", "set by the calls that send it"),
-        ("jobs.render", "queries", "set by the calls that send it"),
+        (
+            "jobs.render",
+            "queries",
+            "unknown (**options may set job_timeout; if not, the queue's default)",
+        ),
         ("jobs.export", "queries", "none (job_timeout=-1)"),
         ("jobs.count", "queries", "set by the calls that send it"),
         ("render", "periodic", "600 s (schedule entry)"),

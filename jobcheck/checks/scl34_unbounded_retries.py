@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts.values import is_none
 from jobcheck.findings import Finding
+from jobcheck.project.contract import Retries
+from jobcheck.project.model import Job
 from jobcheck.registry import semantics
 
 
@@ -21,21 +22,13 @@ class UnboundedRetries(RuleChecks):
     @check("unbounded-retries")
     def unbounded_retries(self) -> Iterator[Finding]:
         for job in self.project.jobs:
-            yield from semantics(job.framework).unbounded_retry_options(self, job)
+            framework = semantics(job.framework)
+            yield from self._uncapped(job, framework.retries(self.project, job))
+            yield from framework.unbounded_retry_options(self, job)
             found = self.project.functions.get(job.task.function or "")
             if found is None:
                 continue
             defined_in, function = found  # the function's own file (see SCL-21)
-            for call in function.retry_calls:
-                if call.max_retries is not None and is_none(call.max_retries):
-                    yield self.finding(
-                        "unbounded-retries",
-                        defined_in.path,
-                        call.loc,
-                        f"'{job.task.name}' retries with max_retries=None: a message that "
-                        "always fails is retried forever; cap the retries and dead-letter "
-                        "what is left",
-                    )
             for loc in function.retry_loops:
                 yield self.finding(
                     "unbounded-retries",
@@ -45,3 +38,18 @@ class UnboundedRetries(RuleChecks):
                     "handler never gives up: a permanent failure spins forever; count the "
                     "attempts and re-raise after a limit",
                 )
+
+    def _uncapped(self, job: Job, retries: Retries | None) -> Iterator[Finding]:
+        """The contract's cap removed (``max_retries=None``): the same ``Retries``
+        review prints as "unbounded"."""
+        if retries is None or retries.unbounded_at is None:
+            return
+        where = retries.unbounded_at
+        noun = semantics(job.framework).job_noun
+        yield self.finding(
+            "unbounded-retries",
+            where.path or job.file.path,
+            where.loc or job.task.loc,
+            f"{noun} '{job.task.name}' sets {retries.written}: a message that always fails "
+            f"is {retries.forever}; set a cap ({retries.capped_by_default})",
+        )

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry, TaskDef
     from jobcheck.facts.values import CallV, Value
     from jobcheck.findings import Finding, Fix, Related
-    from jobcheck.project.contract import TimeLimit
+    from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project, Resolved
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
@@ -377,7 +377,16 @@ class Semantics:
     def soft_limit_not_below_hard(self, check: Check) -> Iterator[Finding]:
         return iter(())
 
+    def retries(self, project: Project, job: Job) -> Retries | None:
+        """How the job retries, with the option that removes the cap when one does
+        (``project/contract.py``): review prints its words, SCL-34 unbounded-retries
+        reports where it is written. None where the plugin still words its retries in
+        ``contract()`` alone."""
+        return None
+
     def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
+        """Unbounded retries the contract's one cap cannot express (ActiveJob's
+        ``retry_on ..., attempts: :unlimited``, one per declaration)."""
         return iter(())
 
     def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:

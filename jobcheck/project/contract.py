@@ -135,6 +135,28 @@ class TimeLimit:
 
 
 @dataclass(frozen=True)
+class Retries:
+    """How a job's failed runs are run again: the words review prints, and the option
+    that makes them endless when it does (SCL-34 unbounded-retries reports there)."""
+
+    words: str
+    """``automatic on ConnectionError, max 5``, ``max 20 (Dramatiq default)``, ``none``."""
+    unbounded_at: Origin | None = None
+    """Where the project removes the cap (``max_retries=None``); None while some cap
+    holds (or nothing retries)."""
+    written: str = ""
+    """That option as written, for the message (``max_retries=None``)."""
+    capped_by_default: str = ""
+    """The framework's cap when the option is left out (``Celery's default is 3``)."""
+    forever: str = "retried forever"
+    """What no cap means in this framework, as the message says it."""
+
+    @property
+    def unbounded(self) -> bool:
+        return self.unbounded_at is not None
+
+
+@dataclass(frozen=True)
 class DeadLetter:
     """Where a job that fails for good ends: kept somewhere to inspect and replay, or
     lost, and the option that decides it."""

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts import FailureHandler, FileFacts, RetryCall
 from jobcheck.facts.values import (
-    DictV,
     Ref,
     SeqV,
     Value,
@@ -234,40 +233,6 @@ def _origin(resolved: Resolved) -> str:
         "settings": "global setting",
     }.get(resolved.source, resolved.source)
     return where + env_note(resolved.value)
-
-
-def unbounded_retry_options(check: Check, job: Job) -> Iterator[Finding]:
-    resolved = check.project.option(job, "max_retries")
-    if resolved.is_set and is_none(resolved.value) and not _capped_by_every_retry(check, job):
-        yield check.finding(
-            "unbounded-retries",
-            resolved.path or job.file.path,
-            resolved.loc or job.task.loc,
-            f"Celery task '{job.task.name}' sets max_retries=None: a message that "
-            "always fails is retried forever (Celery's default is 3); set a cap",
-        )
-        return
-    retry_kwargs = check.project.option(job, "retry_kwargs").value
-    if isinstance(retry_kwargs, DictV) and is_none(retry_kwargs.get("max_retries")):
-        yield check.finding(
-            "unbounded-retries",
-            job.file.path,
-            job.task.option_loc("retry_kwargs"),
-            f"Celery task '{job.task.name}' sets retry_kwargs max_retries=None: it "
-            "is retried forever; set a cap",
-        )
-
-
-def _capped_by_every_retry(check: Check, job: Job) -> bool:
-    """No autoretry, and every ``self.retry(...)`` passes its own ``max_retries=N``: the
-    call's cap wins over the task's (celery/app/task.py ``Task.retry``: "max_retries: If
-    set, overrides the default retry limit for this execution")."""
-    autoretry = check.project.option(job, "autoretry_for")
-    if autoretry.is_set and _non_empty(autoretry.value):
-        return False
-    function = check.project.function(job.task.function)
-    calls = function.retry_calls if function is not None else []
-    return bool(calls) and all(number(call.max_retries) is not None for call in calls)
 
 
 def autoretry_backoff(check: Check, job: Job) -> Iterator[Finding]:

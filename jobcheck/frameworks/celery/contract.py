@@ -22,7 +22,7 @@ from jobcheck.facts.values import (
     string,
     truthy,
 )
-from jobcheck.project.contract import Origin, Seconds, TimeLimit
+from jobcheck.project.contract import Origin, Retries, Seconds, TimeLimit
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project, Resolved
@@ -131,7 +131,12 @@ def limited_per_call(project: Project, job: Job) -> bool:
     return any({key for key, _ in site.options} & _PER_CALL_OPTIONS for _, site in sites)
 
 
-def retries(project: Project, job: Job) -> str:
+def retries(project: Project, job: Job) -> Retries:
+    """How the task retries (``autoretry_for``, ``self.retry()``) and its cap:
+    ``max_retries`` (3 by default, celery/app/task.py), overridden by ``retry_kwargs``'
+    (celery/app/autoretry.py ``task.retry(exc=exc, **retry_kwargs)``) and by a
+    ``self.retry(max_retries=N)`` call's own ("If set, overrides the default retry limit
+    for this execution", celery/app/task.py ``Task.retry``)."""
     autoretry = project.option(job, "autoretry_for")
     cap = project.option(job, "max_retries")
     limit = (
@@ -139,20 +144,47 @@ def retries(project: Project, job: Job) -> str:
         if cap.is_set and is_none(cap.value)
         else (f"max {_value(cap)}" if cap.is_set else "max 3 (Celery default)")
     )
-    # retry_kwargs go to every retry() autoretry makes (celery/app/autoretry.py
-    # ``task.retry(exc=exc, **retry_kwargs)``) and to ``self.retry(**self.retry_kwargs)``:
-    # a max_retries there wins over the task's.
+    unbounded_at = (
+        Origin(_source(cap), cap.path or job.file.path, cap.loc or job.task.loc)
+        if cap.is_set and is_none(cap.value)
+        else None
+    )
+    written = "max_retries=None"
     kwargs = project.option(job, "retry_kwargs").value
     given = kwargs.get("max_retries") if isinstance(kwargs, DictV) else None
     if given is not None:
         limit = "unbounded" if is_none(given) else f"max {describe(given)} (retry_kwargs)"
-    if autoretry.is_set:
-        return f"automatic on {_exceptions(autoretry.value)}, {limit}"
-    function = project.function(job.task.function)
-    if function is not None and function.retry_calls:
-        caps = {_cap(call.max_retries) for call in function.retry_calls if call.max_retries}
-        return f"self.retry(), {'; '.join(sorted(caps)) if caps else limit}"
-    return "none"
+        where = Origin("retry_kwargs", job.file.path, job.task.option_loc("retry_kwargs"))
+        unbounded_at = where if is_none(given) else None
+        written = "retry_kwargs max_retries=None"
+    found = project.functions.get(job.task.function or "")
+    calls = found[1].retry_calls if found is not None else []
+    endless = next((call for call in calls if is_none(call.max_retries)), None)
+    if found is not None and endless is not None:  # the call's own None wins
+        unbounded_at = Origin("self.retry() call", found[0].path, endless.loc)
+        written = "max_retries=None in self.retry()"
+    if autoretry.is_set and _listed(autoretry.value):
+        words = f"automatic on {_exceptions(autoretry.value)}, {limit}"
+    elif calls:
+        caps = {_cap(call.max_retries) for call in calls if call.max_retries is not None}
+        if any(call.max_retries is None for call in calls):
+            caps.add(limit)
+        elif endless is None:
+            unbounded_at = None  # every call caps its own retries
+        words = f"self.retry(), {'; '.join(sorted(caps))}"
+    elif unbounded_at is not None:
+        words = f"none in sight; unbounded if retried ({written}, {unbounded_at.where})"
+    else:
+        words = "none"
+    # celery/app/task.py ``Task.max_retries = 3``.
+    return Retries(words, unbounded_at, written, "Celery's default is 3")
+
+
+def _listed(value: Value | None) -> bool:
+    """``autoretry_for`` naming exceptions (an empty tuple retries nothing)."""
+    if isinstance(value, SeqV):
+        return bool(value.items)
+    return value is not None and not is_none(value)
 
 
 # celery/app/autoretry.py: ``retry_backoff_max = int(getattr(task, 'retry_backoff_max',

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry
     from jobcheck.facts.values import CallV
     from jobcheck.findings import Finding
-    from jobcheck.project.contract import TimeLimit
+    from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project, Resolved
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
@@ -286,9 +286,6 @@ class CelerySemantics(Semantics):
     def soft_limit_not_below_hard(self, check: Check) -> Iterator[Finding]:
         return checks.soft_limit_not_below_hard(check)
 
-    def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
-        return checks.unbounded_retry_options(check, job)
-
     def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
         yield from checks.autoretry_backoff(check, job)
         yield from checks.manual_retry_backoff(check, job)
@@ -374,8 +371,11 @@ class CelerySemantics(Semantics):
         # celery/app/task.py Task.__call__: runs self.run(*args, **kwargs) in the caller.
         return f"call {name}.delay(...) or .apply_async(...) instead"
 
+    def retries(self, project: Project, job: Job) -> Retries:
+        return contract.retries(project, job)
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
-        retries = contract.retries(project, job)
+        retries = contract.retries(project, job).words
         return {
             "retries": retries,
             "backoff": "-" if retries == "none" else contract.backoff(project, job),

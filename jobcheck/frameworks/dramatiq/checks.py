@@ -57,21 +57,6 @@ def broken_time_limit(check: Check, job: Job, limit: TimeLimit) -> Iterator[Find
         )
 
 
-def unbounded_retries(check: Check, job: Job) -> Iterator[Finding]:
-    if (
-        job.task.has_option("max_retries")
-        and is_none(job.task.option("max_retries"))
-        and not job.task.has_option("retry_when")
-    ):
-        yield check.finding(
-            "unbounded-retries",
-            job.file.path,
-            job.task.option_loc("max_retries"),
-            f"Dramatiq actor '{job.task.name}' sets max_retries=None: it is retried "
-            "forever and never reaches the dead-letter queue; set a cap (default 20)",
-        )
-
-
 def middleware_without_time_limit(check: Check) -> Iterator[Finding]:
     """dramatiq/middleware/time_limit.py: only the TimeLimit middleware reads an actor's
     ``time_limit``; a broker given a middleware list without it runs every actor with no

@@ -12,7 +12,7 @@ from jobcheck.frameworks.dramatiq.companions import (
     broker_class,
     broker_middleware,
 )
-from jobcheck.project.contract import Origin, Seconds, TimeLimit
+from jobcheck.project.contract import Origin, Retries, Seconds, TimeLimit
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -59,18 +59,29 @@ def retrying(project: Project) -> bool:
     return middleware is None or "Retries" in middleware.names
 
 
-def retries(project: Project, job: Job) -> str:
+def retries(project: Project, job: Job) -> Retries:
+    """dramatiq/middleware/retries.py ``after_process_message``: an actor's
+    ``retry_when`` decides alone when given; else ``max_retries`` (20 by default), None
+    for no cap. Nothing retries without the Retries middleware."""
+    default = "Dramatiq's default is 20"  # retries.py ``Retries(max_retries=20)``
+    forever = "retried forever and never reaches the dead-letter queue"
     middleware = broker_middleware(project)
     if middleware is not None and "Retries" not in middleware.names:
-        return f"none: a failure is dropped (no Retries middleware in {middleware.where})"
+        words = f"none: a failure is dropped (no Retries middleware in {middleware.where})"
+        return Retries(words)
+    if job.task.has_option("retry_when"):
+        return Retries(f"while retry_when says so ({describe(job.task.option('retry_when'))})")
     if job.task.has_option("max_retries"):
         value = job.task.option("max_retries")
-        return "unbounded" if is_none(value) else f"max {describe(value)}"
+        if is_none(value):
+            origin = Origin("actor", job.file.path, job.task.option_loc("max_retries"))
+            return Retries("unbounded", origin, "max_retries=None", default, forever)
+        return Retries(f"max {describe(value)}")
     # retries.py: ``Retries(max_retries=N)`` is the default of every actor.
     given = _middleware_option(middleware, "Retries", "max_retries")
     if given is not None:
-        return f"max {given:g} (Retries middleware)"
-    return "max 20 (Dramatiq default)"
+        return Retries(f"max {given:g} (Retries middleware)")
+    return Retries("max 20 (Dramatiq default)")
 
 
 def _middleware_option(middleware: BrokerMiddleware | None, name: str, key: str) -> float | None:

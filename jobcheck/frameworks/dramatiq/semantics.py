@@ -26,7 +26,7 @@ from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
     from jobcheck.findings import Finding
-    from jobcheck.project.contract import TimeLimit
+    from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing, _Inventory
 
@@ -134,8 +134,8 @@ class DramatiqSemantics(Semantics):
     def no_dead_letter(self, check: Check) -> Iterator[Finding]:
         return checks.middleware_without_retries(check)
 
-    def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
-        return checks.unbounded_retries(check, job)
+    def retries(self, project: Project, job: Job) -> Retries:
+        return contract.retries(project, job)
 
     def single_run_advice(self) -> str:
         return ", e.g. with dramatiq's ConcurrentRateLimiter(limit=1) as a mutex"
@@ -153,7 +153,7 @@ class DramatiqSemantics(Semantics):
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retrying = contract.retrying(project)
         return {
-            "retries": contract.retries(project, job),
+            "retries": contract.retries(project, job).words,
             "backoff": "exponential with jitter (Dramatiq)" if retrying else "none",
             "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)" if retrying else "none",
         }

@@ -55,6 +55,9 @@ def calls_time_limit(
     readable = [h for h in hards if h is not None and number(h.value) is not None]
     if len(readable) == len(given) and len({number(h.value) for h in readable}) == 1:
         return TimeLimit(hard=readable[0])
+    if all(limit is None or limit.unknown for limit in given):
+        spread = next(limit for limit in given if limit is not None)
+        return TimeLimit(hard=None, unknown=spread.unknown)
     return TimeLimit(hard=None, per_call=True)
 
 
@@ -76,9 +79,10 @@ def call_time_limit(project: Project, f: FileFacts, site: EnqueueSite) -> TimeLi
             value = options.get(key)
             if value is not None:
                 return TimeLimit(hard=_seconds(project.value(value), origin, key))
-        spreads_more = any(not isinstance(k, Const) for k, _ in options.items)
-        return TimeLimit(hard=None, per_call=True) if spreads_more else None
-    return TimeLimit(hard=None, per_call=True)
+        if all(isinstance(k, Const) for k, _ in options.items):
+            return None
+    unknown = f"**{describe(spread)} may set job_timeout; if not, the queue's default"
+    return TimeLimit(hard=None, unknown=unknown)
 
 
 def _seconds(value: Value | None, origin: Origin, key: str) -> Seconds:
