@@ -20,6 +20,8 @@ from jobcheck.cli import cli
 from jobcheck.config import Options
 from jobcheck.engine import RunSettings, collect_facts
 from jobcheck.frameworks.arq import checks as arq_checks
+from jobcheck.frameworks.celery import contract as celery_contract
+from jobcheck.frameworks.celery import routes as celery_routes
 from jobcheck.frameworks.sidekiq import contract as sidekiq_contract
 from jobcheck.project.contract import describe_dead_letter, describe_time_limit
 from jobcheck.project.model import Project
@@ -158,3 +160,35 @@ def test_arq_results_kept_forever_are_the_dead_letter_in_review() -> None:
         "sync_orders": "its failed result, kept forever (WorkerSettings.keep_result_forever)",
         "cron:nightly": "its next scheduled run (a cron job takes no arguments)",
     }
+
+
+def _celery_cases() -> list[Path]:
+    return [
+        case
+        for case in fixture_cases()
+        if any(b"celery" in path.read_bytes() for path in case.rglob("*.py") if path.is_file())
+    ]
+
+
+@pytest.mark.parametrize("case", _celery_cases(), ids=case_id)
+def test_celery_no_dead_letter_fires_exactly_when_a_task_keeps_nothing(case: Path) -> None:
+    """Celery: the project's no-dead-letter finding counts exactly the tasks whose
+    contract keeps nothing of a failure (no dead-letter exchange on their queue, no
+    handler that stores it), and ``jobs`` says "none found" for exactly those."""
+    project, options = _project(case)
+    findings = [
+        f
+        for f in NoDeadLetter(project, options).run({"no-dead-letter"})
+        if "Celery task" in f.message
+    ]
+    tasks = [j for j in project.jobs if j.framework == "celery" and not is_test_code(j.file)]
+    lost = [job for job in tasks if not celery_contract.dead_letter(project, job).kept]
+    if findings:
+        (finding,) = findings
+        counted = f"has {len(lost)} Celery task" if len(lost) == len(tasks) else f"{len(lost)} of"
+        assert counted in finding.message, finding.message
+    else:  # every task keeps its failures, or no Celery app is in sight to judge
+        assert not lost or celery_routes.of(project.routing).app_place() is None
+    for job in tasks:
+        dead = celery_contract.dead_letter(project, job)
+        assert (describe_dead_letter(dead) == "none found") == (not dead.kept)

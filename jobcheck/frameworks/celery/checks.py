@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts import FailureHandler, FileFacts, RetryCall
+from jobcheck.facts import FileFacts, RetryCall
 from jobcheck.facts.values import (
     Ref,
     SeqV,
@@ -22,7 +22,7 @@ from jobcheck.facts.values import (
     string,
     truthy,
 )
-from jobcheck.frameworks.celery import contract, routes, tasks
+from jobcheck.frameworks.celery import contract, routes
 from jobcheck.frameworks.semantics_base import Check
 from jobcheck.project import production
 from jobcheck.project.schedule_words import describe, expiry_hint, job_label
@@ -362,42 +362,31 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
     tasks = [
         job for job in check.project.jobs if job.framework == NAME and not is_test_code(job.file)
     ]
-    routing = check.project.routing
-    app = routes.of(routing).app_place()
+    app = routes.of(check.project.routing).app_place()
     if not tasks or app is None:
         return  # no Celery app in sight: its configuration cannot be judged
-    queues = [use for use in routing.queues().values() if use.framework == NAME]
-    if any(use.dead_letter or use.unreadable_arguments for use in queues):
+    lost = [job for job in tasks if not contract.dead_letter(check.project, job).kept]
+    if not lost:
         return
-    if any(
-        _stores_failures(check, f, handler)
-        for f in check.project.files
-        for handler in f.failure_handlers
-        if handler.framework == NAME
-    ):
-        return
-    count = f"{len(tasks)} Celery task" + ("s" if len(tasks) != 1 else "")
+    count = f"{len(lost)} Celery task" + ("s" if len(lost) != 1 else "")
+    names = [f"'{job.task.name}'" for job in lost[:3]] + (["more"] if len(lost) > 3 else [])
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    subject = (
+        f"This project has {count} and no dead-letter destination"
+        if len(lost) == len(tasks)
+        else f"{len(lost)} of this project's {len(tasks)} Celery tasks ({listed}) have no "
+        "dead-letter destination"
+    )
     yield check.finding(
         "no-dead-letter",
         app.path,
         app.loc,
-        f"This project has {count} and no dead-letter destination: no queue declares "
+        f"{subject}: no queue declares "
         "x-dead-letter-exchange and no Task.on_failure override or task_failure handler "
         "stores the failed task. Celery acknowledges a task that fails its last attempt, "
         "so its message is gone and cannot be inspected or replayed. Give the queues a "
         "dead-letter exchange (RabbitMQ) or store failures from a task_failure handler",
     )
-
-
-def _stores_failures(check: Check, f: FileFacts, handler: FailureHandler) -> bool:
-    """A handler that writes somewhere, or one jobcheck cannot read (benefit of the
-    doubt); an ``on_failure`` method counts only on a Celery task class."""
-    if handler.persists is False:
-        return False
-    if handler.kind != "on_failure":
-        return True
-    owner = handler.owner or ""
-    return owner in check.project.task_classes or tasks.is_task_class(check.project, owner)
 
 
 def _non_empty(value: Value | None) -> bool:

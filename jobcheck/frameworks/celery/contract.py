@@ -22,7 +22,7 @@ from jobcheck.facts.values import (
     string,
     truthy,
 )
-from jobcheck.project.contract import Origin, Retries, Seconds, TimeLimit
+from jobcheck.project.contract import DeadLetter, Origin, Retries, Seconds, TimeLimit
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project, Resolved
@@ -247,14 +247,28 @@ def backoff(project: Project, job: Job) -> str:
     return _manual_backoff(project, job, default)
 
 
-def dead_letter(project: Project, job: Job) -> str:
+def dead_letter(project: Project, job: Job) -> DeadLetter:
+    """Where a task that fails for good ends. Celery acknowledges its message after the
+    last attempt (``task_acks_on_failure_or_timeout=True``, celery/app/defaults.py), so
+    it is kept only by its queue's ``x-dead-letter-exchange`` (RabbitMQ) or a failure
+    handler that stores it; a handler or queue arguments jobcheck cannot read are given
+    the benefit of the doubt."""
+    queues = [use for use in project.routing.queues().values() if use.framework == NAME]
     route = project.routing.job_route(job)
     if route.known:
         use = project.routing.queues().get((NAME, str(route.queue)))
         if use is not None and use.dead_letter:
             exchange = use.dead_letter[0][1]
-            return f"x-dead-letter-exchange {exchange}" if exchange else "x-dead-letter-exchange"
-    return _failure_handler(project, job) or "none found"
+            kept = f"x-dead-letter-exchange {exchange}" if exchange else "x-dead-letter-exchange"
+            return DeadLetter(kept_in=kept)
+        if use is not None and use.unreadable_arguments:
+            return DeadLetter(kept_in=f"queue '{route.queue}' (arguments not read)")
+    elif any(use.dead_letter or use.unreadable_arguments for use in queues):
+        return DeadLetter(
+            kept_in="a dead-letter exchange, if its queue (chosen at run time) has one"
+        )
+    handler = _failure_handler(project, job)
+    return DeadLetter(recorded_by=handler) if handler else DeadLetter()
 
 
 def _manual_backoff(project: Project, job: Job, default: str) -> str:
@@ -275,16 +289,17 @@ def _manual_backoff(project: Project, job: Job, default: str) -> str:
 def _failure_handler(project: Project, job: Job) -> str | None:
     """A handler that stores this job's failures: a ``task_failure`` receiver (every
     task), ``on_failure`` on its class or a base class, or its ``on_failure=`` option."""
-    classes = set(project.task_bases(job))
+    classes = set(project.task_bases(job)) | {job.task.qualname}
     for f in project.files:
         for handler in f.failure_handlers:
-            if not handler.persists or handler.framework != "celery":
+            if handler.persists is False or handler.framework != "celery":
                 continue
+            stores = "which persists" if handler.persists else "not read: taken to store it"
             if handler.kind == "signal":
                 name = f" {handler.owner}" if handler.owner else ""
-                return f"task_failure handler{name}, which persists"
+                return f"task_failure handler{name}, {stores}"
             if handler.kind == "on_failure" and handler.owner in classes:
-                return f"{handler.owner}.on_failure, which persists"
+                return f"{handler.owner}.on_failure, {stores}"
     if job.task.has_option("on_failure"):
         return "on_failure= option"
     return None

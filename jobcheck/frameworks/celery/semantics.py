@@ -27,6 +27,7 @@ from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
+from jobcheck.project.contract import describe_dead_letter
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
@@ -379,7 +380,7 @@ class CelerySemantics(Semantics):
         return {
             "retries": retries,
             "backoff": "-" if retries == "none" else contract.backoff(project, job),
-            "dead_letter": contract.dead_letter(project, job),
+            "dead_letter": describe_dead_letter(contract.dead_letter(project, job)),
         }
 
     def delivery(self, project: Project, job: Job) -> str:
