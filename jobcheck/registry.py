@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import functools
 import importlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jobcheck.frameworks.semantics_base import Semantics
+    from jobcheck.frameworks.semantics_base import CheckParts, JobPart, ProjectPart, Semantics
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,9 @@ class Plugin:
     config_reader: str | None = None
     """``module:function(facts, text) -> facts`` reading its configuration files
     (Sidekiq's ``sidekiq.yml``, ``schedule.yml``)."""
+    check_parts: str | None = None
+    """``module:object`` of its own part of checks, by check slug
+    (``semantics_base.CheckParts``, in its ``checks.py``)."""
     fixes: str | None = None
     """``module:object``: its part of the automatic fixes, in its own syntax
     (``jobcheck/frameworks/fixes_base.py``). Apart from :attr:`semantics`, which the
@@ -183,6 +187,29 @@ def semantics(name: str | None) -> Semantics:
     if loaded is None:
         loaded = importlib.import_module("jobcheck.frameworks.semantics_base").UNKNOWN
     return loaded  # type: ignore[no-any-return]
+
+
+@functools.cache
+def check_parts(name: str | None) -> CheckParts:
+    """The framework ``name``'s own part of checks; none for a name no plugin knows."""
+    found = plugin(name)
+    parts = _load(found.check_parts) if found is not None and found.check_parts else None
+    if parts is None:
+        parts = importlib.import_module("jobcheck.frameworks.semantics_base").CheckParts()
+    return parts  # type: ignore[no-any-return]
+
+
+def project_parts(slug: str) -> Iterator[ProjectPart]:
+    """Every plugin's part of check ``slug`` that judges the project, in registry order."""
+    for found in plugins():
+        part = check_parts(found.name).per_project.get(slug)
+        if part is not None:
+            yield part
+
+
+def job_part(framework: str | None, slug: str) -> JobPart | None:
+    """The part of check ``slug`` that judges one job of ``framework``, if it has one."""
+    return check_parts(framework).per_job.get(slug)
 
 
 def every_semantics() -> tuple[Semantics, ...]:

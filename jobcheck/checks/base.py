@@ -22,7 +22,9 @@ from jobcheck.config import Options
 from jobcheck.facts import Loc
 from jobcheck.findings import Finding, Fix, Related
 from jobcheck.project import Project
+from jobcheck.project.model import Job
 from jobcheck.project.reach import FunctionEntry
+from jobcheck.registry import job_part, project_parts
 from jobcheck.triggers import Trigger
 
 
@@ -98,6 +100,18 @@ class RuleChecks:
             if slug in slugs:
                 found = getattr(self, name)()
                 yield from one_per_place(found) if self.judges_job_bodies else distinct(found)
+
+    def framework_parts(self, slug: str) -> Iterator[Finding]:
+        """The findings of every framework's own part of check ``slug`` that judges the
+        project (``semantics_base.CheckParts``)."""
+        for part in project_parts(slug):
+            yield from part(self)
+
+    def job_parts(self, slug: str, job: Job) -> Iterator[Finding]:
+        """The findings of ``job``'s framework's own part of check ``slug``."""
+        part = job_part(job.framework, slug)
+        if part is not None:
+            yield from part(self, job)
 
     def finding(
         self,

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.registry import plugins, semantics
 
 
 class EnqueueNamesUnknownTask(RuleChecks):
@@ -21,5 +20,4 @@ class EnqueueNamesUnknownTask(RuleChecks):
     def enqueue_names_unknown_task(self) -> Iterator[Finding]:
         """Calls that enqueue a job by its registered name (arq's ``enqueue_job("x")``):
         each framework knows which names its workers register."""
-        for plugin in plugins():
-            yield from semantics(plugin.name).unknown_enqueue_names(self)
+        yield from self.framework_parts("enqueue-names-unknown-task")

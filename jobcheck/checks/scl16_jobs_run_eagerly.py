@@ -13,7 +13,6 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.registry import plugins, semantics
 
 
 class EagerJobs(RuleChecks):
@@ -21,5 +20,4 @@ class EagerJobs(RuleChecks):
 
     @check("jobs-run-eagerly")
     def jobs_run_eagerly(self) -> Iterator[Finding]:
-        for plugin in plugins():
-            yield from semantics(plugin.name).jobs_run_eagerly(self)
+        yield from self.framework_parts("jobs-run-eagerly")

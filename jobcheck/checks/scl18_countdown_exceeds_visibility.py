@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.registry import plugins, semantics
 
 
 class CountdownExceedsVisibility(RuleChecks):
@@ -19,5 +18,4 @@ class CountdownExceedsVisibility(RuleChecks):
 
     @check("countdown-exceeds-visibility")
     def countdown_exceeds_visibility(self) -> Iterator[Finding]:
-        for plugin in plugins():
-            yield from semantics(plugin.name).countdown_exceeds_visibility(self)
+        yield from self.framework_parts("countdown-exceeds-visibility")

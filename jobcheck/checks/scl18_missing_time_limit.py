@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.registry import plugins, semantics
+from jobcheck.registry import semantics
 
 
 class MissingTimeLimit(RuleChecks):
@@ -29,5 +29,4 @@ class MissingTimeLimit(RuleChecks):
             limit = framework.time_limit(self.project, job)
             if limit is not None and limit.settable and not limit.present:
                 yield from framework.missing_time_limit(self, job, limit)
-        for plugin in plugins():
-            yield from semantics(plugin.name).time_limits_elsewhere(self)
+        yield from self.framework_parts("missing-time-limit")

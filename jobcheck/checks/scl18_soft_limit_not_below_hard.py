@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.registry import plugins, semantics
 
 
 class SoftLimitNotBelowHard(RuleChecks):
@@ -19,5 +18,4 @@ class SoftLimitNotBelowHard(RuleChecks):
 
     @check("soft-limit-not-below-hard")
     def soft_limit_not_below_hard(self) -> Iterator[Finding]:
-        for plugin in plugins():
-            yield from semantics(plugin.name).soft_limit_not_below_hard(self)
+        yield from self.framework_parts("soft-limit-not-below-hard")

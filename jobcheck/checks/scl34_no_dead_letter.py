@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.registry import plugins, semantics
 
 
 class NoDeadLetter(RuleChecks):
@@ -19,5 +18,4 @@ class NoDeadLetter(RuleChecks):
 
     @check("no-dead-letter")
     def no_dead_letter(self) -> Iterator[Finding]:
-        for plugin in plugins():
-            yield from semantics(plugin.name).no_dead_letter(self)
+        yield from self.framework_parts("no-dead-letter")

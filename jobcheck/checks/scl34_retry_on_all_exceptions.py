@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.registry import plugins, semantics
 
 
 class RetryOnAllExceptions(RuleChecks):
@@ -19,5 +18,4 @@ class RetryOnAllExceptions(RuleChecks):
 
     @check("retry-on-all-exceptions")
     def retry_on_all_exceptions(self) -> Iterator[Finding]:
-        for plugin in plugins():
-            yield from semantics(plugin.name).retry_on_all_exceptions(self)
+        yield from self.framework_parts("retry-on-all-exceptions")

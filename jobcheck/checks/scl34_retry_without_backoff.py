@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.registry import plugins, semantics
 
 
 class RetryWithoutBackoff(RuleChecks):
@@ -20,6 +19,5 @@ class RetryWithoutBackoff(RuleChecks):
     @check("retry-without-backoff")
     def retry_without_backoff(self) -> Iterator[Finding]:
         for job in self.project.jobs:
-            yield from semantics(job.framework).retry_without_backoff(self, job)
-        for plugin in plugins():
-            yield from semantics(plugin.name).retry_without_backoff_elsewhere(self)
+            yield from self.job_parts("retry-without-backoff", job)
+        yield from self.framework_parts("retry-without-backoff")

@@ -24,7 +24,7 @@ class UnboundedRetries(RuleChecks):
         for job in self.project.jobs:
             framework = semantics(job.framework)
             yield from self._uncapped(job, framework.retries(self.project, job))
-            yield from framework.unbounded_retry_options(self, job)
+            yield from self.job_parts("unbounded-retries", job)
             found = self.project.functions.get(job.task.function or "")
             if found is None:
                 continue

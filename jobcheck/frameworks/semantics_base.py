@@ -8,13 +8,16 @@ milliseconds, an RQ job's ``job_timeout=``). :data:`UNKNOWN` answers for a frame
 plugin knows and assumes nothing of it: a job of an unknown framework is never checked
 as another framework's.
 
-Hooks that produce findings take the rule's check (``jobcheck.checks.base.RuleChecks``)
-and yield its ``finding(...)``s. The defaults here say nothing and find nothing.
+A framework's own part of a check is not a method here: its ``checks.py`` lists them by
+check slug in a :class:`CheckParts`. The hooks left that take the rule's check (a
+:class:`Check`) word a judgement the check makes from the contract. The defaults here say
+nothing and find nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -42,6 +45,24 @@ class Check(Protocol):
         fix: Fix | None = None,
         related: tuple[Related, ...] = (),
     ) -> Finding: ...
+
+
+JobPart = Callable[[Check, "Job"], Iterator["Finding"]]
+"""A framework's part of a check, judging one of its jobs."""
+ProjectPart = Callable[[Check], Iterator["Finding"]]
+"""A framework's part of a check, judging the project (its settings, its queues)."""
+
+
+@dataclass(frozen=True)
+class CheckParts:
+    """A framework's own part of checks, by check slug: what only its jobs or its
+    configuration can have (Celery's soft limit above its hard one, a Dramatiq broker's
+    middleware list without Retries). Each plugin's ``checks.py`` makes one
+    (``Plugin.check_parts``); a check asks for its slug's parts through the registry
+    (``registry.project_parts``, ``registry.job_part``), never a framework module."""
+
+    per_project: Mapping[str, ProjectPart] = field(default_factory=dict)
+    per_job: Mapping[str, JobPart] = field(default_factory=dict)
 
 
 class Semantics:
@@ -82,10 +103,6 @@ class Semantics:
         """Whether the call names its job by the name it is registered under, as its
         ``function`` option (arq's ``enqueue_job("name")``)."""
         return False
-
-    def unknown_enqueue_names(self, check: Check) -> Iterator[Finding]:
-        """JOB-02: calls that enqueue, by name, a job no worker registers."""
-        return iter(())
 
     def let_it_fail(self) -> str:
         """SCL-34: where a job's error goes when the job lets it through."""
@@ -364,42 +381,12 @@ class Semantics:
         :meth:`time_limits_elsewhere`."""
         return iter(())
 
-    def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
-        """``missing-time-limit`` findings on calls and queues rather than jobs."""
-        return iter(())
-
-    def time_limit_exceeds_visibility(self, check: Check) -> Iterator[Finding]:
-        return iter(())
-
-    def countdown_exceeds_visibility(self, check: Check) -> Iterator[Finding]:
-        return iter(())
-
-    def soft_limit_not_below_hard(self, check: Check) -> Iterator[Finding]:
-        return iter(())
-
     def retries(self, project: Project, job: Job) -> Retries | None:
         """How the job retries, with the option that removes the cap when one does
         (``project/contract.py``): review prints its words, SCL-34 unbounded-retries
         reports where it is written. None where the plugin still words its retries in
         ``contract()`` alone."""
         return None
-
-    def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
-        """Unbounded retries the contract's one cap cannot express (ActiveJob's
-        ``retry_on ..., attempts: :unlimited``, one per declaration)."""
-        return iter(())
-
-    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
-        return iter(())
-
-    def retry_without_backoff_elsewhere(self, check: Check) -> Iterator[Finding]:
-        return iter(())
-
-    def retry_on_all_exceptions(self, check: Check) -> Iterator[Finding]:
-        return iter(())
-
-    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
-        return iter(())
 
     def single_run_advice(self) -> str:
         """SCL-38: a framework-specific way to run one copy at a time, or ""."""
@@ -556,11 +543,6 @@ class Semantics:
             "backoff": "unknown",
             "dead_letter": "unknown",
         }
-
-    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
-        """SCL-16 jobs-run-eagerly: production settings that make this framework run its
-        jobs inline in the caller."""
-        return iter(())
 
     def named_tasks(self, project: Project) -> Iterator[tuple[str, Loc, str, str]]:
         """JOB-02 route-names-unknown-task: (path, loc, task name, what names it) for the

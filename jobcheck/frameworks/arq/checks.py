@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import Const, is_none, number, string, truthy
 from jobcheck.frameworks.arq.defaults import DEFAULT_JOB_TIMEOUT, WORKER_DEFAULTS
-from jobcheck.frameworks.semantics_base import Check
+from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project.contract import DeadLetter, Origin, Seconds, TimeLimit
 from jobcheck.project.schedule_words import short
 
@@ -251,3 +251,15 @@ def constant_retry_delay(check: Check, job: Job) -> Iterator[Finding]:
             "pace until max_tries runs out; grow the delay with the attempt "
             '(Retry(defer=ctx["job_try"] * 10), plus some random jitter)',
         )
+
+
+PARTS = CheckParts(
+    per_project={
+        "no-dead-letter": no_dead_letter,
+        "enqueue-names-unknown-task": unknown_enqueue_names,
+    },
+    per_job={
+        "retry-without-backoff": constant_retry_delay,
+    },
+)
+"""Its own part of checks (``semantics_base.CheckParts``), by check slug."""

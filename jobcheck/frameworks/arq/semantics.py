@@ -177,16 +177,6 @@ class ArqSemantics(Semantics):
 
         return checks.missing_time_limit(check, job, limit)
 
-    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
-        from jobcheck.frameworks.arq import checks
-
-        return checks.no_dead_letter(check)
-
-    def unknown_enqueue_names(self, check: Check) -> Iterator[Finding]:
-        from jobcheck.frameworks.arq import checks
-
-        return checks.unknown_enqueue_names(check)
-
     def let_it_fail(self) -> str:
         return "let it fail, so arq records the job as failed (raise Retry to run it again)"
 
@@ -203,11 +193,6 @@ class ArqSemantics(Semantics):
         # worker.py ``run_job``: ``asyncio.wait_for(..., timeout_s)``, and shutdown
         # cancels the running tasks.
         return "the CancelledError arq sends on job_timeout and at shutdown"
-
-    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
-        from jobcheck.frameworks.arq import checks
-
-        return checks.constant_retry_delay(check, job)
 
     def blocking_call(self, job: Job, label: str) -> str | None:
         # arq runs every job of a worker on one event loop (``max_jobs`` at once) under

@@ -12,5 +12,6 @@ PLUGIN = Plugin(
     queue_constructors=(("kombu.Queue", None), ("kombu.entity.Queue", None)),
     schedule_readers=("jobcheck.frameworks.celery.schedules:CelerySchedules",),
     semantics="jobcheck.frameworks.celery.semantics:SEMANTICS",
+    check_parts="jobcheck.frameworks.celery.checks:PARTS",
     fixes="jobcheck.frameworks.celery.fixes:FIXES",
 )

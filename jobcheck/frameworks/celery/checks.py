@@ -23,7 +23,7 @@ from jobcheck.facts.values import (
     truthy,
 )
 from jobcheck.frameworks.celery import contract, routes
-from jobcheck.frameworks.semantics_base import Check
+from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project import production
 from jobcheck.project.schedule_words import describe, expiry_hint, job_label
 from jobcheck.project.test_code import is_test_code
@@ -484,3 +484,24 @@ def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
             "sends it, inside the request, as if there were no queue; set it only in test "
             "settings",
         )
+
+
+def retry_without_backoff(check: Check, job: Job) -> Iterator[Finding]:
+    yield from autoretry_backoff(check, job)
+    yield from manual_retry_backoff(check, job)
+
+
+PARTS = CheckParts(
+    per_project={
+        "jobs-run-eagerly": jobs_run_eagerly,
+        "time-limit-exceeds-visibility": time_limit_exceeds_visibility,
+        "countdown-exceeds-visibility": countdown_exceeds_visibility,
+        "soft-limit-not-below-hard": soft_limit_not_below_hard,
+        "retry-on-all-exceptions": retry_on_all_exceptions,
+        "no-dead-letter": no_dead_letter,
+    },
+    per_job={
+        "retry-without-backoff": retry_without_backoff,
+    },
+)
+"""Its own part of checks (``semantics_base.CheckParts``), by check slug."""

@@ -275,28 +275,6 @@ class CelerySemantics(Semantics):
     def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
         return checks.missing_time_limit(check, job, limit)
 
-    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
-        return checks.jobs_run_eagerly(check)
-
-    def time_limit_exceeds_visibility(self, check: Check) -> Iterator[Finding]:
-        return checks.time_limit_exceeds_visibility(check)
-
-    def countdown_exceeds_visibility(self, check: Check) -> Iterator[Finding]:
-        return checks.countdown_exceeds_visibility(check)
-
-    def soft_limit_not_below_hard(self, check: Check) -> Iterator[Finding]:
-        return checks.soft_limit_not_below_hard(check)
-
-    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
-        yield from checks.autoretry_backoff(check, job)
-        yield from checks.manual_retry_backoff(check, job)
-
-    def retry_on_all_exceptions(self, check: Check) -> Iterator[Finding]:
-        return checks.retry_on_all_exceptions(check)
-
-    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
-        return checks.no_dead_letter(check)
-
     def after_commit_advice(self) -> str:
         # celery/contrib/django/task.py ``DjangoTask.delay_on_commit`` (Celery 5.4+).
         return (

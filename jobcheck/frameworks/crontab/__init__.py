@@ -7,4 +7,5 @@ PLUGIN = Plugin(
     name="crontab",
     title="cron",
     semantics="jobcheck.frameworks.crontab.semantics:SEMANTICS",
+    check_parts="jobcheck.frameworks.crontab.checks:PARTS",
 )

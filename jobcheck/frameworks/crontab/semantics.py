@@ -8,17 +8,15 @@ cron was read in cronie (cronie-crond/cronie @5f9f16b, ``src/entry.c``, ``src/cr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from jobcheck.commandline import programs
-from jobcheck.facts.values import Const, number, string
+from jobcheck.facts.values import number, string
 from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression, with_minute
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
-    from jobcheck.findings import Finding
-    from jobcheck.frameworks.semantics_base import Check
     from jobcheck.project.model import Project
 
 # src/entry.c ``load_entry``: ``@reboot`` sets WHEN_REBOOT (runs once at start-up: not a
@@ -226,38 +224,8 @@ class CrontabSemantics(Semantics):
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         return f"{fixed_minute_expression(seconds)} <command>"
 
-    def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
-        """cron waits for nothing and kills nothing: only a ``timeout`` wrapper limits
-        a run (a duration of 0 disables it, coreutils timeout.c)."""
-        for f, entry in check.project.schedules():
-            if entry.framework != self.name:
-                continue
-            limit = entry.option("timeout")
-            if isinstance(limit, Const) and (number(limit) or 0) > 0:
-                continue
-            if enqueued_task(entry.target_text) is not None:
-                continue
-            if "timeout" in check.project.script_wrappers(entry):
-                continue  # the script it runs puts its work under timeout
-            if _every_program(entry, _only_signals):
-                continue  # 'nginx -s reload' sends a signal and returns
-            yield check.finding(
-                "missing-time-limit",
-                f.path,
-                entry.loc,
-                f"crontab line '{_shown(entry)}' has no time limit: cron never stops a run, "
-                f"so a hung one runs forever and {_next_runs(entry)}; wrap the command in "
-                "'timeout 30m <command>' (a limit below the interval)",
-            )
-
     def single_run_advice(self) -> str:
         return "; or wrap the crontab line's command in flock -n"
-
-
-def _next_runs(entry: ScheduleEntry) -> str:
-    if entry.option("lock") is not None:
-        return "holds its lock, so every later run is skipped"
-    return "the next runs start beside it and pile up"
 
 
 SEMANTICS = CrontabSemantics()

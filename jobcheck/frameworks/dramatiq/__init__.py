@@ -15,5 +15,6 @@ PLUGIN = Plugin(
     # (flask_dramatiq.py ``Dramatiq.actor`` wraps ``dramatiq.actor`` with the app's broker).
     object_roots=("flask_dramatiq",),
     semantics="jobcheck.frameworks.dramatiq.semantics:SEMANTICS",
+    check_parts="jobcheck.frameworks.dramatiq.checks:PARTS",
     fixes="jobcheck.frameworks.dramatiq.fixes:FIXES",
 )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_infinite, is_none
 from jobcheck.frameworks.dramatiq.companions import STUB_BROKER, broker_class, broker_middleware
-from jobcheck.frameworks.semantics_base import Check
+from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project import production
 
 if TYPE_CHECKING:
@@ -140,3 +140,13 @@ def _no_broker_fallback(condition: str | None) -> bool:
     """An ``if``/``else`` on whether a broker is configured (``if not REDIS_URL:``)."""
     text = (condition or "").lower()
     return any(word in text for word in ("url", "redis", "broker", "rabbit"))
+
+
+PARTS = CheckParts(
+    per_project={
+        "missing-time-limit": middleware_without_time_limit,
+        "no-dead-letter": middleware_without_retries,
+        "jobs-run-eagerly": jobs_run_eagerly,
+    },
+)
+"""Its own part of checks (``semantics_base.CheckParts``), by check slug."""

@@ -128,12 +128,6 @@ class DramatiqSemantics(Semantics):
     def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
         return checks.broken_time_limit(check, job, limit)
 
-    def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
-        return checks.middleware_without_time_limit(check)
-
-    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
-        return checks.middleware_without_retries(check)
-
     def retries(self, project: Project, job: Job) -> Retries:
         return contract.retries(project, job)
 
@@ -157,9 +151,6 @@ class DramatiqSemantics(Semantics):
             "backoff": "exponential with jitter (Dramatiq)" if retrying else "none",
             "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)" if retrying else "none",
         }
-
-    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
-        return checks.jobs_run_eagerly(check)
 
     def delivery(self, project: Project, job: Job) -> str:
         return contract.delivery(project)

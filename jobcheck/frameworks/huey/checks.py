@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe as describe_value
 from jobcheck.facts.values import is_none, number, truthy
-from jobcheck.frameworks.semantics_base import Check
+from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project import production
 from jobcheck.project.contract import Origin, Seconds, TimeLimit
 from jobcheck.project.schedule_words import describe, expiry_hint
@@ -193,3 +193,15 @@ def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
                 "were no consumer; keep immediate mode for tests and development",
             )
             break
+
+
+PARTS = CheckParts(
+    per_project={
+        "no-dead-letter": no_dead_letter,
+        "jobs-run-eagerly": jobs_run_eagerly,
+    },
+    per_job={
+        "retry-without-backoff": immediate_retries,
+    },
+)
+"""Its own part of checks (``semantics_base.CheckParts``), by check slug."""

@@ -282,16 +282,6 @@ class HueySemantics(Semantics):
 
         return checks.missing_time_limit(check, job, limit)
 
-    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
-        from jobcheck.frameworks.huey import checks
-
-        return checks.immediate_retries(check, job)
-
-    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
-        from jobcheck.frameworks.huey import checks
-
-        return checks.no_dead_letter(check)
-
     def let_it_fail(self) -> str:
         return (
             "let it fail into the task's retries (Huey keeps no dead letters: record the "
@@ -385,11 +375,6 @@ class HueySemantics(Semantics):
             "backoff": backoff_text,
             "dead_letter": "none (Huey keeps no failed tasks)",
         }
-
-    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
-        from jobcheck.frameworks.huey import checks
-
-        return checks.jobs_run_eagerly(check)
 
     def delivery(self, project: Project, job: Job) -> str:
         # huey/storage.py ``RedisStorage.dequeue``: ``brpop``/``rpop`` take the message

@@ -6,4 +6,5 @@ PLUGIN = Plugin(
     name="kubernetes",
     title="Kubernetes",
     semantics="jobcheck.frameworks.kubernetes.semantics:SEMANTICS",
+    check_parts="jobcheck.frameworks.kubernetes.checks:PARTS",
 )

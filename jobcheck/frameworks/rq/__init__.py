@@ -23,5 +23,6 @@ PLUGIN = Plugin(
     ),
     receiver_queue="jobcheck.frameworks.rq.queues:receiver_queue",
     semantics="jobcheck.frameworks.rq.semantics:SEMANTICS",
+    check_parts="jobcheck.frameworks.rq.checks:PARTS",
     fixes="jobcheck.frameworks.rq.fixes:FIXES",
 )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, SeqV, Value, number, truthy
 from jobcheck.frameworks.rq import contract
-from jobcheck.frameworks.semantics_base import Check
+from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project import production
 
 if TYPE_CHECKING:
@@ -149,3 +149,16 @@ def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
                 "the process that enqueues it, inside the request, as if there were no "
                 "worker; keep is_async=False for tests",
             )
+
+
+PARTS = CheckParts(
+    per_project={
+        "missing-time-limit": infinite_sites_and_queues,
+        "retry-without-backoff": flat_retry_sites,
+        "jobs-run-eagerly": jobs_run_eagerly,
+    },
+    per_job={
+        "retry-without-backoff": flat_retry_job,
+    },
+)
+"""Its own part of checks (``semantics_base.CheckParts``), by check slug."""

@@ -179,15 +179,6 @@ class RQSemantics(Semantics):
     def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
         return checks.infinite_job(check, job, limit)
 
-    def time_limits_elsewhere(self, check: Check) -> Iterator[Finding]:
-        return checks.infinite_sites_and_queues(check)
-
-    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
-        return checks.flat_retry_job(check, job)
-
-    def retry_without_backoff_elsewhere(self, check: Check) -> Iterator[Finding]:
-        return checks.flat_retry_sites(check)
-
     # -- schedules ----------------------------------------------------------------------------
 
     def schedule_kind(self, entry: ScheduleEntry) -> str:
@@ -217,9 +208,6 @@ class RQSemantics(Semantics):
             "backoff": "-" if retries == "none" else contract.backoff(project, job),
             "dead_letter": "failed job registry (RQ)",
         }
-
-    def jobs_run_eagerly(self, check: Check) -> Iterator[Finding]:
-        return checks.jobs_run_eagerly(check)
 
     def delivery(self, project: Project, job: Job) -> str:
         return contract.DELIVERY

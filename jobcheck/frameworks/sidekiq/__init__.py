@@ -8,6 +8,7 @@ PLUGIN = Plugin(
     name="sidekiq",
     title="Sidekiq",
     semantics="jobcheck.frameworks.sidekiq.semantics:SIDEKIQ",
+    check_parts="jobcheck.frameworks.sidekiq.checks:PARTS",
     aliases=("activejob", "sidekiq-cron", "sidekiq-scheduler", "whenever", "rufus"),
     ruby_recognizers=("jobcheck.frameworks.sidekiq.recognizer:SidekiqRecognizer",),
     triggers="jobcheck.frameworks.sidekiq.triggers:TRIGGERS",

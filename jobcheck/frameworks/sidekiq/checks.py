@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, Opaque
-from jobcheck.frameworks.semantics_base import Check
+from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.frameworks.sidekiq import contract
 from jobcheck.frameworks.sidekiq import defaults as sk
 
@@ -160,3 +160,16 @@ def _retry_on_loc(job: Job, call: object) -> Loc:
             index += 1
     locs = [loc for key, loc in job.task.option_locs if key == "retry_on"]
     return locs[index] if index < len(locs) else job.task.loc
+
+
+PARTS = CheckParts(
+    per_project={
+        "retry-on-all-exceptions": retry_on_all_exceptions,
+        "no-dead-letter": no_dead_letter,
+    },
+    per_job={
+        "retry-without-backoff": retry_without_backoff,
+        "unbounded-retries": unbounded_retries,
+    },
+)
+"""Its own part of checks (``semantics_base.CheckParts``), by check slug."""

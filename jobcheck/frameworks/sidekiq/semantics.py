@@ -10,16 +10,14 @@ docs/frameworks/sidekiq.md); the hooks that read the project live in ``contract.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_minute_expression
+from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, SIDEKIQ_DEAD_SET_TOKEN
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry, TaskDef
     from jobcheck.facts.values import Value
-    from jobcheck.findings import Finding
     from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing
@@ -293,26 +291,6 @@ class SidekiqSemantics(Semantics):
             "Sidekiq's dead set (the Web UI's Dead tab: up to 10,000 jobs, 180 days)",
             frozenset({SIDEKIQ_DEAD_SET_TOKEN, FAILED_ITEMS_TOKEN}),
         )
-
-    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
-        from jobcheck.frameworks.sidekiq import checks
-
-        return checks.retry_without_backoff(check, job)
-
-    def retry_on_all_exceptions(self, check: Check) -> Iterator[Finding]:
-        from jobcheck.frameworks.sidekiq import checks
-
-        return checks.retry_on_all_exceptions(check)
-
-    def unbounded_retry_options(self, check: Check, job: Job) -> Iterator[Finding]:
-        from jobcheck.frameworks.sidekiq import checks
-
-        return checks.unbounded_retries(check, job)
-
-    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
-        from jobcheck.frameworks.sidekiq import checks
-
-        return checks.no_dead_letter(check)
 
     # -- schedules -----------------------------------------------------------------------------
 

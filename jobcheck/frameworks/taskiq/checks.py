@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts import FrameworkConfig, MiddlewareDecl
 from jobcheck.facts.values import describe as describe_value
 from jobcheck.facts.values import is_none, number, truthy
-from jobcheck.frameworks.semantics_base import Check
+from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project.contract import Origin, Seconds, TimeLimit
 
 if TYPE_CHECKING:
@@ -161,3 +161,14 @@ def no_dead_letter(check: Check) -> Iterator[Finding]:
         "the task name, arguments and error from a TaskiqMiddleware's on_error, or from the "
         "task, so failures can be inspected and replayed",
     )
+
+
+PARTS = CheckParts(
+    per_project={
+        "no-dead-letter": no_dead_letter,
+    },
+    per_job={
+        "retry-without-backoff": retries_at_once,
+    },
+)
+"""Its own part of checks (``semantics_base.CheckParts``), by check slug."""

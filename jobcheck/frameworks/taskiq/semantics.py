@@ -251,16 +251,6 @@ class TaskiqSemantics(Semantics):
 
         return checks.missing_time_limit(check, job, limit)
 
-    def retry_without_backoff(self, check: Check, job: Job) -> Iterator[Finding]:
-        from jobcheck.frameworks.taskiq import checks
-
-        return checks.retries_at_once(check, job)
-
-    def no_dead_letter(self, check: Check) -> Iterator[Finding]:
-        from jobcheck.frameworks.taskiq import checks
-
-        return checks.no_dead_letter(check)
-
     def let_it_fail(self) -> str:
         return "let it fail into the retry middleware"
 
