@@ -1039,7 +1039,13 @@ def explain_command(ident: str | None, show_all: bool) -> None:
 
 
 @cli.command("lsp")
-def lsp_command() -> None:
+@click.option(
+    "--stdio",
+    is_flag=True,
+    help="Talk over stdin and stdout (the only transport; accepted because editor clients "
+    "such as vscode-languageclient and coc.nvim append it).",
+)
+def lsp_command(stdio: bool) -> None:
     """Run the language server on stdin and stdout (for editors; see docs/editors.md)."""
     try:
         from jobcheck.lsp.server import serve

@@ -568,3 +568,24 @@ async def test_a_ruby_buffer_gets_diagnostics_in_sidekiq_terms(
     assert '/hook")  # jobcheck: ignore[SCL-18]\n' in new_text
     _replace_all(client, uri, 3, new_text)
     await _until(client, uri, lambda d: "SCL-18 http-call-without-timeout" not in _codes(d))
+
+
+# vscode-languageclient (TransportKind.stdio) and coc.nvim start the server with the
+# command the user configured plus "--stdio": the server must accept it.
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=_server("--stdio")))
+async def stdio_client(lsp_client: LanguageClient, workspace: Path):
+    params = types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="workspace")],
+    )
+    result = await lsp_client.initialize_session(params)
+    lsp_client.server_name = result.server_info.name if result.server_info else ""  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_the_server_starts_as_vscode_languageclient_starts_it(
+    stdio_client: LanguageClient,
+) -> None:
+    assert stdio_client.server_name == "jobcheck"  # type: ignore[attr-defined]

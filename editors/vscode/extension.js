@@ -15,7 +15,21 @@ function createClient() {
     transport: TransportKind.stdio,
   };
   const clientOptions = {
-    documentSelector: [{ scheme: "file", language: "python" }],
+    // Every kind of file the server reads (jobcheck/extract/files.py): Python, Ruby,
+    // YAML (CronJobs, sidekiq.yml, docker-compose), crontab files, Procfiles, shell
+    // scripts, systemd units, Dockerfiles and supervisord configs.
+    documentSelector: [
+      { scheme: "file", language: "python" },
+      { scheme: "file", language: "ruby" },
+      { scheme: "file", language: "yaml" },
+      { scheme: "file", language: "shellscript" },
+      { scheme: "file", language: "dockerfile" },
+      { scheme: "file", pattern: "**/{crontab,crontab.*,cron,*.cron,*.crontab}" },
+      { scheme: "file", pattern: "**/cron.d/*" },
+      { scheme: "file", pattern: "**/{Procfile,Procfile.*}" },
+      { scheme: "file", pattern: "**/*.service" },
+      { scheme: "file", pattern: "**/*supervisor*.{conf,ini}" },
+    ],
     initializationOptions: { debounce: config.get("debounce", 0.01) },
   };
   return new LanguageClient("jobcheck", "jobcheck", serverOptions, clientOptions);
