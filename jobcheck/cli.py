@@ -676,11 +676,11 @@ class _Run:
             with phase("replay"):
                 report = stored.replay(targets, self.options)
             if report is not None:
-                return report
+                return _warned(report)
         report = self.check(targets, show_progress, overrides)
         if stored is not None and not _interrupted(report):
             stored.store(report, {})
-        return report
+        return _warned(report)
 
     def _run_cache(self, targets: tuple[str, ...]) -> RunCache | None:
         if self.cache_dir is None:
@@ -864,6 +864,16 @@ def _apply_baseline(
             "(fixed?); refresh the baseline with --write-baseline"
         )
     return replace(report, findings=outcome.new)
+
+
+def _warned(report: Report) -> Report:
+    """Say the report's warnings (a configured name that names nothing), also when the
+    report is a replay of a cached run."""
+    from jobcheck.notices import warn_once
+
+    for text in report.warnings:
+        warn_once(text)
+    return report
 
 
 def _interrupted(report: Report) -> bool:

@@ -177,6 +177,7 @@ def _check_paths(
     findings = _once_per_place(findings)
     analysed = analysis.all_facts()
     report = Report(errors=analysis.errors, files_checked=len(files), files_analysed=len(analysed))
+    report.warnings = list(dict.fromkeys(t for p in projects for t in p.unmatched_options))
     with phase("suppressions"):
         helpers = {f.path: f for p in projects for f in p.summaries.part_facts()}
         report.findings, report.unused_suppressions = apply_suppressions(

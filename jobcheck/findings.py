@@ -81,6 +81,9 @@ class Report:
     unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
     files_checked: int = 0
     files_analysed: int = 0
+    warnings: list[str] = field(default_factory=list)
+    """Said on standard error with the report (and again when a cached run replays it):
+    configuration that names nothing in the project."""
 
     @property
     def failed(self) -> bool:

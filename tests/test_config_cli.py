@@ -282,3 +282,63 @@ def test_a_checks_severity_wins_over_its_rules(tmp_path: Path) -> None:
     )
     chosen = findings("--config", str(config), "--select", "SCL-19", str(FAN_OUT))
     assert {f["severity"] for f in chosen} == {"warning"}
+
+
+def test_a_configured_name_that_names_nothing_is_warned_with_the_closest(
+    tmp_path: Path,
+) -> None:
+    """A typo in django-settings or celery-app silently changed which settings and app
+    the checks read (issue 29): each is warned, with the name meant, on a cold run and
+    when the run cache replays it."""
+    import subprocess
+    import sys
+
+    root = project(
+        tmp_path,
+        'django-settings = ["shop.setings"]\ncelery-app = "shop.celery:ap"\n',
+        {
+            "shop/__init__.py": "",
+            "shop/settings.py": "CELERY_TASK_TIME_LIMIT = 60\n",
+            "shop/celery.py": 'from celery import Celery\n\napp = Celery("shop")\n',
+            "shop/tasks.py": "from shop.celery import app\n\n\n@app.task\ndef f():\n    pass\n",
+        },
+    )
+    for _ in range(2):  # the second run replays the first from the run cache
+        done = subprocess.run(
+            [sys.executable, "-m", "jobcheck", "check", ".", "-q"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode in (0, 1), done.stderr
+        assert "django-settings 'shop.setings'" in done.stderr
+        assert "did you mean 'shop.settings'?" in done.stderr
+        assert "celery-app 'shop.celery.ap'" in done.stderr
+        assert "did you mean 'shop.celery.app'?" in done.stderr
+    assert (root / ".jobcheck_cache").is_dir()
+
+
+def test_configured_names_that_exist_are_not_warned(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = project(
+        tmp_path,
+        'django-settings = ["shop.settings"]\ncelery-app = "shop.celery:app"\n',
+        {
+            "shop/__init__.py": "",
+            "shop/settings.py": "CELERY_TASK_TIME_LIMIT = 60\n",
+            "shop/celery.py": 'from celery import Celery\n\napp = Celery("shop")\n',
+        },
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "jobcheck", "check", ".", "-q", "--no-cache"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "warning" not in done.stderr, done.stderr

@@ -123,6 +123,7 @@ class Project:
             if a.made_by is None or self._is_app_class(a.made_by)
         ]
         self.every_app = frozenset(a.qualname for _, a in self.apps)
+        self.unmatched_options = self._unmatched_options()
         chosen = [(f, a) for f, a in self.apps if a.qualname == self.celery_app]
         if chosen:
             self.apps = chosen
@@ -195,6 +196,23 @@ class Project:
         if depth > 10:
             return False
         return any(self._is_app_class(base, depth + 1) for base in self.classes.get(qualname, ()))
+
+    def _unmatched_options(self) -> tuple[str, ...]:
+        """Configured names that name nothing in the project (a typo in
+        ``django-settings`` or ``celery-app`` silently changes which settings and which
+        app the checks read), each with the closest name that exists."""
+        found = []
+        modules = {f.module for f in self.files if f.module}
+        for name in self.settings_modules:
+            if modules and not any(_in_modules(m, (name,)) for m in modules):
+                found.append(
+                    f"django-settings '{name}' names no module jobcheck read (a typo, or a "
+                    f"module outside the paths checked){_closest(name, modules)}"
+                )
+        if self.celery_app and self.every_app and self.celery_app not in self.every_app:
+            close = _closest(self.celery_app, self.every_app)
+            found.append(f"celery-app '{self.celery_app}' names no Celery app jobcheck read{close}")
+        return tuple(found)
 
     def value(self, value: Value | None, depth: int = 0) -> Value | None:
         """``value`` with a name of a module constant replaced by the constant's value,
@@ -1184,6 +1202,14 @@ def _custom_task(
         bound=isinstance(bind, Const) and bind.value is True,
         function=function.qualname,
     )
+
+
+def _closest(name: str, candidates: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` for the candidate closest to ``name``, or ""."""
+    import difflib
+
+    found = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.75)
+    return f"; did you mean '{found[0]}'?" if found else ""
 
 
 def _in_modules(module: str, modules: Sequence[str]) -> bool:
