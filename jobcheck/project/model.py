@@ -124,6 +124,8 @@ class Project:
         ]
         self.every_app = frozenset(a.qualname for _, a in self.apps)
         self.unmatched_options = self._unmatched_options()
+        if self.celery_app not in self.every_app and self.every_app:
+            self.celery_app = None  # warned: read every app, as without the option
         chosen = [(f, a) for f, a in self.apps if a.qualname == self.celery_app]
         if chosen:
             self.apps = chosen
