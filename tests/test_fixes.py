@@ -422,3 +422,36 @@ def test_arq_cron_minutes_are_keywords_never_its_job(tmp_path: Path) -> None:
     assert "cron(cleanup, hour={3, 15}, minute=23)" in fixed
     assert "cron(poll, minute={" in fixed and "minute={0, 30}" not in fixed
     ast.parse(fixed)
+
+
+def test_expiry_of_a_crontab_without_minute_is_the_gap_once_the_minute_is_fixed(
+    tmp_path: Path,
+) -> None:
+    """``crontab(hour="3")`` runs every minute of 03:00; SCL-22's fix in the same round
+    gives it one minute, so SCL-19's expiry is a day, not 60 s (the two fixes together
+    wrote ``minute=17`` with ``expires=60``: every later run expired)."""
+    root = _project(
+        tmp_path,
+        {
+            "proj/__init__.py": "",
+            "proj/celery.py": CELERY_APP,
+            "proj/tasks.py": """\
+                from proj.celery import app
+
+
+                @app.task(time_limit=60, soft_time_limit=50)
+                def nightly():
+                    pass
+                """,
+            "proj/settings.py": """\
+                from celery.schedules import crontab
+
+                CELERY_BEAT_SCHEDULE = {
+                    "nightly": {"task": "proj.tasks.nightly", "schedule": crontab(hour="3")},
+                }
+                """,
+        },
+    )
+    fixed = _fix(root)["proj/settings.py"]
+    assert "minute=" in fixed
+    assert '"expires": 86400' in fixed

@@ -11,23 +11,26 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jobcheck.facts import Timing
 from jobcheck.findings import Finding, Fix, TextEdit
 from jobcheck.fixes import syntax
 from jobcheck.fixes.project import ProjectInfo
 from jobcheck.fixes.source import Source
 from jobcheck.location import Loc
-from jobcheck.timing import describe_seconds, shortest_gap
+from jobcheck.timing import cron_expression, describe_seconds, shortest_gap
 
 RULE, CHECK = "SCL-19", "schedule-without-expiry"
 
 
 def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
     entry = project.schedule_at(finding.path, finding.loc)
-    gap = shortest_gap(entry.timing) if entry is not None else None
+    gap = _meant_gap(entry.timing) if entry is not None else None
     if entry is None or gap is None or gap <= 0:
         return None
     seconds = cst.Integer(str(int(gap))) if float(gap).is_integer() else cst.Float(repr(gap))
-    title = f"Set expires={seconds.value} (the time between two runs: {describe_seconds(gap)})"
+    span = describe_seconds(gap)
+    span = span if span[:1].isdigit() else f"1 {span}"  # "day" reads as "1 day" here
+    title = f"Set expires={seconds.value} (the time between two runs: {span})"
     if entry.source in ("add_periodic_task", "periodic_task"):
         call = source.at(entry.loc, cst.Call)
         if call is None or syntax.keyword(call, "expires") is not None:
@@ -39,6 +42,18 @@ def fix(finding: Finding, source: Source, project: ProjectInfo) -> Fix | None:
     else:
         return None
     return Fix(title, (edit,), "unsafe") if edit is not None else None
+
+
+def _meant_gap(timing: Timing) -> float | None:
+    """The time between two runs of the schedule as meant: a crontab whose minute was
+    left out (``crontab(hour=3)``, every minute of that hour) gets one minute from
+    SCL-22's fix in the same ``--fix`` round, so its runs are a day apart, not a minute
+    (the two fixes combined gave ``minute=23`` with ``expires=60``)."""
+    fields = timing.fields
+    if timing.minute_defaulted and fields is not None and all(f is not None for f in fields):
+        once = cron_expression(" ".join(["0", *(f or "" for f in fields[1:])]), timing.text)
+        return shortest_gap(once)
+    return shortest_gap(timing)
 
 
 def _beat_entry_edit(source: Source, key_loc: Loc, seconds: cst.BaseExpression) -> TextEdit | None:
