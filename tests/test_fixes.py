@@ -283,6 +283,40 @@ def test_enqueue_in_a_transaction_goes_to_on_commit(tmp_path: Path) -> None:
     assert "        result = send_receipt.delay(order_id)\n" in fixed
 
 
+def test_on_commit_where_atomic_is_imported_by_name(tmp_path: Path) -> None:
+    """``from django.db.transaction import atomic``: ``transaction`` is free to import
+    (the fix offered nothing: the module path's part was taken for a use of the name),
+    and each new import goes in its own isort section, not after the project's own."""
+    root = _project(
+        tmp_path,
+        {
+            "shop/__init__.py": "",
+            "shop/celery.py": DJANGO_CELERY,
+            "shop/tasks.py": TASKS,
+            "shop/services.py": """\
+                import os
+                import logging
+
+                from django.db.transaction import atomic
+
+                from shop.tasks import send_receipt
+
+
+                def pay(order_id):
+                    with atomic():
+                        send_receipt.delay(order_id, os.getpid())
+                """,
+        },
+    )
+    fixed = _fix(root)["shop/services.py"]
+    assert fixed.startswith(
+        "import os\nimport logging\nfrom functools import partial\n\n"
+        "from django.db import transaction\nfrom django.db.transaction import atomic\n\n"
+        "from shop.tasks import send_receipt\n"
+    ), fixed
+    assert "transaction.on_commit(partial(send_receipt.delay, order_id, os.getpid()))" in fixed
+
+
 @pytest.mark.parametrize(
     ("requirement", "expected"),
     [

@@ -268,7 +268,9 @@ def imported_name(module: cst.Module, source_module: str, name: str) -> str | No
 
 
 def name_is_free(module: cst.Module, name: str) -> bool:
-    """Whether ``name`` appears nowhere in the module (so an import may bind it)."""
+    """Whether the module neither binds nor reads ``name`` (so an import may bind it).
+    The parts of a dotted module path and an attribute's name are not the name:
+    ``from django.db.transaction import atomic`` leaves ``transaction`` free."""
 
     class Finder(cst.CSTVisitor):
         found = False
@@ -276,6 +278,26 @@ def name_is_free(module: cst.Module, name: str) -> bool:
         def visit_Name(self, node: cst.Name) -> None:
             if node.value == name:
                 Finder.found = True
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    bound = alias.asname.name if alias.asname else alias.name
+                    if isinstance(bound, cst.Name) and bound.value == name:
+                        Finder.found = True
+            return False
+
+        def visit_Import(self, node: cst.Import) -> bool:
+            for alias in node.names:
+                bound = alias.asname.name if alias.asname else alias.name
+                first = _dotted(bound).split(".")[0] if bound is not None else ""  # type: ignore[arg-type]
+                if first == name:
+                    Finder.found = True
+            return False
 
     module.visit(Finder())
     return not Finder.found
@@ -327,15 +349,58 @@ def _import_place(source: Source, new_module: str) -> tuple[int, bool, bool]:
             imports.append((_sort_key(small), first, last))
         line = last + 1
     keys = [key for key, _, _ in imports]
-    if not imports or keys != sorted(keys):
-        return line, False, False  # no imports, or no order to respect
+    if not imports:
+        return line, False, False
     wanted = (_section(new_module), 1, new_module.lower())
+    grouped = _in_its_group(imports, wanted)
+    if grouped is not None:
+        return grouped, False, False
+    if keys != sorted(keys):
+        sections = [key[0] for key in keys]
+        if sections != sorted(sections):
+            return line, False, False  # no order to respect
+        # Sections in order, names within them in some other order (isort's
+        # force_sort_within_sections, a hand-kept list): last in its own section.
+        earlier = [item for item in imports if item[0][0] <= wanted[0]]
+        if earlier:
+            key, _, last = earlier[-1]
+            return last + 1, key[0] != wanted[0], False
+        key, first, _ = imports[0]
+        return first, False, True
     earlier = [item for item in imports if item[0] < wanted]
     if earlier:
         key, _, last = earlier[-1]
         return last + 1, key[0] != wanted[0], False
     key, first, _ = imports[0]
     return first, False, key[0] != wanted[0]
+
+
+def _in_its_group(
+    imports: list[tuple[tuple[int, int, str], int, int]], wanted: tuple[int, int, str]
+) -> int | None:
+    """The line for a new import when the imports stand in groups apart (blank lines
+    between, as isort writes sections): the first group whose imports are all of the
+    new one's section (third-party comes before the project's own, which jobcheck
+    cannot tell from third-party by name), at its place in the group's order, else at
+    the group's end. None when the imports are one block or no group fits."""
+    groups: list[list[tuple[tuple[int, int, str], int, int]]] = []
+    previous = None
+    for item in imports:
+        if previous is None or item[1] > previous + 1:
+            groups.append([])
+        groups[-1].append(item)
+        previous = item[2]
+    if len(groups) < 2:
+        return None
+    group = next((g for g in groups if all(key[0] == wanted[0] for key, _, _ in g)), None)
+    if group is None:
+        return None
+    keys = [key for key, _, _ in group]
+    if keys == sorted(keys):
+        later = [item for item in group if item[0] > wanted]
+        if later:
+            return later[0][1]
+    return group[-1][2] + 1
 
 
 def _section(module: str) -> int:
