@@ -106,3 +106,25 @@ def test_hook_fails_on_a_violation_and_passes_after_the_fix(tmp_path: Path, want
     passing = _pre_commit(repo, "--files", "app/tasks.py")
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert "Passed" in passing.stdout
+
+
+def test_the_documented_local_hook_reads_what_the_published_hook_reads() -> None:
+    """The ``repo: local`` hook of docs/ci.md (no release to pin yet) runs the same
+    command on the same kinds of files as ``.pre-commit-hooks.yaml``."""
+    import re
+
+    import yaml
+
+    published = yaml.safe_load((CHECKOUT / ".pre-commit-hooks.yaml").read_text())[0]
+    text = (CHECKOUT / "docs" / "ci.md").read_text()
+    block = re.search(
+        r"```yaml\n(# \.pre-commit-config\.yaml\nrepos:\n  - repo: local\n.*?)```", text, re.S
+    )
+    assert block is not None
+    local = yaml.safe_load(block.group(1))["repos"][0]["hooks"][0]
+    assert local["id"] == published["id"]
+    assert local["entry"] == published["entry"]
+    assert local["types_or"] == published["types_or"]
+    assert local["require_serial"] is published["require_serial"] is True
+    readme = (CHECKOUT / "README.md").read_text()
+    assert "entry: jobcheck check" in readme and "language: system" in readme
