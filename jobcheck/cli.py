@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -892,6 +893,11 @@ def _cache_dir(given: str | None, options: Options, targets: tuple[str, ...]) ->
     return default_directory(options.root if options.config_path else None, list(targets))
 
 
+def _with_excludes(options: Options, exclude: tuple[str, ...]) -> Options:
+    """``--exclude`` given on the command line, on top of the configuration's."""
+    return replace(options, exclude=(*options.exclude, *exclude)) if exclude else options
+
+
 def _options(config_file: str | None, targets: tuple[str, ...]) -> Options:
     try:
         if config_file:
@@ -1068,13 +1074,59 @@ def lsp_command(stdio: bool) -> None:
     sys.exit(serve())
 
 
+def _review_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options ``jobs`` and ``review`` share with ``check``: where to write, what to
+    skip, which configuration, whether to use the facts cache."""
+    for option in reversed(
+        (
+            click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to FILE."),
+            click.option(
+                "--config",
+                "config_file",
+                type=click.Path(),
+                help="Read options from this TOML file.",
+            ),
+            click.option(
+                "--exclude",
+                multiple=True,
+                help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder).",
+            ),
+            click.option("--no-cache", is_flag=True, help="Read every file again."),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+def _emit(text: str, output: str | None, targets: tuple[str, ...]) -> None:
+    """``text`` on standard output, or written to ``output`` (inside the project only, as
+    ``check -o`` writes)."""
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        write_atomically(output, text.encode("utf-8"), project_boundary(targets))
+    except WriteError as error:
+        raise JobcheckError(str(error)) from None
+
+
+JOBS_SCHEMA_VERSION = 1
+"""The version of ``jobs --format json``: ``{"version": 1, "jobs": [...]}``, each job's
+contract with the fields of ``review.Contract`` (docs/review.md)."""
+
+
 @cli.command("jobs")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-@click.option(
-    "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
-)
-def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | None) -> None:
+@_review_options
+def jobs_command(
+    paths: tuple[str, ...],
+    output_format: str,
+    config_file: str | None,
+    output: str | None,
+    exclude: tuple[str, ...],
+    no_cache: bool,
+) -> None:
     """Review every job in PATHS with its effective contract: queue, time limit,
     retries, backoff, dead letter, schedule and lock."""
     from rich.console import Console
@@ -1083,18 +1135,23 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
     from jobcheck.review import cards, contracts
 
     targets = paths or (".",)
-    options = _options(config_file, targets)
-    project = _project_of(targets, options, RunSettings())
+    options = _with_excludes(_options(config_file, targets), exclude)
+    cache = None if no_cache else _cache_dir(None, options, targets)
+    project = _project_of(targets, options, RunSettings(cache_dir=cache))
     found = contracts(project, options)
     if output_format == "json":
         import json
 
-        click.echo(json.dumps([c.as_dict() for c in found], indent=2))
+        document = {"version": JOBS_SCHEMA_VERSION, "jobs": [c.as_dict() for c in found]}
+        _emit(json.dumps(document, indent=2) + "\n", output, targets)
         return
-    console = Console(soft_wrap=True, highlight=False)
+    buffer = io.StringIO()
+    console = Console(file=buffer if output else None, soft_wrap=True, highlight=False)
     for card in cards(found):
         console.print(card)
     console.print(f"{len(found)} jobs.", style="bold")
+    if output:
+        _emit(buffer.getvalue(), output, targets)
 
 
 @cli.command("review")
@@ -1116,11 +1173,15 @@ def jobs_command(paths: tuple[str, ...], output_format: str, config_file: str | 
     help="Also say what changed for jobs since git revision REV that breaks jobs already "
     "in the queues during a rolling deploy; exit 1 when something does.",
 )
-@click.option(
-    "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
-)
+@_review_options
 def review_command(
-    paths: tuple[str, ...], output_format: str, changed_since: str | None, config_file: str | None
+    paths: tuple[str, ...],
+    output_format: str,
+    changed_since: str | None,
+    config_file: str | None,
+    output: str | None,
+    exclude: tuple[str, ...],
+    no_cache: bool,
 ) -> None:
     """The whole picture of PATHS: every job with its contract and score, the queues,
     the schedule with a heat map of start minutes (docs/review.md). With
@@ -1132,11 +1193,11 @@ def review_command(
     from jobcheck.review_report import review
 
     targets = paths or (".",)
-    options = _options(config_file, targets)
+    options = _with_excludes(_options(config_file, targets), exclude)
     # Facts cached as check caches them (the tree at REV is read without a cache).
-    settings = RunSettings(cache_dir=_cache_dir(None, options, targets))
+    settings = RunSettings(cache_dir=None if no_cache else _cache_dir(None, options, targets))
     # A progress bar on long runs in a terminal (text output only: never in a file or CI).
-    with progress_bar(enabled=output_format == "text") as bar:
+    with progress_bar(enabled=output_format == "text" and output is None) as bar:
         settings.progress = bar
         project = _project_of(targets, options, settings)
     selection = Selection.resolve(load_catalog(), options.select, options.ignore)
@@ -1145,15 +1206,20 @@ def review_command(
     if changed_since is not None:
         changes = _changes_since(changed_since, targets, options, project)
     if output_format == "json":
-        click.echo(render.json_document(found, changes, changed_since))
+        _emit(render.json_document(found, changes, changed_since) + "\n", output, targets)
     elif output_format == "html":
         from jobcheck.output.review_html import html
 
-        click.echo(html(found, changes, changed_since or ""), nl=False)
+        _emit(html(found, changes, changed_since or ""), output, targets)
     elif output_format == "markdown":
-        if changes is not None:
-            click.echo(render.changes_markdown(changed_since or "", changes), nl=False)
-        click.echo(render.markdown(found), nl=False)
+        before = (
+            render.changes_markdown(changed_since or "", changes) if changes is not None else ""
+        )
+        _emit(before + render.markdown(found), output, targets)
+    elif output is not None:
+        buffer = io.StringIO()
+        render.write_text(found, changes, changed_since or "", buffer)
+        _emit(buffer.getvalue(), output, targets)
     else:
         render.write_text(found, changes, changed_since or "")
     if changes and any(c.breaking for c in changes):

@@ -155,7 +155,7 @@ def test_arq_results_kept_forever_are_the_dead_letter_in_review() -> None:
     case = Path(__file__).parent / "fixtures/SCL-34/no-dead-letter/arq_results_kept"
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(case)])
     assert result.exit_code == 0, result.output
-    dead = {c["job"]: c["dead_letter"] for c in json.loads(result.output)}
+    dead = {c["job"]: c["dead_letter"] for c in json.loads(result.output)["jobs"]}
     assert dead == {
         "sync_orders": "its failed result, kept forever (WorkerSettings.keep_result_forever)",
         "cron:nightly": "its next scheduled run (a cron job takes no arguments)",

@@ -52,7 +52,9 @@ def test_each_subclass_that_does_its_work_is_a_job_on_its_own_queue() -> None:
     ]
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(CASE)])
     assert result.exit_code == 0, result.output
-    queues = {c["job"]: c["queue"] for c in json.loads(result.output) if c["framework"] == "rq"}
+    queues = {
+        c["job"]: c["queue"] for c in json.loads(result.output)["jobs"] if c["framework"] == "rq"
+    }
     assert queues == {
         "app.housekeeping.CleanupJob.handle": "low",
         "app.housekeeping.ReportJob.handle": "default",  # BaseJob's, inherited

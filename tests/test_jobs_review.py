@@ -52,7 +52,7 @@ def test_jobs_json_lists_every_job_with_its_contract(tmp_path: Path) -> None:
     (tmp_path / "jobs.py").write_text(SOURCE, encoding="utf-8")
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    jobs = {c["job"]: c for c in json.loads(result.output)}
+    jobs = {c["job"]: c for c in json.loads(result.output)["jobs"]}
     assert set(jobs) == {"jobs.send", "jobs.nightly", "index", "jobs.build"}
     build = jobs["jobs.build"]
     assert build["framework"] == "rq"
@@ -125,7 +125,7 @@ def test_jobs_show_retries_as_they_run(tmp_path: Path) -> None:
     )
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    jobs = {c["job"]: c for c in json.loads(result.output)}
+    jobs = {c["job"]: c for c in json.loads(result.output)["jobs"]}
     assert set(jobs) == {"jobs.fixed", "jobs.grows"}
     assert jobs["jobs.fixed"]["backoff"] == "fixed 5 s (countdown)"
     assert jobs["jobs.fixed"]["retries"] == "self.retry(), max 4"
@@ -140,7 +140,7 @@ def test_huey_arq_and_taskiq_contracts_are_in_their_own_terms() -> None:
     def contracts(case: str) -> dict[str, dict[str, str]]:
         result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(fixtures / case)])
         assert result.exit_code == 0, result.output
-        return {c["job"]: c for c in json.loads(result.output)}
+        return {c["job"]: c for c in json.loads(result.output)["jobs"]}
 
     huey = contracts("frameworks/huey/checked_project")
     assert huey["shop.tasks.fetch_rates"]["time_limit"] == "30 s (task)"
@@ -169,7 +169,7 @@ def _contracts(case: str) -> list[dict[str, str]]:
     fixtures = Path(__file__).parent / "fixtures"
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(fixtures / case)])
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.output)["jobs"]
 
 
 def test_schedules_that_run_their_own_code_are_listed_in_their_schedulers_terms() -> None:
@@ -238,7 +238,9 @@ def test_django_rq_queue_default_timeouts_are_the_jobs_limits(tmp_path: Path) ->
         "@job('low')\ndef prune():\n    pass\n"
     )
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
-    limits = {c["job"].rsplit(".", 1)[-1]: c["time_limit"] for c in json.loads(result.output)}
+    limits = {
+        c["job"].rsplit(".", 1)[-1]: c["time_limit"] for c in json.loads(result.output)["jobs"]
+    }
     assert limits == {
         "send": "120 s (RQ_QUEUES['system']['DEFAULT_TIMEOUT'])",
         "rebuild": "1800 s (RQ_QUEUES['default']['DEFAULT_TIMEOUT'])",
@@ -263,7 +265,9 @@ def test_a_default_timeout_set_for_every_queue_by_a_comprehension(tmp_path: Path
         "@job('other')\ndef elsewhere():\n    pass\n"
     )
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
-    limits = {c["job"].rsplit(".", 1)[-1]: c["time_limit"] for c in json.loads(result.output)}
+    limits = {
+        c["job"].rsplit(".", 1)[-1]: c["time_limit"] for c in json.loads(result.output)["jobs"]
+    }
     assert limits == {
         "prune": "300 s (RQ_QUEUES['low']['DEFAULT_TIMEOUT'])",
         "elsewhere": "180 s (RQ default)",  # a queue the comprehension does not build
@@ -283,7 +287,7 @@ def test_jobs_lists_sidekiq_and_activejob_contracts() -> None:
         cli, ["jobs", "--format", "json", str(RUBY_FIXTURES / "schedules_and_queues")]
     )
     assert result.exit_code == 0, result.output
-    jobs = {c["job"]: c for c in json.loads(result.output)}
+    jobs = {c["job"]: c for c in json.loads(result.output)["jobs"]}
     cleanup = jobs["ExportCleanupWorker"]
     assert (cleanup["framework"], cleanup["queue"], cleanup["lock"]) == ("sidekiq", "bulk", "yes")
     assert cleanup["time_limit"] == "none (Sidekiq has no job time limit, by design)"
@@ -291,7 +295,7 @@ def test_jobs_lists_sidekiq_and_activejob_contracts() -> None:
     assert jobs["DigestJob"]["lock"] == "no"
     result = runner.invoke(cli, ["jobs", "--format", "json", str(RUBY_FIXTURES / "job_bodies")])
     assert result.exit_code == 0, result.output
-    jobs = {c["job"]: c for c in json.loads(result.output)}
+    jobs = {c["job"]: c for c in json.loads(result.output)["jobs"]}
     assert "ApplicationJob" not in jobs
     assert jobs["ChargeWorker"]["retries"] == "10 (sidekiq_options)"
     assert jobs["ChargeWorker"]["backoff"] == "sidekiq_retry_in { |count| 30 }"
@@ -314,7 +318,7 @@ def test_a_job_on_a_sidekiq_application_job_is_a_sidekiq_job(tmp_path: Path) -> 
     )
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert [(c["job"], c["framework"]) for c in json.loads(result.output)] == [
+    assert [(c["job"], c["framework"]) for c in json.loads(result.output)["jobs"]] == [
         ("DigestJob", "sidekiq")
     ]
 
@@ -327,7 +331,7 @@ def test_retry_kwargs_max_retries_is_the_cap(tmp_path: Path) -> None:
     )
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    (push,) = json.loads(result.output)
+    (push,) = json.loads(result.output)["jobs"]
     assert push["retries"] == "automatic on ConnectionError, max 5 (retry_kwargs)"
 
 
@@ -347,7 +351,7 @@ def test_a_queue_named_by_an_unset_environment_variable(tmp_path: Path) -> None:
     )
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    (report,) = json.loads(result.output)
+    (report,) = json.loads(result.output)["jobs"]
     assert report["queue"] == "the default queue, unless $REPORTS_QUEUE_NAME names another"
 
 
@@ -357,7 +361,7 @@ def test_rq_jobs_take_their_queues_default_timeout() -> None:
     case = Path(__file__).parent / "fixtures/SCL-18/missing-time-limit/rq_queue_timeouts"
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(case)])
     assert result.exit_code == 0, result.output
-    limits = {c["job"]: c["time_limit"] for c in json.loads(result.output)}
+    limits = {c["job"]: c["time_limit"] for c in json.loads(result.output)["jobs"]}
     assert limits == {
         "jobs.crunch": "none (default_timeout=-1)",
         "jobs.render": "3600 s (queue 'slow')",
@@ -372,7 +376,7 @@ def test_django_celery_beat_rows_the_code_makes_are_schedules() -> None:
     case = Path(__file__).parent / "fixtures/JOB-02/schedule-names-unknown-task/celery_beat_rows"
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(case)])
     assert result.exit_code == 0, result.output
-    schedules = {c["job"]: c["schedule"] for c in json.loads(result.output)}
+    schedules = {c["job"]: c["schedule"] for c in json.loads(result.output)["jobs"]}
     assert schedules == {
         "site.tasks.check_for_updates": "django-celery-beat row 'check-for-updates'",
         "site.tasks.delete_exports": "-",
@@ -390,7 +394,7 @@ def test_every_django_rq_queue_without_a_timeout_leaves_its_jobs_unlimited() -> 
         cli, ["jobs", "--format", "json", str(case / "django_rq_every_queue_unlimited")]
     )
     assert result.exit_code == 0, result.output
-    limits = {c["job"]: c["time_limit"] for c in json.loads(result.output)}
+    limits = {c["job"]: c["time_limit"] for c in json.loads(result.output)["jobs"]}
     assert limits == {
         "app.jobs.send_digest": "none (DEFAULT_TIMEOUT=-1)",
         "app.jobs.export_library": "600 s (job)",
@@ -405,7 +409,7 @@ def test_rq_limits_the_calls_give_and_the_scheduler_queue() -> None:
     case = Path(__file__).parent / "fixtures/SCL-18/missing-time-limit/rq_limits_per_call"
     result = CliRunner().invoke(cli, ["jobs", "--format", "json", str(case)])
     assert result.exit_code == 0, result.output
-    seen = {(c["job"], c["queue"], c["time_limit"]) for c in json.loads(result.output)}
+    seen = {(c["job"], c["queue"], c["time_limit"]) for c in json.loads(result.output)["jobs"]}
     assert seen == {
         ("jobs.execute_query", "queries", "set by the calls that send it"),
         (
@@ -433,3 +437,35 @@ def test_a_celery_backoff_that_starts_at_its_cap_does_not_grow() -> None:
     )
     assert contracts["tasks.send_growing"] == "exponential with jitter"
     assert contracts["tasks.send_with_higher_cap"] == "exponential with jitter"
+
+
+def test_jobs_and_review_take_checks_output_exclude_and_cache_options(tmp_path: Path) -> None:
+    """``-o``, ``--exclude``, ``--no-cache`` as ``check`` has them; ``jobs --format json``
+    is versioned (issue 29: it was a bare list, and neither command had these)."""
+    root = tmp_path / "project"
+    (root / "legacy").mkdir(parents=True)
+    (root / "tasks.py").write_text(SOURCE)
+    (root / "legacy" / "old.py").write_text(
+        "from celery import shared_task\n\n\n@shared_task\ndef old():\n    pass\n"
+    )
+    out = root / "jobs.json"
+    result = CliRunner().invoke(
+        cli, ["jobs", "--format", "json", "-o", str(out), "--no-cache", str(root)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output == ""
+    document = json.loads(out.read_text())
+    assert document["version"] == 1
+    assert "old.old" in {c["job"] for c in document["jobs"]}
+    result = CliRunner().invoke(
+        cli, ["jobs", "--format", "json", "--exclude", "legacy/", str(root)]
+    )
+    assert "old.old" not in {c["job"] for c in json.loads(result.output)["jobs"]}
+    review = root / "review.md"
+    result = CliRunner().invoke(
+        cli,
+        ["review", "--format", "markdown", "-o", str(review), "--exclude", "legacy/", str(root)],
+    )
+    assert result.exit_code == 0, result.output
+    assert review.read_text().startswith("## jobcheck review")
+    assert "legacy" not in review.read_text()
