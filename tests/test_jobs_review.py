@@ -469,3 +469,24 @@ def test_jobs_and_review_take_checks_output_exclude_and_cache_options(tmp_path: 
     assert result.exit_code == 0, result.output
     assert review.read_text().startswith("## jobcheck review")
     assert "legacy" not in review.read_text()
+
+
+def test_a_limit_read_from_the_environment_in_another_module(tmp_path: Path) -> None:
+    """``timeout=settings.LIMIT`` where ``LIMIT = int(os.environ.get("X", 300))`` in
+    another module (Redash's SCHEMAS_REFRESH_TIMEOUT): review printed the expression with
+    a unit, "app.settings.LIMIT s"; the literal default is the limit unless $X is set."""
+    (tmp_path / "app" / "settings").mkdir(parents=True)
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "settings" / "__init__.py").write_text(
+        'import os\n\nLIMIT = int(os.environ.get("APP_LIMIT", 300))\nOTHER = compute()\n'
+    )
+    (tmp_path / "app" / "jobs.py").write_text(
+        "from rq.decorators import job\n\nfrom app import settings\n\n\n"
+        '@job("q", timeout=settings.LIMIT)\ndef work():\n    pass\n\n\n'
+        '@job("q", timeout=settings.OTHER)\ndef other():\n    pass\n'
+    )
+    result = CliRunner().invoke(cli, ["jobs", "--format", "json", "--no-cache", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    limits = {c["job"]: c["time_limit"] for c in json.loads(result.output)["jobs"]}
+    assert limits["app.jobs.work"] == "300 s (job, the default of $APP_LIMIT)"
+    assert limits["app.jobs.other"] == "app.settings.OTHER (job, computed at run time)"

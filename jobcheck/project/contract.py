@@ -193,7 +193,7 @@ def describe_time_limit(limit: TimeLimit) -> str:
     """The ``time limit`` line of ``jobcheck jobs``: ``hard 300 s (global setting)``."""
     parts = [
         ("{name} " if limit.soft_kind else "").format(name=name)
-        + f"{_seconds_text(s)} s ({_origin_text(s)})"
+        + _limit_text(s)
         for name, s in (("hard", limit.hard), ("soft", limit.soft))
         if s is not None and s.limits
     ]
@@ -216,9 +216,13 @@ def describe_time_limit(limit: TimeLimit) -> str:
     return f"none ({limit.none_by_default})" if limit.none_by_default else "none"
 
 
-def _seconds_text(limit: Seconds) -> str:
+def _limit_text(limit: Seconds) -> str:
+    """``300 s (job)``; a value computed at run time without a unit (it is not known to
+    be seconds: Dramatiq's are milliseconds): ``settings.X (job, computed at run time)``."""
     seconds = limit.seconds
-    return f"{seconds:g}" if seconds is not None else describe(limit.value)
+    if seconds is None:
+        return f"{describe(limit.value)} ({_origin_text(limit)}, computed at run time)"
+    return f"{seconds:g} s ({_origin_text(limit)})"
 
 
 def _origin_text(limit: Seconds) -> str:

@@ -29,6 +29,7 @@ from jobcheck.facts.values import (
     CallV,
     Const,
     DictV,
+    EnvDefault,
     Opaque,
     Ref,
     Value,
@@ -232,6 +233,11 @@ class Project:
             bound = self._aliases.get(value.qualname)
             if bound is None:
                 bound = self._class_attribute(value.qualname)
+            if isinstance(bound, CallV):
+                # A constant of another module read from the environment with a literal
+                # default (redash's SCHEMAS_REFRESH_TIMEOUT = int(os.environ.get(..., 300))).
+                read = env_default(bound, self.instances)
+                return read if isinstance(read, EnvDefault) else value
             if not isinstance(bound, (Ref, DictV, Const)) and not is_join(bound):
                 return value
             value, depth = bound, depth + 1
