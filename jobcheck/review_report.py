@@ -407,6 +407,8 @@ def plain_words(kind: str, fire: Firing | None, seconds: float | None, text: str
         return text
     minutes = sorted(fire.minutes)
     hours = sorted(fire.hours)
+    if len(minutes) == 60:  # crontab(hour=4): every minute of the hour (SCL-22)
+        return _every_minute(hours) + days
     if len(hours) == 24:
         if len(minutes) == 1:
             return f"every hour at :{minutes[0]:02d}{days}"
@@ -418,6 +420,20 @@ def plain_words(kind: str, fire: Firing | None, seconds: float | None, text: str
         times = ", ".join(f"{h:02d}:{minutes[0]:02d}" for h in hours)
         return f"every day at {times}{days}" if not days else f"at {times}{days}"
     return text
+
+
+def _every_minute(hours: list[int]) -> str:
+    """ "every minute from 04:00 to 04:59" for each run of consecutive hours."""
+    if len(hours) == 24:
+        return "every minute"
+    runs: list[list[int]] = []
+    for hour in hours:
+        if runs and hour == runs[-1][-1] + 1:
+            runs[-1].append(hour)
+        else:
+            runs.append([hour])
+    spans = [f"{run[0]:02d}:00 to {run[-1]:02d}:59" for run in runs]
+    return "every minute from " + ", and from ".join(spans)
 
 
 def _with_zone(words: str, zone: str | None) -> str:

@@ -303,3 +303,24 @@ def test_a_job_a_schedule_sends_to_a_queue_it_names_is_listed_there(tmp_path: Pa
     result = _review(tmp_path, "--format", "json")
     queues = {q["name"]: q["jobs"] for q in json.loads(result.output)["queues"]}
     assert queues["reports"] == ["report"]
+
+
+def test_a_crontab_without_a_minute_is_said_in_plain_words() -> None:
+    """``crontab(hour=4)`` fires every minute of 04:00 (SCL-22): review said only
+    "crontab(hour=4)" (issue 29)."""
+    from jobcheck.review_report import plain_words
+    from jobcheck.timing import Firing
+
+    every = frozenset(range(60))
+    days = (frozenset(range(1, 32)), frozenset(range(1, 13)), frozenset(range(7)))
+    at_four = Firing(every, frozenset({4}), *days)
+    assert plain_words("cron", at_four, None, "crontab(hour=4)") == (
+        "every minute from 04:00 to 04:59"
+    )
+    night = Firing(every, frozenset({1, 2, 5}), *days)
+    assert plain_words("cron", night, None, "x") == (
+        "every minute from 01:00 to 02:59, and from 05:00 to 05:59"
+    )
+    assert plain_words("cron", Firing(every, frozenset(range(24)), *days), None, "x") == (
+        "every minute"
+    )

@@ -192,8 +192,7 @@ def describe_dead_letter(dead: DeadLetter) -> str:
 def describe_time_limit(limit: TimeLimit) -> str:
     """The ``time limit`` line of ``jobcheck jobs``: ``hard 300 s (global setting)``."""
     parts = [
-        ("{name} " if limit.soft_kind else "").format(name=name)
-        + _limit_text(s)
+        ("{name} " if limit.soft_kind else "").format(name=name) + _limit_text(s)
         for name, s in (("hard", limit.hard), ("soft", limit.soft))
         if s is not None and s.limits
     ]
