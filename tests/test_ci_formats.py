@@ -63,6 +63,25 @@ def _sarif(*arguments: str) -> dict:
 
 def test_every_format_is_registered() -> None:
     assert {"text", "json", "concise", "sarif", "github", "gitlab", "junit"} <= set(FORMATS)
+    assert {"json-lines", "pylint", "azure"} <= set(FORMATS)  # Ruff's names
+
+
+def test_json_lines_pylint_and_azure_carry_every_finding(project: Path) -> None:
+    findings = json.loads(run("check", "--format", "json", ".").stdout)["findings"]
+    lines = [
+        json.loads(line) for line in run("check", "--format", "json-lines", ".").stdout.splitlines()
+    ]
+    assert lines == findings
+    pylint = run("check", "--format", "pylint", ".").stdout.splitlines()
+    assert [line.split(": [", 1)[0] for line in pylint] == [
+        f"{f['path']}:{f['line']}" for f in findings
+    ]
+    assert all(f"[{f['rule']}({f['check']})]" in line for f, line in zip(findings, pylint))
+    azure = run("check", "--format", "azure", ".").stdout.splitlines()
+    assert len(azure) == len(findings)
+    for f, line in zip(findings, azure):
+        assert line.startswith(f"##vso[task.logissue type={f['severity']};")
+        assert f"linenumber={f['line']};columnnumber={f['column']};code={f['rule']};]" in line
 
 
 class TestSarif:

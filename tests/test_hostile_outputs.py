@@ -291,6 +291,8 @@ TEXT_COMMANDS = [
     ("check", "--no-cache", "--format", "full"),
     ("check", "--no-cache", "--format", "concise"),
     ("check", "--no-cache", "--format", "full", "--color"),
+    ("check", "--no-cache", "--format", "pylint"),
+    ("check", "--no-cache", "--format", "azure"),
     ("review", "--format", "text"),
     ("jobs", "--format", "text"),
 ]
@@ -313,6 +315,8 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
 def _assert_log_safe(output: str) -> None:
     for line in output.splitlines():
         assert not line.lstrip().startswith("::"), line
+        # Azure's logging commands: only the one an azure-format line starts with.
+        assert line.lower().count("##vso[") == int(line.startswith("##vso[task.logissue ")), line
     assert "##[" not in output
     plain = re.sub(r"\x1b\[[0-9;]*m", "", output)  # jobcheck's own colours
     hostile = [

@@ -42,6 +42,9 @@ _MODULES = {
     "github": "github",
     "gitlab": "gitlab",
     "junit": "junit",
+    "json-lines": "json_lines",
+    "pylint": "pylint",
+    "azure": "azure",
 }
 
 
