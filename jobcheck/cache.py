@@ -413,6 +413,23 @@ def refusal(directory: Path) -> str | None:
     return None
 
 
+def remove_caches(roots: list[Path]) -> Iterator[str]:
+    """Remove every ``.jobcheck_cache`` folder under ``roots`` that jobcheck made (its
+    own ``CACHEDIR.TAG``, owned by this user, not a link), without following links;
+    the removed folders' paths."""
+    import shutil
+
+    for root in roots:
+        for folder, names, _ in os.walk(root, followlinks=False):
+            if CACHE_DIR_NAME in names:
+                names.remove(CACHE_DIR_NAME)
+                cache = Path(folder) / CACHE_DIR_NAME
+                if refusal(cache) is None and _is_our_tag(cache / "CACHEDIR.TAG"):
+                    shutil.rmtree(cache)
+                    yield _shown(cache)
+            names[:] = [n for n in names if n not in (".git", "node_modules")]
+
+
 def _is_our_tag(path: Path) -> bool:
     try:
         return read_regular_file(path, limit=4096).decode("utf-8", "replace") == _CACHEDIR_TAG

@@ -119,8 +119,11 @@ STATISTICS_FORMATS = ("text", "full", "concise", "json")
 )
 @click.option(
     "--exclude",
+    "--extend-exclude",
+    "exclude",
     multiple=True,
-    help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder).",
+    help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder; "
+    "comma-separated or repeated), on top of the configuration's.",
 )
 @click.option(
     "--include-tests",
@@ -299,7 +302,7 @@ class _Request:
         _refuse_old_diff(paths, bool(given["show_diff"]))
         targets = paths or (".",)
         options = _options(given["config_file"], targets)  # type: ignore[arg-type]
-        exclude = tuple(given["exclude"])  # type: ignore[arg-type]
+        exclude = _split(given["exclude"])  # type: ignore[arg-type]
         if given["include_tests"]:
             options = replace(options, include_tests=True)
         if exclude:
@@ -894,8 +897,10 @@ def _cache_dir(given: str | None, options: Options, targets: tuple[str, ...]) ->
 
 
 def _with_excludes(options: Options, exclude: tuple[str, ...]) -> Options:
-    """``--exclude`` given on the command line, on top of the configuration's."""
-    return replace(options, exclude=(*options.exclude, *exclude)) if exclude else options
+    """``--exclude`` given on the command line (comma-separated or repeated), on top of
+    the configuration's."""
+    globs = _split(exclude)
+    return replace(options, exclude=(*options.exclude, *globs)) if globs else options
 
 
 def _options(config_file: str | None, targets: tuple[str, ...]) -> Options:
@@ -1054,6 +1059,24 @@ def explain_command(ident: str | None, show_all: bool) -> None:
     Console().print(Markdown(text, hyperlinks=False))
 
 
+@cli.command("version")
+def version_command() -> None:
+    """Print jobcheck's version (as --version does)."""
+    click.echo(f"jobcheck {__version__}")
+
+
+@cli.command("clean")
+@click.argument("paths", nargs=-1, type=click.Path())
+def clean_command(paths: tuple[str, ...]) -> None:
+    """Remove jobcheck's caches (.jobcheck_cache folders) under PATHS (default: the
+    current folder), as Ruff's clean does. Only folders jobcheck made (its CACHEDIR.TAG)
+    are removed; links are never followed."""
+    from jobcheck.cache import remove_caches
+
+    for removed in remove_caches([Path(p) for p in paths or (".",)]):
+        click.echo(f"Removed {removed}")
+
+
 @cli.command("lsp")
 @click.option(
     "--stdio",
@@ -1088,8 +1111,11 @@ def _review_options(command: Callable[..., None]) -> Callable[..., None]:
             ),
             click.option(
                 "--exclude",
+                "--extend-exclude",
+                "exclude",
                 multiple=True,
-                help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder).",
+                help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder; "
+                "comma-separated or repeated), on top of the configuration's.",
             ),
             click.option("--no-cache", is_flag=True, help="Read every file again."),
         )

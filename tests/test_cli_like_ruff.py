@@ -323,3 +323,44 @@ def test_readme_workflow_does_not_swallow_configuration_errors() -> None:
     assert "|| true" not in readme
     assert "Python 3.10" in readme and "git" in readme
     assert "--exit-zero" in readme
+
+
+def test_version_command() -> None:
+    from jobcheck import __version__
+
+    result = CliRunner().invoke(cli, ["version"])
+    assert result.exit_code == 0
+    assert result.output == f"jobcheck {__version__}\n"
+
+
+def test_clean_removes_only_caches_jobcheck_made(tmp_path: Path) -> None:
+    write(tmp_path, {"app/tasks.py": NO_LIMIT, "pyproject.toml": ""})
+    done = CliRunner().invoke(cli, ["check", "--jobs", "1", str(tmp_path)])
+    assert done.exit_code == 1  # and the cache written at the project root
+    assert (tmp_path / ".jobcheck_cache" / "CACHEDIR.TAG").is_file()
+    foreign = tmp_path / "app" / ".jobcheck_cache"
+    foreign.mkdir()
+    (foreign / "keep.txt").write_text("not jobcheck's")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("x")
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / ".jobcheck_cache").symlink_to(outside)
+    result = CliRunner().invoke(cli, ["clean", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / ".jobcheck_cache").exists()
+    assert (foreign / "keep.txt").exists()
+    assert (outside / "keep.txt").exists()
+    assert result.output.count("Removed ") == 1
+
+
+def test_exclude_takes_comma_separated_globs_and_extend_exclude(tmp_path: Path) -> None:
+    write(tmp_path, {"a/tasks.py": NO_LIMIT, "b/tasks.py": NO_LIMIT, "c/tasks.py": NO_LIMIT})
+
+    def paths(*extra: str) -> set[str]:
+        result = check("--format", "json", *extra, str(tmp_path))
+        return {f["path"].split("/")[-2] for f in json.loads(result.stdout)["findings"]}
+
+    assert paths() == {"a", "b", "c"}
+    assert paths("--exclude", "a/,b/") == {"c"}
+    assert paths("--extend-exclude", "a/", "--exclude", "c/") == {"b"}
