@@ -21,7 +21,7 @@ from jobcheck.discovery import SourceFile, clear_caches, discover, module_name
 from jobcheck.discovery.docs import find_docs
 from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.extract.docs import doc_facts
-from jobcheck.facts import DocFile, FileFacts, FunctionFacts
+from jobcheck.facts import UNCLOSED_SUPPRESSION, DocFile, FileFacts, FunctionFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
 from jobcheck.guarded import Boundary, ReadError, read_bytes, read_text
 from jobcheck.phases import phase
@@ -178,6 +178,7 @@ def _check_paths(
     analysed = analysis.all_facts()
     report = Report(errors=analysis.errors, files_checked=len(files), files_analysed=len(analysed))
     report.warnings = list(dict.fromkeys(t for p in projects for t in p.unmatched_options))
+    report.warnings += unclosed_suppressions(analysed)
     with phase("suppressions"):
         helpers = {f.path: f for p in projects for f in p.summaries.part_facts()}
         report.findings, report.unused_suppressions = apply_suppressions(
@@ -344,6 +345,17 @@ def run_checks(
     return findings
 
 
+def unclosed_suppressions(facts: Iterable[FileFacts]) -> list[str]:
+    """A warning for each ``# jobcheck: ignore[...`` without its ``]``."""
+    return [
+        f"{f.path}:{line}: '# jobcheck: ignore[' has no closing ']', so it suppresses "
+        "nothing; close the list of codes"
+        for f in facts
+        for line, codes in sorted(f.suppressions.items())
+        if codes is not None and UNCLOSED_SUPPRESSION in codes
+    ]
+
+
 def apply_suppressions(
     findings: list[Finding],
     facts_by_path: dict[str, FileFacts],
@@ -411,7 +423,7 @@ def _unused(
                     found.append(UnusedSuppression(path, line, ()))
                 continue
             unused, unknown = [], []
-            for code in sorted(codes):
+            for code in sorted(codes - {UNCLOSED_SUPPRESSION}):
                 try:
                     pairs = catalog.resolve(code)
                 except ValueError:

@@ -186,3 +186,24 @@ def test_a_comment_at_a_helper_clause_several_jobs_reach_suppresses_it(tmp_path:
         )
     )
     assert _findings(tmp_path) == [("tasks.py", 23, "swallowed-exception")]
+
+
+def test_an_unclosed_code_list_suppresses_nothing_and_is_warned(tmp_path: Path) -> None:
+    """``# jobcheck: ignore[SCL-18`` without ``]`` was read as a bare ``ignore`` and
+    silently suppressed everything on the line (issue 29)."""
+    write(tmp_path, {"tasks.py": TASK.format(suffix="  # jobcheck: ignore[SCL-18")})
+    assert ("tasks.py", 4, "missing-time-limit") in _findings(tmp_path)
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "jobcheck", "check", ".", "--no-cache", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "tasks.py:4: '# jobcheck: ignore[' has no closing ']'" in done.stderr
+    assert suppressions("x = 1  # jobcheck: ignore[SCL-18\n")[1] == frozenset({"[unclosed"})
+    assert suppressions("x = 1  # jobcheck: ignore\n")[1] is None

@@ -14,6 +14,10 @@ from jobcheck.location import Loc as Loc  # re-exported: facts carry locations
 
 NOWHERE = Loc(1, 1, 1, 1)
 
+UNCLOSED_SUPPRESSION = "[unclosed"
+"""The code recorded for ``# jobcheck: ignore[SCL-18`` without its ``]``: it suppresses
+nothing (a bare ``ignore`` would suppress everything on the line) and is warned."""
+
 SPLAT = "**"
 """The option key of ``**options`` passed to an enqueue call: any option may be there."""
 

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from jobcheck.facts import UNCLOSED_SUPPRESSION
+
 MARKER = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
 """The suppression, inside a comment: ``# jobcheck: ignore`` or ``...ignore[A, b]``."""
 
@@ -119,7 +121,9 @@ def from_comments(comments: Iterable[tuple[int, str]]) -> Suppressions:
         for match in MARKER.finditer(comment):
             line = first + comment.count("\n", 0, match.start())
             listed = codes.setdefault(line, set())
-            if match.group(1) is None:
+            if match.group(1) is None and comment[match.end() : match.end() + 1] == "[":
+                listed.add(UNCLOSED_SUPPRESSION)
+            elif match.group(1) is None:
                 bare.add(line)
             else:
                 listed.update(c.strip() for c in match.group(1).split(",") if c.strip())
