@@ -29,7 +29,7 @@ def _findings(root: Path, *args: str) -> list[tuple[str, int, str]]:
     result = CliRunner().invoke(cli, ["check", str(root), "--no-cache", "--format", "json", *args])
     assert result.exit_code in (0, 1), result.output
     return sorted(
-        (Path(f["path"]).name, f["line"], f["check"]) for f in json.loads(result.output)["findings"]
+        (Path(f["path"]).name, f["line"], f["check"]) for f in json.loads(result.stdout)["findings"]
     )
 
 
