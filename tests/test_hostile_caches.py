@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jobcheck import storage
+from jobcheck import run_cache, storage
 from tests.hostile_helpers import JOB, age, run_jobcheck, write
 
 SEND = """\
@@ -237,7 +237,7 @@ def _resigned_without_findings(path: Path, key_home: Path) -> None:
     if key_file.exists():
         storage._key = bytes.fromhex(key_file.read_text())
     try:
-        header = {"kind": "runs", "format": 2}
+        header = {"kind": "runs", "format": run_cache._FORMAT}
         loaded = storage.load_records(path.read_bytes(), header)
         records = []
         for name, value in loaded.records.items():
