@@ -115,6 +115,11 @@ STATISTICS_FORMATS = ("text", "full", "concise", "json")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option(
+    "--exit-non-zero-on-fix",
+    is_flag=True,
+    help="With --fix: exit 1 when a fix was applied, even if no finding is left (Ruff's).",
+)
+@click.option(
     "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
 )
 @click.option(
@@ -265,6 +270,7 @@ class _Request:
     output_format: str
     output: str | None
     exit_zero: bool
+    exit_non_zero_on_fix: bool
     show_unused: bool
     fix: bool
     unsafe_fixes: bool
@@ -335,6 +341,7 @@ class _Request:
             output_format=output_format,
             output=given["output"],  # type: ignore[arg-type]
             exit_zero=bool(given["exit_zero"]),
+            exit_non_zero_on_fix=bool(given["exit_non_zero_on_fix"]),
             show_unused=options.show_unused_suppressions
             if show_unused is None
             else bool(show_unused),
@@ -530,7 +537,11 @@ def _fix(
     if not request.quiet:
         _say_fixed(request, outcome)
     status = _finish(request, scope.restrict(outcome.report), scope, known, len(outcome.applied))
-    return EXIT_ERROR if outcome.unwritten else status
+    if outcome.unwritten:
+        return EXIT_ERROR
+    if request.exit_non_zero_on_fix and outcome.applied and status == EXIT_CLEAN:
+        return EXIT_FINDINGS  # the files changed: a pre-commit hook must stop the commit
+    return status
 
 
 def _print_diff(request: _Request, outcome: fixing.Outcome, stdin_path: str | None) -> int:

@@ -186,3 +186,17 @@ def test_add_ignore_suppresses_every_finding_and_merges_comments(tmp_path: Path)
     assert check(str(tmp_path)).exit_code == 0
     assert check("--add-ignore", str(tmp_path)).exit_code == 0
     assert (tmp_path / "tasks.py").read_text() == text
+
+
+def test_exit_non_zero_on_fix_fails_a_run_that_changed_files(tmp_path: Path) -> None:
+    """Ruff's --exit-non-zero-on-fix: a run whose fixes leave no finding still exits 1
+    when it changed files (a pre-commit hook must stop that commit); without the flag,
+    0."""
+    for flag, expected in (((), 0), (("--exit-non-zero-on-fix",), 1)):
+        root = tmp_path / str(expected)
+        write(root, {"proj/__init__.py": "", "proj/settings.py": SCHEDULES, "proj/tasks.py": ""})
+        result = check("--fix", "--select", "SCL-22", *flag, str(root))
+        assert "fixed 1 finding" in result.stderr
+        assert result.exit_code == expected, result.output
+    nothing = check("--fix", "--select", "SCL-22", "--exit-non-zero-on-fix", str(tmp_path / "1"))
+    assert nothing.exit_code == 0  # nothing left to fix: nothing changed
