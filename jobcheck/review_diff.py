@@ -136,7 +136,7 @@ def _gone(
             f"the new workers run; keep '{name}' registered for one deploy (name='{name}' on "
             "the task, or an alias that calls the new one), then remove it",
         )
-    renamed = _same_place(job, old_root, [after[n] for n in fresh], new_root)
+    renamed = _same_place(job, old_root, [after[n] for n in fresh], new_root, old, new)
     if renamed is not None:
         new_name = renamed.task.registered_name or renamed.task.qualname
         return Change(
@@ -166,11 +166,24 @@ def _gone(
     )
 
 
-def _same_place(job: Job, old_root: str, candidates: list[Job], new_root: str) -> Job | None:
-    """A new job in the same file with the same parameters: the old one renamed."""
+def _same_place(
+    job: Job, old_root: str, candidates: list[Job], new_root: str, old: Project, new: Project
+) -> Job | None:
+    """The old job renamed: the one new job of its framework in the same file, or of
+    several there the one with the same parameters (a rename beside a new job read as
+    a removal)."""
     path = _relocated(job.file.path, old_root, new_root)
     same_file = [c for c in candidates if c.file.path == path and c.framework == job.framework]
-    return same_file[0] if len(same_file) == 1 else None
+    if len(same_file) == 1:
+        return same_file[0]
+    wanted = _parameters(old, job)
+    alike = [c for c in same_file if wanted is not None and _parameters(new, c) == wanted]
+    return alike[0] if len(alike) == 1 else None
+
+
+def _parameters(project: Project, job: Job) -> tuple[str, ...] | None:
+    function = project.function(job.task.function)
+    return tuple(p.name for p in function.params) if function is not None else None
 
 
 def _relocated(path: str, old_root: str, new_root: str) -> str:

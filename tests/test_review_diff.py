@@ -87,6 +87,24 @@ def test_a_renamed_job_breaks_queued_messages(repo: Path) -> None:
     assert "alias" in str(changes[0]["message"])
 
 
+def test_a_renamed_job_beside_a_new_one_is_a_rename(repo: Path) -> None:
+    """A rename and a new job in the same file: the new job with the old one's
+    parameters is the rename (it was reported as a removal, issue 29)."""
+    _edit(repo, "shop/tasks.py", "def send_receipt(", "def send_order_receipt(")
+    _edit(
+        repo,
+        "shop/tasks.py",
+        "@app.task(time_limit=60)\ndef cleanup():",
+        "@app.task(time_limit=60)\ndef audit(user_id, day):\n    return None\n\n\n"
+        "@app.task(time_limit=60)\ndef cleanup():",
+    )
+    _edit(repo, "shop/views.py", "send_receipt", "send_order_receipt")
+    code, changes = _changes(repo)
+    assert code == 1
+    assert [(c["kind"], c["job"]) for c in changes] == [("renamed", "shop.tasks.send_receipt")]
+    assert "shop.tasks.send_order_receipt" in str(changes[0]["message"])
+
+
 def test_a_newly_required_parameter_breaks_queued_messages(repo: Path) -> None:
     _edit(repo, "shop/tasks.py", "def send_receipt(order_id):", "def send_receipt(order_id, lang):")
     code, changes = _changes(repo)
