@@ -348,7 +348,7 @@ def run_checks(
 def unclosed_suppressions(facts: Iterable[FileFacts]) -> list[str]:
     """A warning for each ``# jobcheck: ignore[...`` without its ``]``."""
     return [
-        f"{f.path}:{line}: '# jobcheck: ignore[' has no closing ']', so it suppresses "
+        f"{f.path}:{max(line, 1)}: '# jobcheck: ignore[' has no closing ']', so it suppresses "
         "nothing; close the list of codes"
         for f in facts
         for line, codes in sorted(f.suppressions.items())
@@ -418,9 +418,11 @@ def _unused(
     for path, facts in facts_by_path.items():
         for line, codes in facts.suppressions.items():
             matched = used.get((path, line), set())
+            # A file-level "# jobcheck: ignore-file" is kept at line 0, shown at line 1.
+            shown, whole = (1, True) if line == 0 else (line, False)
             if codes is None:
                 if not matched and every_check:
-                    found.append(UnusedSuppression(path, line, ()))
+                    found.append(UnusedSuppression(path, shown, (), file_level=whole))
                 continue
             unused, unknown = [], []
             for code in sorted(codes - {UNCLOSED_SUPPRESSION}):
@@ -435,7 +437,9 @@ def _unused(
                     continue  # what it suppresses was not checked this run
                 unused.append(code)
             if unused or unknown:
-                found.append(UnusedSuppression(path, line, tuple(unused), tuple(unknown)))
+                found.append(
+                    UnusedSuppression(path, shown, tuple(unused), tuple(unknown), file_level=whole)
+                )
     found.sort(key=lambda u: (u.path, u.line))
     return found
 
@@ -447,7 +451,8 @@ def _suppressing(
     for a bare ``# jobcheck: ignore``)."""
     if facts is None or not facts.suppressions:
         return None
-    for line in dict.fromkeys((finding.loc.line, finding.loc.end_line)):
+    # The finding's lines, then the file's own "# jobcheck: ignore-file" (line 0).
+    for line in dict.fromkeys((finding.loc.line, finding.loc.end_line, 0)):
         if line not in facts.suppressions:
             continue
         codes = facts.suppressions[line]

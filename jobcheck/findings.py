@@ -72,6 +72,8 @@ class UnusedSuppression:
     line: int
     codes: tuple[str, ...]
     unknown: tuple[str, ...] = ()
+    file_level: bool = False
+    """A ``# jobcheck: ignore-file`` comment (reported at line 1)."""
 
 
 @dataclass

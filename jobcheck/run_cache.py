@@ -34,7 +34,7 @@ from jobcheck.findings import Report
 from jobcheck.storage import dump_records
 
 RUNS_FILE = "runs.json"
-_FORMAT = 3
+_FORMAT = 4
 _KEPT_RUNS = 4
 """Reports kept (the last runs with different keys: a pre-commit hook and a CI step
 may check the same project with different options)."""

@@ -207,3 +207,20 @@ def test_an_unclosed_code_list_suppresses_nothing_and_is_warned(tmp_path: Path) 
     assert "tasks.py:4: '# jobcheck: ignore[' has no closing ']'" in done.stderr
     assert suppressions("x = 1  # jobcheck: ignore[SCL-18\n")[1] == frozenset({"[unclosed"})
     assert suppressions("x = 1  # jobcheck: ignore\n")[1] is None
+
+
+def test_a_file_level_suppression_silences_the_whole_file(tmp_path: Path) -> None:
+    """``# jobcheck: ignore-file[CODE]`` (Ruff's ``# ruff: noqa: CODE``) silences those
+    codes anywhere in the file; a bare ``ignore-file`` every finding; an unused one is
+    reported at line 1 as a file-level comment."""
+    body = TASK.format(suffix="")
+    write(tmp_path, {"tasks.py": "# jobcheck: ignore-file[SCL-18]\n" + body})
+    assert ("tasks.py", 5, "missing-time-limit") not in _findings(tmp_path)
+    write(tmp_path, {"tasks.py": "# jobcheck: ignore-file[SCL-21]\n" + body})
+    assert ("tasks.py", 5, "missing-time-limit") in _findings(tmp_path)
+    result = CliRunner().invoke(
+        cli, ["check", str(tmp_path), "--no-cache", "--show-unused-suppressions", "-q"]
+    )
+    assert "unused suppression # jobcheck: ignore-file[SCL-21]" in result.stdout
+    assert suppressions("# jobcheck: ignore-file\nx = 1\n") == {0: None}
+    assert suppressions("x = 1  # jobcheck: ignore-file[SCL-18]\n") == {0: frozenset({"SCL-18"})}

@@ -34,13 +34,15 @@ def fingerprints(items: Sequence[UnusedSuppression], path_of: Callable[[str], st
 
 def comment(unused: UnusedSuppression) -> str:
     codes = (*unused.codes, *unused.unknown)
-    return f"# jobcheck: ignore[{', '.join(codes)}]" if codes else "# jobcheck: ignore"
+    marker = "ignore-file" if unused.file_level else "ignore"
+    return f"# jobcheck: {marker}[{', '.join(codes)}]" if codes else f"# jobcheck: {marker}"
 
 
 def describe(unused: UnusedSuppression) -> str:
     """``unused suppression # jobcheck: ignore[SCL-18] (suppresses nothing: SCL-18)``."""
     if not unused.codes and not unused.unknown:
-        return "unused suppression # jobcheck: ignore (nothing on this line is reported)"
+        where = "in this file" if unused.file_level else "on this line"
+        return f"unused suppression {comment(unused)} (nothing {where} is reported)"
     parts = []
     if unused.codes:
         parts.append(f"suppresses nothing here: {', '.join(unused.codes)}")

@@ -22,7 +22,11 @@ from typing import Any
 
 from jobcheck.facts import UNCLOSED_SUPPRESSION
 
-MARKER = re.compile(r"#\s*jobcheck:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
+MARKER = re.compile(r"#\s*jobcheck:\s*ignore(?!-file)\b(?:\[([^\]]*)\])?", re.IGNORECASE)
+FILE_MARKER = re.compile(r"#\s*jobcheck:\s*ignore-file\b(?:\[([^\]]*)\])?", re.IGNORECASE)
+"""``# jobcheck: ignore-file`` (every finding of the file) or ``ignore-file[SCL-18]``
+(Ruff's file-level ``# ruff: noqa``): kept under :data:`FILE_LINE`."""
+FILE_LINE = 0
 """The suppression, inside a comment: ``# jobcheck: ignore`` or ``...ignore[A, b]``."""
 
 Suppressions = dict[int, frozenset[str] | None]
@@ -125,6 +129,14 @@ def from_comments(comments: Iterable[tuple[int, str]]) -> Suppressions:
                 listed.add(UNCLOSED_SUPPRESSION)
             elif match.group(1) is None:
                 bare.add(line)
+            else:
+                listed.update(c.strip() for c in match.group(1).split(",") if c.strip())
+        for match in FILE_MARKER.finditer(comment):
+            listed = codes.setdefault(FILE_LINE, set())
+            if match.group(1) is None and comment[match.end() : match.end() + 1] == "[":
+                listed.add(UNCLOSED_SUPPRESSION)
+            elif match.group(1) is None:
+                bare.add(FILE_LINE)
             else:
                 listed.update(c.strip() for c in match.group(1).split(",") if c.strip())
     return {line: None if line in bare else frozenset(found) for line, found in codes.items()}
