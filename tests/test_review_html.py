@@ -110,3 +110,68 @@ def test_the_page_renders_sorts_and_filters_in_chromium(page: Path) -> None:
         assert (ARTIFACTS / "review.png").stat().st_size > 10_000
     finally:
         browser.quit()
+
+
+def _large_project(root: Path, jobs: int = 150, schedules: int = 40) -> None:
+    """A project of ``jobs`` Celery tasks on 12 queues and ``schedules`` beat entries
+    (crontabs at many minutes, and intervals), long names and long contracts."""
+    tasks = ["from celery import Celery, shared_task", "from celery.schedules import crontab", ""]
+    tasks.append('app = Celery("big", broker="redis://")')
+    tasks.append("app.conf.beat_schedule = {")
+    for i in range(schedules):
+        when = f"crontab(minute={(i * 7) % 60}, hour={i % 24})" if i % 4 else f"{30 + i}.0"
+        tasks.append(
+            f'    "entry-{i}": {{"task": "big.tasks.synchronise_the_supplier_catalogue_{i}", '
+            f'"schedule": {when}}},'
+        )
+    tasks.append("}")
+    for i in range(jobs):
+        options = f'queue="queue_{i % 12}", autoretry_for=(ConnectionError,), retry_backoff=True'
+        tasks += [
+            "",
+            "",
+            f"@shared_task({options})",
+            f"def synchronise_the_supplier_catalogue_{i}(supplier_id, page_number, dry_run):",
+            "    return supplier_id",
+        ]
+    (root / "big").mkdir(parents=True)
+    (root / "big" / "__init__.py").write_text("")
+    (root / "big" / "tasks.py").write_text("\n".join(tasks) + "\n")
+
+
+def test_a_review_of_150_jobs_fits_the_window(tmp_path: Path) -> None:
+    """Issue 29: at saleor's scale the jobs table was three windows wide and its rows
+    120-150 px tall; the heat map left out interval schedules and its tooltips named no
+    job; the queue graph was a fan of 105 lines."""
+    from selenium.webdriver.common.by import By
+
+    _large_project(tmp_path)
+    result = CliRunner().invoke(cli, ["review", str(tmp_path), "--format", "html", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    page = tmp_path / "review.html"
+    page.write_text(result.output, encoding="utf-8")
+    browser = _browser()
+    try:
+        browser.get(page.as_uri())
+        rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr")
+        assert len(rows) == 150
+        overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth"
+        )
+        assert overflow <= 0, f"{overflow} px wider than the window"
+        tallest = max(row.size["height"] for row in rows)
+        assert tallest <= 140, f"a job's row is {tallest} px tall"
+        assert browser.find_elements(By.CSS_SELECTOR, "#first li")  # fix these first
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#deliveries li")) == 1  # said once
+        titles = [
+            t.get_attribute("textContent")
+            for t in browser.find_elements(By.CSS_SELECTOR, "#heat-map rect title")
+        ]
+        assert any("synchronise_the_supplier_catalogue_" in t for t in titles)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#unplaced li")) == 10  # intervals
+        assert browser.find_elements(By.CSS_SELECTOR, "#queue-graph rect")
+        assert not browser.find_elements(By.CSS_SELECTOR, "#queue-graph line")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        assert browser.save_screenshot(str(ARTIFACTS / "review-150-jobs.png"))
+    finally:
+        browser.quit()
