@@ -115,6 +115,18 @@ STATISTICS_FORMATS = ("text", "full", "concise", "json")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option(
+    "--fixable",
+    multiple=True,
+    metavar="CODES",
+    help="With --fix: fix only findings of these rules or checks (comma-separated).",
+)
+@click.option(
+    "--unfixable",
+    multiple=True,
+    metavar="CODES",
+    help="With --fix: never fix findings of these rules or checks (comma-separated).",
+)
+@click.option(
     "--exit-non-zero-on-fix",
     is_flag=True,
     help="With --fix: exit 1 when a fix was applied, even if no finding is left (Ruff's).",
@@ -271,6 +283,8 @@ class _Request:
     output: str | None
     exit_zero: bool
     exit_non_zero_on_fix: bool
+    fixable: tuple[str, ...]
+    unfixable: tuple[str, ...]
     show_unused: bool
     fix: bool
     unsafe_fixes: bool
@@ -342,6 +356,8 @@ class _Request:
             output=given["output"],  # type: ignore[arg-type]
             exit_zero=bool(given["exit_zero"]),
             exit_non_zero_on_fix=bool(given["exit_non_zero_on_fix"]),
+            fixable=_split(given["fixable"]),  # type: ignore[arg-type]
+            unfixable=_split(given["unfixable"]),  # type: ignore[arg-type]
             show_unused=options.show_unused_suppressions
             if show_unused is None
             else bool(show_unused),
@@ -508,8 +524,14 @@ def _fix(
 ) -> int:
     from jobcheck import fixing
 
+    fixable = _checks_named(request.fixable, "--fixable") if request.fixable else None
+    unfixable = _checks_named(request.unfixable, "--unfixable")
+
     def wanted(finding: Finding) -> bool:
         if not scope.includes(finding.path):
+            return False
+        key = (finding.rule, finding.check)
+        if (fixable is not None and key not in fixable) or key in unfixable:
             return False
         return known is None or bool(known.filter([finding]).new)
 
@@ -542,6 +564,22 @@ def _fix(
     if request.exit_non_zero_on_fix and outcome.applied and status == EXIT_CLEAN:
         return EXIT_FINDINGS  # the files changed: a pre-commit hook must stop the commit
     return status
+
+
+def _checks_named(codes: tuple[str, ...], option: str) -> frozenset[tuple[str, str]]:
+    """The (rule, check) pairs ``codes`` name; a code naming none is a usage error."""
+    from jobcheck.catalog import load_catalog
+
+    catalog = load_catalog()
+    found: set[tuple[str, str]] = set()
+    for code in codes:
+        try:
+            found |= catalog.resolve(code)
+        except ValueError:
+            close = catalog.close_matches(code)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise JobcheckError(f"{option}: '{code}' names no rule, alias or check{hint}") from None
+    return frozenset(found)
 
 
 def _print_diff(request: _Request, outcome: fixing.Outcome, stdin_path: str | None) -> int:

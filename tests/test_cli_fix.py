@@ -200,3 +200,18 @@ def test_exit_non_zero_on_fix_fails_a_run_that_changed_files(tmp_path: Path) -> 
         assert result.exit_code == expected, result.output
     nothing = check("--fix", "--select", "SCL-22", "--exit-non-zero-on-fix", str(tmp_path / "1"))
     assert nothing.exit_code == 0  # nothing left to fix: nothing changed
+
+
+def test_fixable_and_unfixable_choose_which_fixes_apply(tmp_path: Path) -> None:
+    """Ruff's --fixable/--unfixable: codes are rules, aliases or check slugs."""
+    only = _project(tmp_path / "only")
+    check("--fix", "--unsafe-fixes", "--fixable", "crontab-missing-minute", str(only))
+    assert "minute=17" in (only / "proj" / "settings.py").read_text()
+    assert "requests.get(url).json()" in (only / "proj" / "tasks.py").read_text()
+    never = _project(tmp_path / "never")
+    check("--fix", "--unsafe-fixes", "--unfixable", "SCL-22", str(never))
+    assert "minute=" not in (never / "proj" / "settings.py").read_text()
+    assert "timeout=(3.05, 30)" in (never / "proj" / "tasks.py").read_text()
+    wrong = run("check", "--no-cache", "--fix", "--fixable", "SCL-99", str(never))
+    assert wrong.exit_code == 2
+    assert "did you mean 'SCL-19'?" in wrong.stderr
