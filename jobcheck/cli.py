@@ -25,7 +25,7 @@ from jobcheck import __version__
 from jobcheck.config import ConfigError, Layer, Options, find_config, load
 from jobcheck.discovery import DiscoveryError
 from jobcheck.discovery.repository import project_boundary
-from jobcheck.findings import Finding, Report
+from jobcheck.findings import Finding, Report, UnusedSuppression
 from jobcheck.guarded import WriteError, write_atomically
 from jobcheck.notices import say
 from jobcheck.output import FORMATS, ScrubbedStream, Writer
@@ -556,6 +556,8 @@ def _fix(
         fixing.write_files(outcome, project_boundary(scope.targets))
         for reason in outcome.unwritten:
             say(f"jobcheck: error: {reason}")
+        if request.show_unused:
+            outcome.report = _remove_unused_suppressions(request, scope, outcome.report)
     if not request.quiet:
         _say_fixed(request, outcome)
     status = _finish(request, scope.restrict(outcome.report), scope, known, len(outcome.applied))
@@ -564,6 +566,37 @@ def _fix(
     if request.exit_non_zero_on_fix and outcome.applied and status == EXIT_CLEAN:
         return EXIT_FINDINGS  # the files changed: a pre-commit hook must stop the commit
     return status
+
+
+def _remove_unused_suppressions(request: _Request, scope: Scope, report: Report) -> Report:
+    """With --fix and unused suppressions shown (Ruff's RUF100 and its fix): take the
+    unused codes out of their comments; the report keeps those it could not remove."""
+    from jobcheck.fixes import read_text
+    from jobcheck.suppress import kind_of, without_unused
+
+    by_path: dict[str, list[UnusedSuppression]] = {}
+    for item in report.unused_suppressions:
+        if scope.includes(item.path) and not item.file_level:
+            by_path.setdefault(item.path, []).append(item)
+    boundary = project_boundary(scope.targets or (".",))
+    removed: set[UnusedSuppression] = set()
+    for path, items in sorted(by_path.items()):
+        text = read_text(path)
+        if text is None:
+            continue
+        new = without_unused(text, items, kind_of(path, text))
+        if new == text:
+            continue
+        try:
+            write_atomically(path, new.encode("utf-8"), boundary)
+        except WriteError as error:
+            say(f"jobcheck: error: {error}")
+            continue
+        removed.update(items)
+    if removed and not request.quiet:
+        say(f"jobcheck: removed {_plural(len(removed), 'unused suppression')}")
+    left = [u for u in report.unused_suppressions if u not in removed]
+    return replace(report, unused_suppressions=left)
 
 
 def _checks_named(codes: tuple[str, ...], option: str) -> frozenset[tuple[str, str]]:

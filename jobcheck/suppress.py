@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from jobcheck.findings import Finding
+from jobcheck.findings import Finding, UnusedSuppression
 from jobcheck.syntax.comments import (
     LINE,
     MARKER,
@@ -111,3 +111,46 @@ def _with_codes(line: str, codes: list[str], comment: int | None) -> str:
     merged = present + [c for c in codes if c.upper() not in {p.upper() for p in present}]
     comment_text = f"# jobcheck: ignore[{', '.join(merged)}]"
     return body[: match.start()] + comment_text + body[match.end() :] + ending
+
+
+# -- --fix: unused suppressions -----------------------------------------------------------
+
+
+def without_unused(text: str, unused: Iterable[UnusedSuppression], kind: str = "python") -> str:
+    """``text`` with the codes of ``unused`` taken out of their ``# jobcheck: ignore``
+    comments (Ruff's RUF100 fix), and a comment left with none removed. A file-level
+    ``ignore-file`` comment is left to the reader."""
+    lines = [m.group(0) for m in LINE.finditer(text)]
+    if lines and lines[-1] == "":
+        lines.pop()
+    columns = comment_columns(text, kind)
+    for item in unused:
+        index = item.line - 1
+        if item.file_level or not 0 <= index < len(lines) or item.line not in columns:
+            continue
+        lines[index] = _without_codes(
+            lines[index], {*item.codes, *item.unknown}, columns[item.line]
+        )
+    return "".join(lines)
+
+
+def _without_codes(line: str, codes: set[str], comment: int) -> str:
+    body = line.rstrip("\r\n")
+    ending = line[len(body) :]
+    match = MARKER.search(body, comment)
+    if match is None:
+        return line
+    present = [] if match.group(1) is None else [c.strip() for c in match.group(1).split(",")]
+    kept = [c for c in present if c and c not in codes]
+    if kept:
+        return (
+            body[: match.start()]
+            + f"# jobcheck: ignore[{', '.join(kept)}]"
+            + body[match.end() :]
+            + ending
+        )
+    rest = body[match.end() :].strip()
+    before = body[: match.start()].rstrip()
+    if rest:  # another comment follows on the line: keep it
+        return f"{before}  {rest}{ending}" if before else f"{rest}{ending}"
+    return f"{before}{ending}"

@@ -224,3 +224,28 @@ def test_a_file_level_suppression_silences_the_whole_file(tmp_path: Path) -> Non
     assert "unused suppression # jobcheck: ignore-file[SCL-21]" in result.stdout
     assert suppressions("# jobcheck: ignore-file\nx = 1\n") == {0: None}
     assert suppressions("x = 1  # jobcheck: ignore-file[SCL-18]\n") == {0: frozenset({"SCL-18"})}
+
+
+def test_fix_removes_unused_suppressions_when_they_are_shown(tmp_path: Path) -> None:
+    """Ruff's RUF100 fix: with --fix and --show-unused-suppressions, the codes that
+    suppress nothing are taken out of their comments (another comment on the line is
+    kept); a code still used stays."""
+    text = (
+        "from celery import shared_task\n\n\n"
+        "@shared_task  # jobcheck: ignore[SCL-18, SCL-21]\n"
+        "def work(order_id):\n    return order_id\n\n\n"
+        "x = 1  # jobcheck: ignore  # noqa: E501\n"
+    )
+    write(tmp_path, {"tasks.py": text})
+    result = CliRunner().invoke(
+        cli, ["check", str(tmp_path), "--no-cache", "--fix", "--show-unused-suppressions"]
+    )
+    assert "removed 2 unused suppressions" in result.stderr, result.output
+    fixed = (tmp_path / "tasks.py").read_text()
+    assert "@shared_task  # jobcheck: ignore[SCL-18]\n" in fixed
+    assert "x = 1  # noqa: E501\n" in fixed
+    again = CliRunner().invoke(
+        cli, ["check", str(tmp_path), "--no-cache", "--fix", "--show-unused-suppressions"]
+    )
+    assert "removed" not in again.stderr
+    assert (tmp_path / "tasks.py").read_text() == fixed
