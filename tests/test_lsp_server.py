@@ -589,3 +589,37 @@ async def test_the_server_starts_as_vscode_languageclient_starts_it(
     stdio_client: LanguageClient,
 ) -> None:
     assert stdio_client.server_name == "jobcheck"  # type: ignore[attr-defined]
+
+
+# Rules selected in the editor's settings (initializationOptions, then
+# workspace/didChangeConfiguration), on top of the project's configuration.
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=_server()), scope="module")
+async def configured_client(lsp_client: LanguageClient, workspace: Path):
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        return None
+
+    params = types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="workspace")],
+        initialization_options={"debounce": 0.01, "ignore": ["SCL-18"]},
+    )
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_the_editors_settings_select_rules(
+    configured_client: LanguageClient, project: Path
+) -> None:
+    uri = _open(configured_client, project / "shop" / "tasks.py")
+    found = await _until(configured_client, uri, lambda d: len(d) > 0)
+    assert not [d for d in found if str(d.code).startswith("SCL-18")]
+    configured_client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"jobcheck": {"select": ["SCL-18"]}})
+    )
+    found = await _until(
+        configured_client, uri, lambda d: any(str(x.code).startswith("SCL-18") for x in d)
+    )
+    assert all(str(d.code).startswith("SCL-18") for d in found)

@@ -30,7 +30,14 @@ function createClient() {
       { scheme: "file", pattern: "**/*.service" },
       { scheme: "file", pattern: "**/*supervisor*.{conf,ini}" },
     ],
-    initializationOptions: { debounce: config.get("debounce", 0.01) },
+    initializationOptions: {
+      debounce: config.get("debounce", 0.01),
+      select: config.get("select", []),
+      extendSelect: config.get("extendSelect", []),
+      ignore: config.get("ignore", []),
+    },
+    // Changed settings reach the server as workspace/didChangeConfiguration.
+    synchronize: { configurationSection: "jobcheck" },
   };
   return new LanguageClient("jobcheck", "jobcheck", serverOptions, clientOptions);
 }

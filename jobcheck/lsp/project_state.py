@@ -22,7 +22,7 @@ from pathlib import Path
 
 from jobcheck import guarded
 from jobcheck.catalog import UnknownRuleError, load_catalog
-from jobcheck.config import ConfigError, Options, find_config, load
+from jobcheck.config import ConfigError, Layer, Options, find_config, load
 from jobcheck.discovery import (
     DiscoveryError,
     SourceFile,
@@ -131,7 +131,9 @@ def too_wide(folder: Path | str) -> bool:
     return bool(mode & stat.S_IWOTH and mode & stat.S_ISVTX)
 
 
-def load_options(root: Path, alone: bool = False) -> tuple[Options, Selection, str | None]:
+def load_options(
+    root: Path, alone: bool = False, editor: Layer | None = None
+) -> tuple[Options, Selection, str | None]:
     """The project's options and enabled checks; on a configuration error the defaults,
     with the error's message (the server shows it rather than refusing to lint). A file
     analysed ``alone`` has no project, so no configuration: the defaults; so does a
@@ -142,7 +144,7 @@ def load_options(root: Path, alone: bool = False) -> tuple[Options, Selection, s
         if found is not None and too_wide(found.parent):
             found = None
         options = load(found) if found else Options(root=str(root))
-        selection = Selection.for_options(catalog, options)
+        selection = Selection.for_options(catalog, options, editor)
         for codes in options.per_file_ignores.values():
             for code in codes:
                 catalog.resolve(code)
@@ -153,13 +155,16 @@ def load_options(root: Path, alone: bool = False) -> tuple[Options, Selection, s
 
 
 class ProjectState:
-    def __init__(self, root: Path, jobs: int = 0, alone: bool = False) -> None:
+    def __init__(
+        self, root: Path, jobs: int = 0, alone: bool = False, editor: Layer | None = None
+    ) -> None:
         """``root``: the project's top folder; with ``alone``, a file no project holds,
-        analysed by itself (its folder is never walked)."""
+        analysed by itself (its folder is never walked); ``editor``: the rule selection
+        the editor's settings add on top of the project's configuration."""
         self.root = root
         self.alone = alone
         self.boundary = Boundary.of([root])
-        self.options, self.selection, self.config_error = load_options(root, alone)
+        self.options, self.selection, self.config_error = load_options(root, alone, editor)
         self.jobs = jobs
         self.facts: dict[str, FileFacts] = {}
         self.buffers: dict[str, BufferState] = {}

@@ -35,6 +35,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from jobcheck import __version__
+from jobcheck.config import Layer
 from jobcheck.extract import files
 from jobcheck.findings import Finding
 from jobcheck.fixes import wants_fix
@@ -194,6 +195,10 @@ class JobcheckLanguageServer(LanguageServer):
             protocol_cls=JobcheckProtocol,
         )
         self.debounce = DEFAULT_DEBOUNCE
+        self.editor: Layer | None = None
+        """The rules the editor's settings select or ignore, on top of each project's
+        configuration (``initializationOptions`` or ``workspace/didChangeConfiguration``:
+        ``select``, ``extendSelect``, ``ignore``, as the command line's options)."""
         self.max_document_bytes = MAX_DOCUMENT_BYTES
         self.log_timings = False
         self.jobs = 0
@@ -423,7 +428,9 @@ class JobcheckLanguageServer(LanguageServer):
         state = self.projects.get(root)
         if state is None:
             # A root that is no folder is a file analysed alone (see root_for).
-            state = ProjectState(Path(root), jobs=self.jobs, alone=not os.path.isdir(root))
+            state = ProjectState(
+                Path(root), jobs=self.jobs, alone=not os.path.isdir(root), editor=self.editor
+            )
             if state.config_error:
                 result.shown.append(
                     (
@@ -608,6 +615,23 @@ def _is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def editor_layer(settings: dict[str, object]) -> Layer | None:
+    """The rule selection in an editor's settings (lists of codes, or comma-separated
+    strings), None when they select nothing."""
+
+    def codes(key: str) -> tuple[str, ...]:
+        value = settings.get(key)
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list):
+            return ()
+        return tuple(str(c).strip() for c in items if isinstance(c, str) and c.strip())
+
+    select, extend, ignore = codes("select"), codes("extendSelect"), codes("ignore")
+    if not (select or extend or ignore):
+        return None
+    return Layer(select or None, extend, ignore)
+
+
 def make_server() -> JobcheckLanguageServer:
     ls = JobcheckLanguageServer()
 
@@ -620,6 +644,7 @@ def make_server() -> JobcheckLanguageServer:
             if isinstance(options.get("jobs"), int):
                 ls.jobs = max(0, options["jobs"])
             ls.log_timings = options.get("logTimings") is True
+            ls.editor = editor_layer(options)
         roots = [f.uri for f in params.workspace_folders or []]
         if not roots and params.root_uri:
             roots = [params.root_uri]
@@ -686,6 +711,19 @@ def make_server() -> JobcheckLanguageServer:
             elif key.endswith(".py") or files.kind_of(key) is not None:
                 ls._pending.disk.add(key)
         ls.request()
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(
+        ls: JobcheckLanguageServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("jobcheck"), dict):
+            settings = settings["jobcheck"]  # VS Code sends every extension's section
+        layer = editor_layer(settings) if isinstance(settings, dict) else None
+        if layer != ls.editor:
+            ls.editor = layer
+            ls._pending.reload_roots.update(ls.projects)
+            ls.request()
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(
