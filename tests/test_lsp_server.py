@@ -623,3 +623,23 @@ async def test_the_editors_settings_select_rules(
         configured_client, uri, lambda d: any(str(x.code).startswith("SCL-18") for x in d)
     )
     assert all(str(d.code).startswith("SCL-18") for d in found)
+
+
+async def test_an_untitled_python_buffer_gets_diagnostics(client: LanguageClient) -> None:
+    """A new buffer not saved yet (``untitled:``) is analysed alone, from its text."""
+    uri = "untitled:Untitled-1"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri,
+                language_id="python",
+                version=1,
+                text="from celery import shared_task\n\n\n@shared_task\ndef work():\n    pass\n",
+            )
+        )
+    )
+    found = await _until(client, uri, lambda d: "SCL-18 missing-time-limit" in _codes(d))
+    assert found
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )

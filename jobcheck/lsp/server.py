@@ -396,8 +396,12 @@ class JobcheckLanguageServer(LanguageServer):
             fixed = await self.fix_thread.submit(lambda: fixes.fixed(findings))
         return list(zip(fixed, (d for _, d in entries), strict=True))
 
-    def open_document(self, uri: str, version: int | None) -> OpenDocument | None:
+    def open_document(
+        self, uri: str, version: int | None, language: str = ""
+    ) -> OpenDocument | None:
         path = to_fs_path(uri)
+        if path is None and language == "python" and uri.startswith("untitled:"):
+            path = _untitled_path(uri)  # a new, unsaved Python buffer: analysed alone
         if path is None or not (path.endswith((".py", ".pyi")) or files.kind_of(path)):
             return None  # neither Python nor a kind jobcheck reads (manifests, crontabs)
         key = path_key(path)
@@ -615,6 +619,21 @@ def _is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+UNTITLED_FOLDER = "/jobcheck-untitled"
+"""Where an untitled buffer is taken to live: a folder that does not exist, so nothing
+is read from disk beside the buffer and nothing is ever written."""
+
+
+def _untitled_path(uri: str) -> str:
+    """A path for an untitled buffer (``untitled:Untitled-1``): its name, made safe."""
+    import hashlib
+    import re
+
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", uri.removeprefix("untitled:"))[:40] or "buffer"
+    digest = hashlib.blake2b(uri.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return f"{UNTITLED_FOLDER}/{name}_{digest}.py"
+
+
 def editor_layer(settings: dict[str, object]) -> Layer | None:
     """The rule selection in an editor's settings (lists of codes, or comma-separated
     strings), None when they select nothing."""
@@ -663,7 +682,8 @@ def make_server() -> JobcheckLanguageServer:
 
     @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: JobcheckLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-        document = ls.open_document(params.text_document.uri, params.text_document.version)
+        item = params.text_document
+        document = ls.open_document(item.uri, item.version, item.language_id)
         if document is not None:
             ls.document_changed(document.uri, thorough=True)
             ls.request(0)
