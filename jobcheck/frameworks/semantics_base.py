@@ -385,7 +385,7 @@ class Semantics:
         """How the job retries, with the option that removes the cap when one does
         (``project/contract.py``): review prints its words, SCL-34 unbounded-retries
         reports where it is written. None where the plugin still words its retries in
-        ``contract()`` alone."""
+        ``contract()`` alone (Sidekiq's, whose retry_on lines its own checks judge)."""
         return None
 
     def single_run_advice(self) -> str:
@@ -535,8 +535,9 @@ class Semantics:
     # -- the contract (``jobcheck jobs``) ---------------------------------------------------
 
     def contract(self, project: Project, job: Job) -> dict[str, str]:
-        """The job's retries, backoff and dead letter, in words, and its time limit where
-        :meth:`time_limit` has none to give (``review`` words a ``TimeLimit`` itself)."""
+        """The job's backoff and dead letter in words, and its retries and time limit
+        where :meth:`retries` and :meth:`time_limit` have none to give (``review`` words
+        a ``Retries`` and a ``TimeLimit`` itself; every plugin but Sidekiq gives both)."""
         return {
             "time_limit": "unknown",
             "retries": "unknown",

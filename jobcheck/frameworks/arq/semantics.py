@@ -23,7 +23,7 @@ from jobcheck.project.contract import describe_dead_letter
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
     from jobcheck.findings import Finding
-    from jobcheck.project.contract import TimeLimit
+    from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Route, Routing
 
@@ -261,8 +261,9 @@ class ArqSemantics(Semantics):
             return None
         return ("*",)
 
-    def contract(self, project: Project, job: Job) -> dict[str, str]:
+    def retries(self, project: Project, job: Job) -> Retries:
         from jobcheck.frameworks.arq import checks
+        from jobcheck.project.contract import Retries
 
         worker = checks.worker_of(project, job)
         default_tries = CRON_DEFAULTS["max_tries"] if job.task.kind == "cron" else None
@@ -274,8 +275,12 @@ class ArqSemantics(Semantics):
             if tries is not None
             else str(default_tries or WORKER_DEFAULTS["max_tries"]) + " (arq's default)"
         )
+        return Retries(f"max_tries {tries_text}, only on Retry and cancellation")
+
+    def contract(self, project: Project, job: Job) -> dict[str, str]:
+        from jobcheck.frameworks.arq import checks
+
         return {
-            "retries": f"max_tries {tries_text}, only on Retry and cancellation",
             "backoff": "Retry(defer=...) as raised",
             "dead_letter": describe_dead_letter(checks.dead_letter(project, job)),
         }

@@ -17,7 +17,7 @@ from jobcheck.project.schedule_words import expiry_hint
 if TYPE_CHECKING:
     from jobcheck.facts import FileFacts, FrameworkConfig, ScheduleEntry
     from jobcheck.findings import Finding
-    from jobcheck.project.contract import TimeLimit
+    from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing
 
@@ -354,14 +354,19 @@ class HueySemantics(Semantics):
             return ("*",)
         return None
 
+    def retries(self, project: Project, job: Job) -> Retries:
+        # api.py ``Huey.task(retries=0, ...)``: none unless the task says.
+        from jobcheck.project.contract import Retries
+
+        retries = number(job.task.option("retries"))
+        if job.task.has_option("retries") and retries is None:
+            return Retries(describe(job.task.option("retries")))
+        return Retries("none (Huey's default)" if not retries else f"{retries:g}")
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retries = number(job.task.option("retries"))
         delay = job.task.option("retry_delay")
         backoff = job.task.option("retry_backoff")
-        if job.task.has_option("retries") and retries is None:
-            retries_text = describe(job.task.option("retries"))
-        else:
-            retries_text = "none (Huey's default)" if not retries else f"{retries:g}"
         if not retries:
             backoff_text = "-"
         elif backoff is not None:
@@ -371,7 +376,6 @@ class HueySemantics(Semantics):
         else:
             backoff_text = "none: retried at once"
         return {
-            "retries": retries_text,
             "backoff": backoff_text,
             "dead_letter": "none (Huey keeps no failed tasks)",
         }

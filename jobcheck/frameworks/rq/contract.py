@@ -15,7 +15,7 @@ from jobcheck.facts import (
     ScheduleEntry,
 )
 from jobcheck.facts.values import CallV, Const, DictV, Ref, SeqV, Value, describe, number, string
-from jobcheck.project.contract import Origin, Seconds, TimeLimit, describe_time_limit
+from jobcheck.project.contract import Origin, Retries, Seconds, TimeLimit, describe_time_limit
 from jobcheck.project.model import DJANGO_SETTINGS
 
 if TYPE_CHECKING:
@@ -124,11 +124,12 @@ def _declared_timeout(project: Project, queue: object) -> tuple[str, QueueDecl] 
     return None
 
 
-def retries(project: Project, job: Job) -> str:
+def retries(project: Project, job: Job) -> Retries:
+    """``@job(retry=Retry(max=N))`` (rq/job.py ``Retry``): none without one."""
     retry = job.task.option("retry")
     if isinstance(retry, CallV):
-        return f"max {describe(retry.arg(0, 'max'))}"
-    return "none (failed jobs go to the failed job registry)"
+        return Retries(f"max {describe(retry.arg(0, 'max'))}")
+    return Retries("none (failed jobs go to the failed job registry)")
 
 
 def backoff(project: Project, job: Job) -> str:

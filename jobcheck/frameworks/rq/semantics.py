@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import CallV, is_none, string
 from jobcheck.frameworks.rq import checks, contract
 from jobcheck.frameworks.semantics_base import Check, Semantics
-from jobcheck.project.contract import TimeLimit
+from jobcheck.project.contract import Retries, TimeLimit
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 
@@ -201,11 +201,12 @@ class RQSemantics(Semantics):
         # An RQ job is a plain function (django_rq's @job adds .delay and keeps __call__).
         return f"enqueue it with queue.enqueue({name}, ...) instead"
 
+    def retries(self, project: Project, job: Job) -> Retries:
+        return contract.retries(project, job)
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
-        retries = contract.retries(project, job)
         return {
-            "retries": retries,
-            "backoff": "-" if retries == "none" else contract.backoff(project, job),
+            "backoff": contract.backoff(project, job),
             "dead_letter": "failed job registry (RQ)",
         }
 

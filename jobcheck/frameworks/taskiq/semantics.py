@@ -22,7 +22,7 @@ from jobcheck.frameworks.semantics_base import (
 if TYPE_CHECKING:
     from jobcheck.facts import FrameworkConfig, ScheduleEntry
     from jobcheck.findings import Finding
-    from jobcheck.project.contract import TimeLimit
+    from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Route, Routing
 
@@ -306,7 +306,20 @@ class TaskiqSemantics(Semantics):
         # taskiq/decor.py AsyncTaskiqDecoratedTask.__call__: runs the original function.
         return f"call await {name}.kiq(...) instead"
 
+    def retries(self, project: Project, job: Job) -> Retries:
+        from jobcheck.project.contract import Retries
+
+        return Retries(self._retrying(project, job)[0])
+
     def contract(self, project: Project, job: Job) -> dict[str, str]:
+        return {
+            "backoff": self._retrying(project, job)[1],
+            "dead_letter": "none (taskiq keeps no failed tasks)",
+        }
+
+    def _retrying(self, project: Project, job: Job) -> tuple[str, str]:
+        """The task's retries and backoff in words: retries only through a retry
+        middleware and ``retry_on_error``."""
         from jobcheck.frameworks.taskiq import checks
 
         middlewares = checks.retry_middlewares(project, job)
@@ -325,11 +338,7 @@ class TaskiqSemantics(Semantics):
                 )
             simple = middlewares[0].name.endswith(checks.SIMPLE_RETRY)
             backoff = "none: sent again at once" if simple else "SmartRetryMiddleware delay"
-        return {
-            "retries": retries,
-            "backoff": backoff,
-            "dead_letter": "none (taskiq keeps no failed tasks)",
-        }
+        return retries, backoff
 
     def delivery(self, project: Project, job: Job) -> str:
         return taskiq_delivery(project, job)
