@@ -74,6 +74,20 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
+CONFIG_OPTION = click.option(
+    "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
+)
+EXCLUDE_OPTION = click.option(
+    "--exclude",
+    "--extend-exclude",
+    "exclude",
+    multiple=True,
+    help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder; "
+    "comma-separated or repeated), on top of the configuration's.",
+)
+"""Options ``check``, ``jobs`` and ``review`` share."""
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="jobcheck")
 def cli() -> None:
@@ -131,17 +145,8 @@ STATISTICS_FORMATS = ("text", "full", "concise", "json")
     is_flag=True,
     help="With --fix: exit 1 when a fix was applied, even if no finding is left (Ruff's).",
 )
-@click.option(
-    "--config", "config_file", type=click.Path(), help="Read options from this TOML file."
-)
-@click.option(
-    "--exclude",
-    "--extend-exclude",
-    "exclude",
-    multiple=True,
-    help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder; "
-    "comma-separated or repeated), on top of the configuration's.",
-)
+@CONFIG_OPTION
+@EXCLUDE_OPTION
 @click.option(
     "--include-tests",
     is_flag=True,
@@ -1185,20 +1190,8 @@ def _review_options(command: Callable[..., None]) -> Callable[..., None]:
     for option in reversed(
         (
             click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to FILE."),
-            click.option(
-                "--config",
-                "config_file",
-                type=click.Path(),
-                help="Read options from this TOML file.",
-            ),
-            click.option(
-                "--exclude",
-                "--extend-exclude",
-                "exclude",
-                multiple=True,
-                help="Files or folders to skip, gitignore-style globs ('legacy/' is a folder; "
-                "comma-separated or repeated), on top of the configuration's.",
-            ),
+            CONFIG_OPTION,
+            EXCLUDE_OPTION,
             click.option("--no-cache", is_flag=True, help="Read every file again."),
         )
     ):
