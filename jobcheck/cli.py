@@ -148,6 +148,25 @@ STATISTICS_FORMATS = ("text", "full", "concise", "json")
 @CONFIG_OPTION
 @EXCLUDE_OPTION
 @click.option(
+    "--force-exclude/--no-force-exclude",
+    default=None,
+    help="Skip a file the excludes match even when it is named on the command line, as "
+    "pre-commit names every staged file (config: force-exclude; default: check it).",
+)
+@click.option(
+    "--per-file-ignores",
+    multiple=True,
+    metavar="GLOB:CODES",
+    help="Disable rules or checks in files matching GLOB (comma-separated codes; "
+    "repeatable); replaces the configuration's per-file-ignores.",
+)
+@click.option(
+    "--extend-per-file-ignores",
+    multiple=True,
+    metavar="GLOB:CODES",
+    help="Like --per-file-ignores, on top of the configuration's.",
+)
+@click.option(
     "--include-tests",
     is_flag=True,
     default=None,
@@ -332,6 +351,13 @@ class _Request:
             options = replace(options, include_tests=True)
         if exclude:
             options = replace(options, extend_exclude=(*options.extend_exclude, *exclude))
+        if given["force_exclude"] is not None:
+            options = replace(options, force_exclude=bool(given["force_exclude"]))
+        options = _with_per_file_ignores(
+            options,
+            given["per_file_ignores"],  # type: ignore[arg-type]
+            given["extend_per_file_ignores"],  # type: ignore[arg-type]
+        )
         if given["max_file_size"] is not None:
             options = replace(options, max_file_size=_size_option(str(given["max_file_size"])))
         output_format = str(given["output_format"] or "text")
@@ -723,17 +749,10 @@ def _scope_of(request: _Request) -> tuple[Scope, str | None]:
 
 def _engine_path(scope: Scope, name: str, options: Options) -> str | None:
     """How the engine spells ``name`` when it walks the scope's targets."""
-    from jobcheck.discovery import discover
 
     wanted = Path(name).resolve()
-    exclude = (*options.exclude, *options.extend_exclude)
     try:
-        files = discover(
-            scope.targets,
-            exclude=exclude,
-            respect_gitignore=options.respect_gitignore,
-            include_tests=options.include_tests,
-        )
+        files = options.discover(scope.targets)
     except DiscoveryError as error:
         raise JobcheckError(str(error)) from None
     for file in files:
@@ -864,18 +883,11 @@ def _show_settings(request: _Request) -> None:
 
 
 def _show_files(request: _Request) -> None:
-    from jobcheck.discovery import discover
 
     options = request.options
     scope = _scope(request.targets, options, request.no_project, request.changed_since)
-    exclude = (*options.exclude, *options.extend_exclude)
     try:
-        files = discover(
-            scope.targets,
-            exclude=exclude,
-            respect_gitignore=options.respect_gitignore,
-            include_tests=options.include_tests,
-        )
+        files = options.discover(scope.targets)
     except DiscoveryError as error:
         raise JobcheckError(str(error)) from None
     for file in files:
@@ -886,17 +898,10 @@ def _show_files(request: _Request) -> None:
 def _signature(request: _Request) -> object:
     """What --watch compares between polls: every file's path and stat, and the
     configuration's."""
-    from jobcheck.discovery import discover
 
     options = request.options
-    exclude = (*options.exclude, *options.extend_exclude)
     try:
-        files = discover(
-            request.targets,
-            exclude=exclude,
-            respect_gitignore=options.respect_gitignore,
-            include_tests=options.include_tests,
-        )
+        files = options.discover(request.targets)
     except DiscoveryError:
         return None
     seen = []
@@ -988,6 +993,42 @@ def _with_excludes(options: Options, exclude: tuple[str, ...]) -> Options:
     the configuration's."""
     globs = _split(exclude)
     return replace(options, exclude=(*options.exclude, *globs)) if globs else options
+
+
+def _with_per_file_ignores(
+    options: Options, replacing: tuple[str, ...], extending: tuple[str, ...]
+) -> Options:
+    """``--per-file-ignores GLOB:CODES`` (replacing the configuration's table) and
+    ``--extend-per-file-ignores GLOB:CODES`` (added to it), as Ruff takes them."""
+    if not replacing and not extending:
+        return options
+    table = {} if replacing else dict(options.per_file_ignores)
+    for flag, values in (
+        ("--per-file-ignores", replacing),
+        ("--extend-per-file-ignores", extending),
+    ):
+        for value in values:
+            pattern, codes = _pattern_codes(flag, value)
+            table[pattern] = (*table.get(pattern, ()), *codes)
+    return replace(options, per_file_ignores=table)
+
+
+def _pattern_codes(flag: str, value: str) -> tuple[str, tuple[str, ...]]:
+    from jobcheck.catalog import UnknownRuleError, load_catalog
+
+    pattern, colon, listed = value.rpartition(":")
+    codes = _split((listed,))
+    if not colon or not pattern or not codes:
+        raise JobcheckError(
+            f"{flag}: expected GLOB:CODES (such as 'scripts/*:SCL-21'), got {value!r}"
+        )
+    catalog = load_catalog()
+    for code in codes:
+        try:
+            catalog.resolve(code)
+        except UnknownRuleError as error:
+            raise JobcheckError(f"{flag}: {error}") from None
+    return pattern, codes
 
 
 def _options(config_file: str | None, targets: tuple[str, ...]) -> Options:

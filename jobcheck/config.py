@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jobcheck.discovery.reading import (
     CONFIGURED_MAX_FILE_SIZE,
@@ -20,6 +20,9 @@ from jobcheck.discovery.reading import (
     parse_size,
 )
 from jobcheck.findings import SEVERITIES
+
+if TYPE_CHECKING:
+    from jobcheck.discovery import SourceFile, WalkCache
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -95,6 +98,7 @@ class Options:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     severity: dict[str, str] = field(default_factory=dict)
     respect_gitignore: bool = True
+    force_exclude: bool = False
     include_tests: bool = False
     urgent_words: tuple[str, ...] = DEFAULT_URGENT_WORDS
     bulk_words: tuple[str, ...] = DEFAULT_BULK_WORDS
@@ -110,6 +114,22 @@ class Options:
     config_path: str | None = None
     root: str = "."
 
+    def discover(self, paths: Sequence[str], cache: WalkCache | None = None) -> list[SourceFile]:
+        """The files under ``paths`` that these options keep (excludes, ``.gitignore``,
+        test code, ``force-exclude``); raises DiscoveryError for a path that does not
+        exist."""
+        from jobcheck.discovery import discover
+
+        return discover(
+            paths,
+            exclude=(*self.exclude, *self.extend_exclude),
+            respect_gitignore=self.respect_gitignore,
+            include_tests=self.include_tests,
+            force_exclude=self.force_exclude,
+            root=Path(self.root) if self.config_path else None,
+            cache=cache,
+        )
+
 
 # key in TOML -> (attribute, expected type)
 _KEYS: dict[str, tuple[str, str]] = {
@@ -122,6 +142,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "per-file-ignores": ("per_file_ignores", "dict[str, list[str]]"),
     "severity": ("severity", "dict[str, str]"),
     "respect-gitignore": ("respect_gitignore", "bool"),
+    "force-exclude": ("force_exclude", "bool"),
     "include-tests": ("include_tests", "bool"),
     "urgent-words": ("urgent_words", "list[str]"),
     "bulk-words": ("bulk_words", "list[str]"),

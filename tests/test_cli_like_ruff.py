@@ -364,3 +364,75 @@ def test_exclude_takes_comma_separated_globs_and_extend_exclude(tmp_path: Path) 
     assert paths() == {"a", "b", "c"}
     assert paths("--exclude", "a/,b/") == {"c"}
     assert paths("--extend-exclude", "a/", "--exclude", "c/") == {"b"}
+
+
+def test_a_named_excluded_file_is_checked_unless_force_exclude(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "legacy/tasks.py": NO_LIMIT,
+            "old_tasks.py": NO_LIMIT,
+            "pyproject.toml": '[tool.jobcheck]\nexclude = ["legacy/", "old_*.py"]\n',
+        },
+    )
+    named = [str(tmp_path / "legacy" / "tasks.py"), str(tmp_path / "old_tasks.py")]
+
+    def reported(*extra: str) -> set[str]:
+        result = check("--format", "json", *extra, *named)
+        assert result.exit_code in (0, 1), result.output
+        return {Path(f["path"]).name for f in json.loads(result.stdout)["findings"]}
+
+    # As Ruff: a file named on the command line is checked though the excludes match it...
+    assert reported() == {"tasks.py", "old_tasks.py"}
+    assert reported("--no-project") == {"tasks.py", "old_tasks.py"}
+    # ...unless --force-exclude (what pre-commit's hook passes), or the configuration's key.
+    assert reported("--force-exclude") == set()
+    assert reported("--force-exclude", "--no-project") == set()
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.jobcheck]\nexclude = ["legacy/", "old_*.py"]\n'
+            "force-exclude = true\n"
+        },
+    )
+    assert reported() == set()
+    assert reported("--no-force-exclude") == {"tasks.py", "old_tasks.py"}
+    # A folder walk skips them either way.
+    assert check("--show-files", str(tmp_path)).stdout.strip() == ""
+
+
+def test_pre_commit_hook_forces_the_excludes() -> None:
+    import yaml
+
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert "--force-exclude" in hook["entry"].split()
+
+
+def test_per_file_ignores_on_the_command_line(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "scripts/tasks.py": NO_LIMIT,
+            "app/tasks.py": NO_LIMIT,
+            "pyproject.toml": '[tool.jobcheck]\nper-file-ignores = { "app/*" = ["SCL-18"] }\n',
+        },
+    )
+
+    def folders(*extra: str) -> set[str]:
+        result = check("--format", "json", *extra, str(tmp_path))
+        assert result.exit_code in (0, 1), result.output
+        return {f["path"].split("/")[-2] for f in json.loads(result.stdout)["findings"]}
+
+    assert folders() == {"scripts"}
+    # --per-file-ignores replaces the table; --extend-per-file-ignores adds to it.
+    assert folders("--per-file-ignores", "scripts/*:missing-time-limit") == {"app"}
+    assert folders("--extend-per-file-ignores", "scripts/*:SCL-18,SCL-21") == set()
+    assert folders("--per-file-ignores", "scripts/*:SCL-21") == {"scripts", "app"}
+    for flag, value, said in (
+        ("--per-file-ignores", "scripts/*", "expected GLOB:CODES"),
+        ("--extend-per-file-ignores", "scripts/*:", "expected GLOB:CODES"),
+        ("--per-file-ignores", "scripts/*:SCL-99", "unknown rule or check 'SCL-99'"),
+    ):
+        result = check(flag, value, str(tmp_path))
+        assert result.exit_code == 2
+        assert result.output.count("\n") == 1 and said in result.output and flag in result.output

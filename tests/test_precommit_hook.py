@@ -127,4 +127,4 @@ def test_the_documented_local_hook_reads_what_the_published_hook_reads() -> None
     assert local["types_or"] == published["types_or"]
     assert local["require_serial"] is published["require_serial"] is True
     readme = (CHECKOUT / "README.md").read_text()
-    assert "entry: jobcheck check" in readme and "language: system" in readme
+    assert f"entry: {published['entry']}\n" in readme and "language: system" in readme

@@ -11,6 +11,7 @@ not listed again, so a run over an unchanged tree costs one ``stat`` per folder.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
@@ -182,11 +183,16 @@ def discover(
     cache: WalkCache | None = None,
     patterns: tuple[str, ...] = OTHER_SOURCES,
     include_tests: bool = False,
+    force_exclude: bool = False,
+    root: Path | None = None,
 ) -> list[SourceFile]:
     """Every file to check, in a stable order, each once: files ending in ``suffixes``
     and, by default, the other kinds jobcheck reads (``patterns``, globs on the path:
     Kubernetes manifests, crontab files... ``jobcheck/extract/files.py``). Walks skip
-    test code (``TEST_EXCLUDES``) unless ``include_tests``."""
+    test code (``TEST_EXCLUDES``) unless ``include_tests``. A file named in ``paths`` is
+    checked even when ``exclude`` matches it, as Ruff does, unless ``force_exclude``
+    (what pre-commit wants: it names every staged file); its folders count from the
+    working directory or from ``root``, the configuration's folder."""
     excludes = _Matcher(default_excludes(include_tests) + tuple(exclude))
     user_excludes = _Matcher(tuple(exclude))
     found: dict[str, SourceFile] = {}
@@ -195,9 +201,7 @@ def discover(
         if not path.exists():
             raise DiscoveryError(f"{raw}: no such file or directory")
         if not path.is_dir():  # a file, or a FIFO or device named as one: reported
-            if not user_excludes.excluded(
-                path.name, path.as_posix()
-            ) and not user_excludes.excludes_a_folder_of(path):
+            if not force_exclude or not _named_but_excluded(path, user_excludes, root):
                 error = None if boundary_of(path).admits(path) else OUTSIDE
                 found.setdefault(
                     os.path.realpath(path), SourceFile(_clean(path), explicit=True, error=error)
@@ -219,6 +223,12 @@ def discover(
             cache.walks[key] = walker.state
             cache.changed = True
     return sorted(found.values(), key=lambda f: f.display)
+
+
+def _named_but_excluded(path: Path, excludes: _Matcher, root: Path | None) -> bool:
+    return excludes.excluded(path.name, path.as_posix()) or excludes.excludes_a_folder_of(
+        path, root
+    )
 
 
 def boundary_of(path: Path) -> Boundary:
@@ -258,19 +268,26 @@ class _Matcher:
             return True
         return is_dir and _matches(self._folder_names, self._folder_paths, name, path)
 
-    def excludes_a_folder_of(self, path: Path) -> bool:
+    def excludes_a_folder_of(self, path: Path, root: Path | None = None) -> bool:
         """Whether a folder ``path`` lies in is excluded (a file named on the command
         line inside ``legacy/`` is as excluded as the folder); only the folders of the
-        path as given, or below the working directory, count."""
+        path as given, below the working directory or below ``root`` (the
+        configuration's folder) count."""
         if path.is_absolute():
-            try:
-                path = path.relative_to(Path.cwd())
-            except ValueError:
+            path = _below(path, [Path.cwd(), *([root] if root is not None else [])])
+            if path is None:
                 return False
         for parent in list(path.parents)[:-1]:
             if parent.name and self.excluded(parent.name, parent.as_posix(), is_dir=True):
                 return True
         return False
+
+
+def _below(path: Path, bases: list[Path]) -> Path | None:
+    for base in bases:
+        with contextlib.suppress(ValueError):
+            return path.resolve().relative_to(base.resolve())
+    return None
 
 
 def _compiled(patterns: list[str]) -> tuple[_RegexSet | None, _RegexSet | None]:

@@ -28,7 +28,6 @@ from jobcheck.discovery import (
     SourceFile,
     _excluded,
     default_excludes,
-    discover,
     module_name,
 )
 from jobcheck.engine import (
@@ -188,12 +187,7 @@ class ProjectState:
     def load(self) -> None:
         """Discover and extract every file that matters, as ``jobcheck check`` does."""
         try:
-            files = discover(
-                [str(self.root)],
-                exclude=(*self.options.exclude, *self.options.extend_exclude),
-                respect_gitignore=self.options.respect_gitignore,
-                include_tests=self.options.include_tests,
-            )
+            files = self.options.discover([str(self.root)])
         except DiscoveryError:
             files = []
         inputs = [_read(SourceFile(Path(path_key(f.path)), f.explicit), {}) for f in files]
