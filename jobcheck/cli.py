@@ -23,7 +23,7 @@ import click
 
 from jobcheck import __version__
 from jobcheck.config import ConfigError, Layer, Options, find_config, load
-from jobcheck.discovery import DiscoveryError
+from jobcheck.discovery import DiscoveryError, discover_for
 from jobcheck.discovery.repository import project_boundary
 from jobcheck.findings import Finding, Report, UnusedSuppression
 from jobcheck.guarded import WriteError, write_atomically
@@ -752,7 +752,7 @@ def _engine_path(scope: Scope, name: str, options: Options) -> str | None:
 
     wanted = Path(name).resolve()
     try:
-        files = options.discover(scope.targets)
+        files = discover_for(options, scope.targets)
     except DiscoveryError as error:
         raise JobcheckError(str(error)) from None
     for file in files:
@@ -887,7 +887,7 @@ def _show_files(request: _Request) -> None:
     options = request.options
     scope = _scope(request.targets, options, request.no_project, request.changed_since)
     try:
-        files = options.discover(scope.targets)
+        files = discover_for(options, scope.targets)
     except DiscoveryError as error:
         raise JobcheckError(str(error)) from None
     for file in files:
@@ -901,7 +901,7 @@ def _signature(request: _Request) -> object:
 
     options = request.options
     try:
-        files = options.discover(request.targets)
+        files = discover_for(options, request.targets)
     except DiscoveryError:
         return None
     seen = []

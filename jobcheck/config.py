@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jobcheck.discovery.reading import (
     CONFIGURED_MAX_FILE_SIZE,
@@ -20,9 +20,6 @@ from jobcheck.discovery.reading import (
     parse_size,
 )
 from jobcheck.findings import SEVERITIES
-
-if TYPE_CHECKING:
-    from jobcheck.discovery import SourceFile, WalkCache
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -113,22 +110,6 @@ class Options:
     show_fixes: bool = False
     config_path: str | None = None
     root: str = "."
-
-    def discover(self, paths: Sequence[str], cache: WalkCache | None = None) -> list[SourceFile]:
-        """The files under ``paths`` that these options keep (excludes, ``.gitignore``,
-        test code, ``force-exclude``); raises DiscoveryError for a path that does not
-        exist."""
-        from jobcheck.discovery import discover
-
-        return discover(
-            paths,
-            exclude=(*self.exclude, *self.extend_exclude),
-            respect_gitignore=self.respect_gitignore,
-            include_tests=self.include_tests,
-            force_exclude=self.force_exclude,
-            root=Path(self.root) if self.config_path else None,
-            cache=cache,
-        )
 
 
 # key in TOML -> (attribute, expected type)

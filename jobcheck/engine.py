@@ -17,7 +17,7 @@ from jobcheck.cache import FactsCache
 from jobcheck.catalog import Catalog, load_catalog
 from jobcheck.checks import RULE_CLASSES
 from jobcheck.config import Layer, Options
-from jobcheck.discovery import SourceFile, clear_caches, module_name
+from jobcheck.discovery import SourceFile, clear_caches, discover_for, module_name
 from jobcheck.discovery.docs import find_docs
 from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.extract.docs import doc_facts
@@ -143,7 +143,7 @@ def _check_paths(
     with phase("load cache"):
         cache = FactsCache.open(settings.cache_dir) if settings.cache_dir is not None else None
     with phase("discover"):
-        files = options.discover(paths, cache.walk if cache is not None else None)
+        files = discover_for(options, paths, cache.walk if cache is not None else None)
     with phase("gather facts"):
         analysis = gather(files, settings, cache, frozenset(options.django_settings))
     overrides = {p: d.decode("utf-8", "replace") for p, d in settings.overrides.items()}
@@ -247,7 +247,7 @@ def collect_facts(
     """Discover the files under ``paths`` and gather the facts of those that matter
     (the analysis keeps a loader for the rest); raises DiscoveryError for paths that do
     not exist."""
-    files = options.discover(paths)
+    files = discover_for(options, paths)
     settings = replace(settings, max_file_size=options.max_file_size)
     return files, gather(files, settings, always=frozenset(options.django_settings))
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from jobcheck.cache import cache_key, read_store, write_atomically
 from jobcheck.config import Options
-from jobcheck.discovery import DiscoveryError, WalkCache
+from jobcheck.discovery import DiscoveryError, WalkCache, discover_for
 from jobcheck.discovery.docs import find_docs
 from jobcheck.findings import Report
 from jobcheck.storage import dump_records
@@ -117,7 +117,7 @@ class RunCache:
         """A hash of the path and stat of every file the run would read (sources and
         documents), and whether every one of them is old enough to trust its stat."""
         exclude = (*options.exclude, *options.extend_exclude)
-        sources = options.discover(paths, self.walk)
+        sources = discover_for(options, paths, self.walk)
         roots = [Path(p) for p in paths if os.path.isdir(p)]
         if options.config_path:
             roots.append(Path(options.root))

@@ -20,13 +20,16 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from jobcheck.discovery.git_index import Tracked, tracked
 from jobcheck.discovery.repository import work_tree_top
 from jobcheck.extract.files import NOT_SOURCES, is_other_source
 from jobcheck.extract.files import PATTERNS as OTHER_SOURCES
 from jobcheck.guarded import OUTSIDE, SMALL_FILE_BYTES, Boundary, read_text
+
+if TYPE_CHECKING:
+    from jobcheck.config import Options
 
 # Folders no one wants linted: VCS data, virtualenvs, caches, dependencies, build output.
 DEFAULT_EXCLUDES = (
@@ -223,6 +226,22 @@ def discover(
             cache.walks[key] = walker.state
             cache.changed = True
     return sorted(found.values(), key=lambda f: f.display)
+
+
+def discover_for(
+    options: Options, paths: Sequence[str], cache: WalkCache | None = None
+) -> list[SourceFile]:
+    """The files under ``paths`` that ``options`` keep (excludes, ``.gitignore``, test
+    code, ``force-exclude``); raises DiscoveryError for a path that does not exist."""
+    return discover(
+        paths,
+        exclude=(*options.exclude, *options.extend_exclude),
+        respect_gitignore=options.respect_gitignore,
+        include_tests=options.include_tests,
+        force_exclude=options.force_exclude,
+        root=Path(options.root) if options.config_path else None,
+        cache=cache,
+    )
 
 
 def _named_but_excluded(path: Path, excludes: _Matcher, root: Path | None) -> bool:

@@ -28,6 +28,7 @@ from jobcheck.discovery import (
     SourceFile,
     _excluded,
     default_excludes,
+    discover_for,
     module_name,
 )
 from jobcheck.engine import (
@@ -187,7 +188,7 @@ class ProjectState:
     def load(self) -> None:
         """Discover and extract every file that matters, as ``jobcheck check`` does."""
         try:
-            files = self.options.discover([str(self.root)])
+            files = discover_for(self.options, [str(self.root)])
         except DiscoveryError:
             files = []
         inputs = [_read(SourceFile(Path(path_key(f.path)), f.explicit), {}) for f in files]

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
+from jobcheck import page_url
 from jobcheck.findings import FileError
 
 # The position in messages made by jobcheck.syntax.source.parse: "syntax error at line
@@ -16,7 +17,7 @@ _ERROR_POSITION = re.compile(r"\bat line (\d+), column (\d+)\b")
 
 PARSE_ERROR_ID = "parse-error"
 PARSE_ERROR_TITLE = "File could not be checked"
-PARSE_ERROR_URL = "https://github.com/jobcheck/jobcheck/blob/main/docs/ci.md#output-formats"
+PARSE_ERROR_URL = page_url("docs/ci.md", "output-formats")
 PARSE_ERROR_HELP = (
     "jobcheck could not read or parse this file, so none of its checks ran on it and "
     "the project model lacks its tasks, settings and enqueue sites. Fix the syntax error "

@@ -7,11 +7,12 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from jobcheck import page_url
 from jobcheck.findings import UnusedSuppression
 
 UNUSED_ID = "unused-suppression"
 UNUSED_TITLE = "Suppression that suppresses nothing"
-UNUSED_URL = "https://github.com/jobcheck/jobcheck/blob/main/README.md#suppressions"
+UNUSED_URL = page_url("README.md", "suppressions")
 UNUSED_HELP = (
     "A '# jobcheck: ignore' comment, or some of its codes, matched no finding on its line "
     "(reported with --show-unused-suppressions): the problem it silenced is gone, or the code "
