@@ -632,7 +632,7 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
         (site.target or "").rpartition(".")[0]
         for f in facts
         for site in f.enqueues
-        if semantics(site.framework_hint).enqueues_by_reference() and site.target
+        if semantics(site.framework_hint).enqueues_by_reference and site.target
     }
     modules |= {
         (entry.target or entry.task_name or "").rpartition(".")[0]
@@ -644,9 +644,7 @@ def wanted_by(facts: list[FileFacts], always: frozenset[str] = frozenset()) -> W
     patterns: list[tuple[re.Pattern[bytes], bool]] = []
     from jobcheck.triggers import names_pattern
 
-    actors = {
-        t.name for f in facts for t in f.tasks if semantics(t.framework).sends_by_actor_name()
-    }
+    actors = {t.name for f in facts for t in f.tasks if semantics(t.framework).sends_by_actor_name}
     if actors:
         pattern = names_pattern(actors)
         if pattern is not None:

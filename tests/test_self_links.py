@@ -5,9 +5,9 @@ of its headings: a renamed document or heading fails here, not in a user's SARIF
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
+import tomllib
 import yaml
 
 from jobcheck import REPOSITORY

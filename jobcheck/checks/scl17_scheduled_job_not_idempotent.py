@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.scl17_side_effects import SCHEDULED_KINDS, scheduled_functions, verb
 from jobcheck.findings import Finding
+from jobcheck.project.bodies import GUARDS_LOOKED_FOR
 from jobcheck.registry import semantics
 
 
@@ -29,6 +30,7 @@ class ScheduledJobNotIdempotent(RuleChecks):
             if entry is None:
                 continue
             f, function = entry
+            looked_for = semantics(framework).words.guards_looked_for or GUARDS_LOOKED_FOR
             for reach in self.project.summaries.of_function(f, function).side_effects:
                 effect = reach.item
                 if effect.kind not in SCHEDULED_KINDS:
@@ -42,5 +44,5 @@ class ScheduledJobNotIdempotent(RuleChecks):
                     "before it: a second scheduler, an overlapping run or a caught-up tick "
                     "repeats it; key the run on its period (a processed-runs row or a "
                     "sent_at/deleted-before watermark) and skip what is done "
-                    f"(looked for: {semantics(framework).guards_looked_for()})",
+                    f"(looked for: {looked_for})",
                 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from jobcheck.facts import SideEffect
 from jobcheck.frameworks.semantics_base import UNKNOWN, Semantics
-from jobcheck.project.bodies import JobBody
+from jobcheck.project.bodies import GUARDS_LOOKED_FOR, JobBody
 from jobcheck.project.model import Project
 from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.registry import semantics
@@ -55,12 +55,12 @@ def message(
     rerun: str = "a retried or redelivered job",
     framework: Semantics = UNKNOWN,
 ) -> str:
-    looked_for = framework.guards_looked_for()
+    looked_for = framework.words.guards_looked_for or GUARDS_LOOKED_FOR
     if effect.kind == "charge":
         if "braintree" in effect.func:
             remedy = "Braintree has no idempotency keys: record the charge and check it first"
         else:
-            remedy = framework.charge_key_advice()
+            remedy = framework.words.charge_key_advice
         return (
             f"job '{job}' charges with {effect.func}{through} without an idempotency key or a "
             f"guard before it: {rerun} charges again; {remedy} "
@@ -74,6 +74,6 @@ def message(
         )
     return (
         f"job '{job}' sends a message ({effect.func}){through} with no guard before it: "
-        f"{rerun} sends it again; {framework.send_record_advice()} "
+        f"{rerun} sends it again; {framework.words.send_record_advice} "
         f"(looked for: {looked_for})"
     )

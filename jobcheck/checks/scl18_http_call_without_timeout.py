@@ -37,7 +37,7 @@ class HttpCallWithoutTimeout(RuleChecks):
                     "http-call-without-timeout",
                     *reach.place(body.file.path),
                     f"{call.func}(...){reach.through()} in job '{body.name}' has no timeout "
-                    f"({reason}): {framework.hung_call_consequence()}; {hint}",
+                    f"({reason}): {framework.words.hung_call_consequence}; {hint}",
                     related=reach.related(f"{call.func}(...) without a timeout"),
                 )
 

@@ -44,5 +44,5 @@ class UnboundedFanOut(RuleChecks):
                 f.path,
                 site.loc,
                 f"'{name}' is enqueued {what}, with no batching or throttling. "
-                + semantics(job.framework if job else site.framework_hint).fan_out_advice(),
+                + semantics(job.framework if job else site.framework_hint).words.fan_out_advice,
             )

@@ -78,7 +78,7 @@ class UrgentQueue(RuleChecks):
                     place.loc,
                     f"'{unit.name}' looks like a job a person waits for (its name has "
                     f"'{word}'), but it {why}: a backlog of bulk work delays it. Give it a "
-                    f"queue with its own workers ({semantics(unit.framework).how_to_route()})",
+                    f"queue with its own workers ({semantics(unit.framework).words.how_to_route})",
                 )
 
     def _urgent_word(self, unit: _Unit) -> str | None:
@@ -115,7 +115,7 @@ class UrgentQueue(RuleChecks):
             unseen = semantics(job.framework).hides_routes_from_view(routing, route)
             if route.known and not unseen:
                 place = Place(job.file.path, job.task.loc)
-                if route.where is not None and semantics(job.framework).reports_route_where_named():
+                if route.where is not None and semantics(job.framework).reports_route_where_named:
                     place = route.where  # the queue_as line, where the queue is chosen
                 unit.routes.insert(0, (route, place))
         return list(units.values())

@@ -115,5 +115,5 @@ class FatPayload(RuleChecks):
             )
         return (
             f"'{argument.text}' passed to '{name}' is {what}: the job gets a copy that is "
-            f"stale by the time it runs; {framework.id_advice()}"
+            f"stale by the time it runs; {framework.words.id_advice}"
         )

@@ -77,7 +77,7 @@ class SwallowedException(RuleChecks):
             path,
             loc,
             f"{shown}{'' if at_rescue else reach.through()} in job '{body.name}' "
-            f"{_CONSEQUENCE}{framework.report_advice()} or {framework.let_it_fail()}"
+            f"{_CONSEQUENCE}{framework.words.report_advice} or {framework.words.let_it_fail}"
             f"{framework.swallowed_note(handler.catches)}",
             related=reach.related(shown),
         )
@@ -100,7 +100,7 @@ class SwallowedException(RuleChecks):
             reach.path,
             handler.loc,
             f"{shown} in {reach.function.name}(), reached from jobs {jobs}, "
-            f"{_CONSEQUENCE}{framework.report_advice()} or {framework.let_it_fail()}"
+            f"{_CONSEQUENCE}{framework.words.report_advice} or {framework.words.let_it_fail}"
             f"{framework.swallowed_note(handler.catches)}",
             related=related,
         )
@@ -111,7 +111,7 @@ class SwallowedException(RuleChecks):
         """An ``except`` in a coroutine job that catches the runner's cancellation and
         does not raise it again: logging it does not help, the runner sees the coroutine
         return and records the run as a success (arq, taskiq)."""
-        noun = semantics(body.framework).cancellation_noun()
+        noun = semantics(body.framework).words.cancellation_noun
         if noun is None:
             return
         # The job's own coroutine and those it awaits (a helper that catches the

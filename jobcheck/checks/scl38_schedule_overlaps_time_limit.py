@@ -29,7 +29,7 @@ class ScheduleOverlapsTimeLimit(LockReading, RuleChecks):
         that takes no lock: its runs overlap by design (one finding per job)."""
         for f, entry, job, limit, gap in self._overlapping():
             framework = semantics(job.framework if job else entry.framework)
-            examples = framework.own_lock_examples() or self._lock_examples
+            examples = framework.words.own_lock_examples or self._lock_examples
             shown = framework.display_name(job) if job else job_label(entry)
             yield self.finding(
                 "schedule-overlaps-time-limit",

@@ -50,7 +50,7 @@ class ScheduledJobWithoutLock(LockReading, RuleChecks):
             if self._guarded(function, job) or self._not_implemented(function):
                 continue
             framework = semantics(job.framework if job else entry.framework)
-            examples = framework.own_lock_examples() or self._lock_examples
+            examples = framework.words.own_lock_examples or self._lock_examples
             shown = framework.display_name(job) if enqueued and job else job_label(entry)
             yield self.finding(
                 "scheduled-job-without-lock",
@@ -62,7 +62,7 @@ class ScheduledJobWithoutLock(LockReading, RuleChecks):
                 f"takes no lock{self._in_process_note(function)}: when "
                 f"{semantics(entry.framework).overlap_causes(entry)}, two "
                 f"copies run at once; take a lock at the top ({examples}) and "
-                f"skip the run when it is held{framework.single_run_advice()}. "
+                f"skip the run when it is held{framework.words.single_run_advice}. "
                 "Looked for "
                 "lock calls in its body and in the functions it calls, lock decorators and "
                 "single-instance base classes",

@@ -65,15 +65,99 @@ class CheckParts:
     per_job: Mapping[str, JobPart] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Words:
+    """How a framework's findings say what its jobs do, in its own terms: phrases, not
+    judgements (a check decides from the contract; these only word it). Each plugin
+    gives its ``Semantics.words`` the phrases that differ from these."""
+
+    let_it_fail: str = "let it fail into retries and the dead-letter queue"
+    """SCL-34: where a job's error goes when the job lets it through."""
+
+    hung_call_consequence: str = (
+        "a silent server holds the worker, and a time limit enforced by a signal or a "
+        "thread cannot always interrupt a blocked socket"
+    )
+    """SCL-18: what a network call that never returns does to this framework's job."""
+
+    task_hooks: tuple[str, ...] = ()
+    """Methods of a job's task class that the worker calls around every run (their
+    effects are the job's); none by default."""
+
+    cancellation_noun: str | None = None
+    """SCL-34: the cancellation its runner sends a coroutine job on a time limit or at
+    shutdown, as messages name it; None when it sends none."""
+
+    guards_looked_for: str | None = None
+    """SCL-17: the guards a message says were looked for, in its language's terms; None:
+    the Python words (``project.bodies.GUARDS_LOOKED_FOR``)."""
+
+    send_record_advice: str = "record the send (a sent_at field) and check it first"
+    """SCL-17: how to make a send safe to repeat."""
+
+    charge_key_advice: str = (
+        'pass idempotency_key= derived from the business ID (f"charge-{order.id}")'
+    )
+    """SCL-17: how to pass an idempotency key to a charge."""
+
+    report_advice: str = "log it with logger.exception(...)"
+    """SCL-34: how to record an error a job handles."""
+
+    id_advice: str = "pass the ID (e.g. .pk) and load the record in the job"
+    """SCL-21: how to pass the record's ID instead."""
+
+    own_lock_examples: str | None = None
+    """SCL-38: the locks to suggest for its jobs, when its language has its own (Ruby);
+    None: the project's Python lock libraries, a Redis lock, pg_try_advisory_lock."""
+
+    after_commit_advice: str = "enqueue in transaction.on_commit(...), or write an outbox row"
+    """JOB-01: how to enqueue after the commit, in its own terms."""
+
+    fan_out_advice: str = (
+        "Enqueue one job per batch of IDs, slice or paginate the query, or stagger the "
+        "jobs (a start delay that grows with the index)"
+    )
+    """SCL-19 ``unbounded-fan-out``: how to batch or throttle, in its own terms."""
+
+    how_to_route: str = "give it a queue of its own"
+    """SCL-20 advice: how a job gets a queue of its own."""
+
+    single_run_advice: str = ""
+    """SCL-38: a framework-specific way to run one copy at a time, or ""."""
+
+
 class Semantics:
     """The neutral answers: nothing known, nothing found."""
 
     name = "unknown"
     title = "an unknown framework"
     job_noun = "job"
+    """How messages name one of its jobs: "Celery task", "RQ job", "Dramatiq actor"."""
     scheduler_noun = "an in-process scheduler"
     """How messages name one of its in-process schedulers (SCL-38)."""
-    """How messages name one of its jobs: "Celery task", "RQ job", "Dramatiq actor"."""
+
+    words = Words()
+    """Its phrases (:class:`Words`)."""
+
+    matches_by_tail: bool = True
+    """Whether an enqueue target that is not found by its full dotted path may be
+    matched by its last two parts (a re-exported task)."""
+
+    names_by_path: bool = True
+    """Whether a schedule or a string reference names a job by its dotted path (RQ,
+    Dramatiq) rather than only by its registered name (Celery)."""
+
+    reports_route_where_named: bool = False
+    """SCL-20: whether a job's finding goes where its queue is named (Ruby's
+    ``queue_as :bulk`` line) rather than at the job."""
+
+    sends_by_actor_name: bool = False
+    """Whether its jobs are sent as ``name.send(...)`` from files that may mention no
+    job library (Dramatiq): those files are read in the second pass."""
+
+    enqueues_by_reference: bool = False
+    """Whether calls enqueue a function by reference (RQ): the module defining it
+    is read in the second pass."""
 
     # -- jobs and enqueues ------------------------------------------------------------
 
@@ -104,10 +188,6 @@ class Semantics:
         ``function`` option (arq's ``enqueue_job("name")``)."""
         return False
 
-    def let_it_fail(self) -> str:
-        """SCL-34: where a job's error goes when the job lets it through."""
-        return "let it fail into retries and the dead-letter queue"
-
     reruns_failures = True
     """Whether a run that fails is run again (a queue's retries, a Job's backoffLimit):
     SCL-17 speaks of retried runs only where one is (an in-process scheduler's function
@@ -123,27 +203,10 @@ class Semantics:
         """SCL-17: what runs a job's body a second time, as the subject of a clause."""
         return "a retried or redelivered job"
 
-    def hung_call_consequence(self) -> str:
-        """SCL-18: what a network call that never returns does to this framework's job."""
-        return (
-            "a silent server holds the worker, and a time limit enforced by a signal or a "
-            "thread cannot always interrupt a blocked socket"
-        )
-
     def swallowed_note(self, catches: tuple[str, ...]) -> str:
         """SCL-34: what else an ``except`` catching ``catches`` swallows in its jobs, as a
         clause starting with "; " ("" when nothing)."""
         return ""
-
-    def task_hooks(self) -> tuple[str, ...]:
-        """Methods of a job's task class that the worker calls around every run (their
-        effects are the job's); none by default."""
-        return ()
-
-    def cancellation_noun(self) -> str | None:
-        """SCL-34: the cancellation its runner sends a coroutine job on a time limit or at
-        shutdown, as messages name it; None when it sends none."""
-        return None
 
     def blocking_call(self, job: Job, label: str) -> str | None:
         """SCL-18: why a blocking call in the job's coroutine defeats its time limit (the
@@ -160,20 +223,6 @@ class Semantics:
         framework's terms ("inside a `transaction do` block"); None: the Python words."""
         return None
 
-    def guards_looked_for(self) -> str:
-        """SCL-17: the guards a message says were looked for, in its language's terms."""
-        from jobcheck.project.bodies import GUARDS_LOOKED_FOR
-
-        return GUARDS_LOOKED_FOR
-
-    def send_record_advice(self) -> str:
-        """SCL-17: how to make a send safe to repeat."""
-        return "record the send (a sent_at field) and check it first"
-
-    def charge_key_advice(self) -> str:
-        """SCL-17: how to pass an idempotency key to a charge."""
-        return 'pass idempotency_key= derived from the business ID (f"charge-{order.id}")'
-
     def http_timeout_words(self, func: str) -> tuple[str, str] | None:
         """SCL-18: (why ``func`` has no timeout, how to give it one) for its HTTP
         libraries; None: the Python libraries' words."""
@@ -184,23 +233,10 @@ class Semantics:
         None: Python's ``except``."""
         return None
 
-    def report_advice(self) -> str:
-        """SCL-34: how to record an error a job handles."""
-        return "log it with logger.exception(...)"
-
     def enqueue_instead(self, name: str) -> str:
         """SCL-16: how to put job ``name`` on its queue where code calls it directly
         (which runs its body in the caller)."""
         return f"enqueue '{name}' instead of calling it"
-
-    def id_advice(self) -> str:
-        """SCL-21: how to pass the record's ID instead."""
-        return "pass the ID (e.g. .pk) and load the record in the job"
-
-    def own_lock_examples(self) -> str | None:
-        """SCL-38: the locks to suggest for its jobs, when its language has its own (Ruby);
-        None: the project's Python lock libraries, a Redis lock, pg_try_advisory_lock."""
-        return None
 
     def display_name(self, job: Job) -> str:
         """How messages name a job by its code (its qualname; Ruby's ``A::B``)."""
@@ -216,14 +252,10 @@ class Semantics:
         (djhuey's ``on_commit_task``)."""
         return False
 
-    def after_commit_advice(self) -> str:
-        """JOB-01: how to enqueue after the commit, in its own terms."""
-        return "enqueue in transaction.on_commit(...), or write an outbox row"
-
     def after_commit_advice_for(self, kind: str | None, contexts: tuple[str, ...]) -> str:
         """JOB-01: the advice for a job of ``kind`` (a framework name) enqueued inside
         ``contexts`` (the callback or block around it), when that changes it."""
-        return self.after_commit_advice()
+        return self.words.after_commit_advice
 
     def is_queue_object(self, project: Project, qualname: str) -> bool:
         """Whether the module-level object ``qualname`` is one of its queues (an enqueue
@@ -234,16 +266,6 @@ class Semantics:
         """Whether a call the recognizer attributed to this framework enqueues, even when
         its job is not found (an RQ ``queue.enqueue(f)`` of a function elsewhere)."""
         return False
-
-    def matches_by_tail(self) -> bool:
-        """Whether an enqueue target that is not found by its full dotted path may be
-        matched by its last two parts (a re-exported task)."""
-        return True
-
-    def names_by_path(self) -> bool:
-        """Whether a schedule or a string reference names a job by its dotted path (RQ,
-        Dramatiq) rather than only by its registered name (Celery)."""
-        return True
 
     def class_based_jobs(self, project: Project) -> Iterator[Job]:
         """Jobs written as classes (Celery ``Task`` subclasses with ``run``)."""
@@ -330,13 +352,6 @@ class Semantics:
         the entry's interval as the value); None when its queues are not judged."""
         return None
 
-    def fan_out_advice(self) -> str:
-        """SCL-19 ``unbounded-fan-out``: how to batch or throttle, in its own terms."""
-        return (
-            "Enqueue one job per batch of IDs, slice or paginate the query, or stagger the "
-            "jobs (a start delay that grows with the index)"
-        )
-
     def site_count_bound(self, site: EnqueueSite) -> str | None:
         """SCL-19: what bounds the number of the site's jobs waiting (a deduplicating
         ``job_id``), in words, or None."""
@@ -355,10 +370,6 @@ class Semantics:
 
     def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
         return f"queue '{use.name}' has no backlog bound"
-
-    def how_to_route(self) -> str:
-        """SCL-20 advice: how a job gets a queue of its own."""
-        return "give it a queue of its own"
 
     # -- retries and dead letters -------------------------------------------------------
 
@@ -388,18 +399,9 @@ class Semantics:
         ``contract()`` alone (Sidekiq's, whose retry_on lines its own checks judge)."""
         return None
 
-    def single_run_advice(self) -> str:
-        """SCL-38: a framework-specific way to run one copy at a time, or ""."""
-        return ""
-
     def jumps_its_queue(self, project: Project, job: Job) -> bool:
         """SCL-20: whether the job is taken before the other jobs of its queue (a priority
         its queue honours), so bulk work on the same queue does not delay it."""
-        return False
-
-    def reports_route_where_named(self) -> bool:
-        """SCL-20: whether a job's finding goes where its queue is named (Ruby's
-        ``queue_as :bulk`` line) rather than at the job."""
         return False
 
     def hides_routes_from_view(self, routing: Routing, route: Route) -> bool:
@@ -577,16 +579,6 @@ class Semantics:
         return iter(())
 
     # -- the second pass -------------------------------------------------------------------
-
-    def sends_by_actor_name(self) -> bool:
-        """Whether its jobs are sent as ``name.send(...)`` from files that may mention no
-        job library (Dramatiq): those files are read in the second pass."""
-        return False
-
-    def enqueues_by_reference(self) -> bool:
-        """Whether calls enqueue a function by reference (RQ): the module defining it
-        is read in the second pass."""
-        return False
 
 
 UNKNOWN = Semantics()

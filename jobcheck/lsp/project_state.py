@@ -461,13 +461,13 @@ class ProjectState:
         """What decides the second pass: Dramatiq actor names and RQ job modules."""
         facts = self.facts.values()
         actors = frozenset(
-            t.name for f in facts for t in f.tasks if semantics(t.framework).sends_by_actor_name()
+            t.name for f in facts for t in f.tasks if semantics(t.framework).sends_by_actor_name
         )
         modules = frozenset(
             (site.target or "").rpartition(".")[0]
             for f in facts
             for site in f.enqueues
-            if semantics(site.framework_hint).enqueues_by_reference() and site.target
+            if semantics(site.framework_hint).enqueues_by_reference and site.target
         )
         return actors, modules
 

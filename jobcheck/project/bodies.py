@@ -64,7 +64,7 @@ def hook_functions(project: Project, job: Job) -> list[tuple[FileFacts, Function
     class first, each hook once): a base class overriding them runs their code with
     each job built on it."""
     found = []
-    for hook in semantics(job.framework).task_hooks():
+    for hook in semantics(job.framework).words.task_hooks:
         for base in project.task_bases(job):
             entry = project.summaries.function(f"{base}.{hook}")
             if entry is not None:
@@ -84,7 +84,7 @@ def job_bodies(project: Project) -> list[JobBody]:
             )
     for _, written, job in project.enqueues():
         framework = semantics(job.framework if job is not None else written.framework_hint)
-        if job is not None or not framework.enqueues_by_reference():
+        if job is not None or not framework.enqueues_by_reference:
             continue
         for site in project.bound_sites(written):
             _add_enqueued_body(project, site, found)

@@ -472,7 +472,7 @@ class Project:
         job = self._by_qualname.get(site.target)
         if job is not None:
             return job
-        if not semantics(site.framework_hint).matches_by_tail():
+        if not semantics(site.framework_hint).matches_by_tail:
             return None
         candidates = self._by_tail.get(_tail(site.target), [])
         return candidates[0] if len(candidates) == 1 else None
@@ -876,7 +876,7 @@ class Project:
             # A path names a function (rq-scheduler's "module.function"), but Celery
             # looks tasks up only by registered name, which name= may have changed.
             by_path = self._by_qualname.get(name)
-            if by_path is not None and semantics(by_path.framework).names_by_path():
+            if by_path is not None and semantics(by_path.framework).names_by_path:
                 job = by_path
         return job if job is not None else self._by_name_suffix(name)
 
@@ -983,7 +983,7 @@ class Project:
             framework = site.framework_hint
             if site.target != target or framework is None:
                 continue
-            if not semantics(framework).enqueues_by_reference():
+            if not semantics(framework).enqueues_by_reference:
                 continue
             defined_in, function = found
             return Job(

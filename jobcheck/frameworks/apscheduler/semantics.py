@@ -24,7 +24,12 @@ from jobcheck.frameworks.apscheduler.defaults import (
     UNCONFIRMED,
     is_scheduler_class,
 )
-from jobcheck.frameworks.semantics_base import Semantics, fixed_hours, started_scheduler_module
+from jobcheck.frameworks.semantics_base import (
+    Semantics,
+    Words,
+    fixed_hours,
+    started_scheduler_module,
+)
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -35,6 +40,20 @@ class APSchedulerSemantics(Semantics):
     name = "apscheduler"
     title = "APScheduler"
     scheduler_noun = "an APScheduler scheduler"
+
+    words = Words(
+        let_it_fail=(
+            "let it raise: APScheduler logs the traceback and emits EVENT_JOB_ERROR, which "
+            "a listener (scheduler.add_listener) can record"
+        ),
+        hung_call_consequence=(
+            "a silent server holds the run for ever (APScheduler stops no run), and at "
+            "max_instances=1 every later run of the job is skipped"
+        ),
+        single_run_advice=(
+            ", or leave max_instances at 1 (APScheduler's default) for in-process jobs"
+        ),
+    )
 
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "APScheduler job"
@@ -107,18 +126,6 @@ class APSchedulerSemantics(Semantics):
 
     reruns_failures = False
 
-    def let_it_fail(self) -> str:
-        return (
-            "let it raise: APScheduler logs the traceback and emits EVENT_JOB_ERROR, which "
-            "a listener (scheduler.add_listener) can record"
-        )
-
-    def hung_call_consequence(self) -> str:
-        return (
-            "a silent server holds the run for ever (APScheduler stops no run), and at "
-            "max_instances=1 every later run of the job is skipped"
-        )
-
     def start_spread(self, entry: ScheduleEntry) -> float | None:
         return number(entry.option("jitter"))
 
@@ -127,9 +134,6 @@ class APSchedulerSemantics(Semantics):
         if allowed is None or allowed <= 1:
             return ""
         return f"; max_instances={allowed:g} lets {allowed:g} runs of it overlap in the scheduler"
-
-    def single_run_advice(self) -> str:
-        return ", or leave max_instances at 1 (APScheduler's default) for in-process jobs"
 
     def minute_zero_note(self, entry: ScheduleEntry) -> str:
         if entry.option(MINUTE_GIVEN) is not None:

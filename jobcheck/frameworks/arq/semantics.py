@@ -14,6 +14,7 @@ from jobcheck.frameworks.arq.defaults import DEFAULT_JOB_TIMEOUT, WORKER_DEFAULT
 from jobcheck.frameworks.semantics_base import (
     Check,
     Semantics,
+    Words,
     blocking_call_message,
     catches_cancellation,
     fixed_hours,
@@ -119,6 +120,24 @@ class ArqSemantics(Semantics):
     age_bound_key = "_expires"
     job_options_apply_to_sends = False
 
+    matches_by_tail = False
+    names_by_path = False
+    words = Words(
+        fan_out_advice=(
+            "Enqueue one job per batch of IDs, slice or paginate the query, or stagger "
+            "them (enqueue_job(..., _defer_by=...) growing with the index)"
+        ),
+        how_to_route="give it a WorkerSettings of its own with its own queue_name and workers",
+        let_it_fail="let it fail, so arq records the job as failed (raise Retry to run it again)",
+        # worker.py ``run_job``: ``asyncio.wait_for(..., timeout_s)``, and shutdown
+        # cancels the running tasks.
+        cancellation_noun="the CancelledError arq sends on job_timeout and at shutdown",
+        single_run_advice=(
+            ", or give the cron job a fixed job_id= (arq skips enqueueing a job whose id "
+            "is still queued or running) or a timeout= shorter than the time between runs"
+        ),
+    )
+
     def accepts_enqueue(self, method: str) -> bool:
         return method == "enqueue_job"
 
@@ -139,31 +158,16 @@ class ArqSemantics(Semantics):
         name = routing.queue_name(value)
         return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
 
-    def fan_out_advice(self) -> str:
-        return (
-            "Enqueue one job per batch of IDs, slice or paginate the query, or stagger "
-            "them (enqueue_job(..., _defer_by=...) growing with the index)"
-        )
-
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         # connections.py ``enqueue_job``: every job key expires ``_expires or defer +
         # expires_extra_ms`` (one day) after it is enqueued.
         return "arq's job expiry (a day after enqueueing by default)"
-
-    def how_to_route(self) -> str:
-        return "give it a WorkerSettings of its own with its own queue_name and workers"
 
     def hint_is_certain(self, site: EnqueueSite) -> bool:
         return site.method == "enqueue_job"
 
     def enqueues_by_name(self, site: EnqueueSite) -> bool:
         return site.method == "enqueue_job"
-
-    def matches_by_tail(self) -> bool:
-        return False
-
-    def names_by_path(self) -> bool:
-        return False
 
     # -- check hooks ------------------------------------------------------------------
 
@@ -177,9 +181,6 @@ class ArqSemantics(Semantics):
 
         return checks.missing_time_limit(check, job, limit)
 
-    def let_it_fail(self) -> str:
-        return "let it fail, so arq records the job as failed (raise Retry to run it again)"
-
     def swallowed_note(self, catches: tuple[str, ...]) -> str:
         if not catches_cancellation(catches):
             return ""
@@ -189,21 +190,10 @@ class ArqSemantics(Semantics):
             "deploy is not run again"
         )
 
-    def cancellation_noun(self) -> str | None:
-        # worker.py ``run_job``: ``asyncio.wait_for(..., timeout_s)``, and shutdown
-        # cancels the running tasks.
-        return "the CancelledError arq sends on job_timeout and at shutdown"
-
     def blocking_call(self, job: Job, label: str) -> str | None:
         # arq runs every job of a worker on one event loop (``max_jobs`` at once) under
         # ``asyncio.wait_for``, which cannot cancel a coroutine that never yields.
         return blocking_call_message(f"arq job '{job.task.name}'", label, "job_timeout")
-
-    def single_run_advice(self) -> str:
-        return (
-            ", or give the cron job a fixed job_id= (arq skips enqueueing a job whose id "
-            "is still queued or running) or a timeout= shorter than the time between runs"
-        )
 
     # -- schedules ----------------------------------------------------------------------
 

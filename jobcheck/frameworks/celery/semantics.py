@@ -26,7 +26,7 @@ from jobcheck.facts import SPLAT, TaskDef
 from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
-from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
+from jobcheck.frameworks.semantics_base import Check, Semantics, Words, fixed_hours
 from jobcheck.project.contract import describe_dead_letter
 from jobcheck.project.schedule_words import expiry_hint
 
@@ -73,10 +73,23 @@ class CelerySemantics(Semantics):
 
     # -- jobs -------------------------------------------------------------------------
 
-    def task_hooks(self) -> tuple[str, ...]:
-        """The handlers ``celery.app.task.Task`` defines and the worker calls around each
-        run (``before_start`` since Celery 5.2)."""
-        return ("before_start", "on_success", "on_retry", "on_failure", "after_return")
+    names_by_path = False
+    words = Words(
+        task_hooks=("before_start", "on_success", "on_retry", "on_failure", "after_return"),
+        fan_out_advice=(
+            "Enqueue batches of IDs (e.g. a group of chunks, task.chunks(...)), slice or "
+            "paginate the query, or throttle (a countdown that grows with the index)"
+        ),
+        how_to_route="queue= on the task or a task_routes entry",
+        # celery/contrib/django/task.py ``DjangoTask.delay_on_commit`` (Celery 5.4+).
+        after_commit_advice=(
+            "enqueue in transaction.on_commit(...), use delay_on_commit() (Celery 5.4+ "
+            "on Django), or write an outbox row"
+        ),
+        single_run_advice=(
+            ", or give the task a single-instance base (celery-once, celery-singleton)"
+        ),
+    )
 
     def claim(self, project: Project, task: TaskDef) -> TaskDef | None:
         """``@obj.task`` makes a Celery task only when ``obj`` is a Celery app or unknown:
@@ -102,9 +115,6 @@ class CelerySemantics(Semantics):
 
     def hint_is_certain(self, site: EnqueueSite) -> bool:
         return True
-
-    def names_by_path(self) -> bool:
-        return False  # beat and send_task look tasks up by their registered name only
 
     def class_based_jobs(self, project: Project) -> Iterator[Job]:
         from jobcheck.project.model import Job
@@ -198,12 +208,6 @@ class CelerySemantics(Semantics):
     def named_route(self, routing: Routing, name: str, place: Place) -> Route:
         return routes.of(routing).named(name, place)
 
-    def fan_out_advice(self) -> str:
-        return (
-            "Enqueue batches of IDs (e.g. a group of chunks, task.chunks(...)), slice or "
-            "paginate the query, or throttle (a countdown that grows with the index)"
-        )
-
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         resolved = routing.project.option(job, "expires")
         value = resolved.value if resolved.is_set else None
@@ -259,9 +263,6 @@ class CelerySemantics(Semantics):
             return None
         return frozenset({default, *declared}) if not declared else frozenset(declared)
 
-    def how_to_route(self) -> str:
-        return "queue= on the task or a task_routes entry"
-
     def hides_routes_from_view(self, routing: Routing, route: Route) -> bool:
         celery = routes.of(routing)
         from_config = route.where is None or route.where == celery.default.where
@@ -275,13 +276,6 @@ class CelerySemantics(Semantics):
     def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
         return checks.missing_time_limit(check, job, limit)
 
-    def after_commit_advice(self) -> str:
-        # celery/contrib/django/task.py ``DjangoTask.delay_on_commit`` (Celery 5.4+).
-        return (
-            "enqueue in transaction.on_commit(...), use delay_on_commit() (Celery 5.4+ "
-            "on Django), or write an outbox row"
-        )
-
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         # celery/bin/worker.py ``-B/--beat`` embeds beat in the worker; Celery's docs:
         # there must only be one beat, and -B is meant for development.
@@ -290,9 +284,6 @@ class CelerySemantics(Semantics):
         if "worker" in words and ("-B" in words or "--beat" in words):
             return "a Celery worker with an embedded beat (-B)", True
         return ("celery beat", False) if "beat" in words else None
-
-    def single_run_advice(self) -> str:
-        return ", or give the task a single-instance base (celery-once, celery-singleton)"
 
     # -- schedules ------------------------------------------------------------------------
 

@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING
 
 from jobcheck.commandline import programs
 from jobcheck.facts.values import number, string
-from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression, with_minute
+from jobcheck.frameworks.semantics_base import (
+    Semantics,
+    Words,
+    fixed_minute_expression,
+    with_minute,
+)
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -161,6 +166,15 @@ class CrontabSemantics(Semantics):
     job_noun = "crontab line"
     scheduler_noun = "cron"
 
+    words = Words(
+        let_it_fail="let it exit non-zero with the error on stderr (cron mails a run's output)",
+        hung_call_consequence=(
+            "a silent server holds the run for ever (cron stops nothing), and the next "
+            "runs start beside it"
+        ),
+        single_run_advice="; or wrap the crontab line's command in flock -n",
+    )
+
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "crontab line"
 
@@ -174,9 +188,6 @@ class CrontabSemantics(Semantics):
         # the next run waits for the lock (no overlap either way). A line that only
         # enqueues a task ends at once.
         return entry.option("lock") is not None or enqueued_task(entry.target_text) is not None
-
-    def let_it_fail(self) -> str:
-        return "let it exit non-zero with the error on stderr (cron mails a run's output)"
 
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
         if _every_program(entry, _runs_alone):
@@ -205,12 +216,6 @@ class CrontabSemantics(Semantics):
     def time_zone(self, entry: ScheduleEntry) -> str | None:
         return string(entry.option(SCHEDULE_ZONE_VARIABLE))
 
-    def hung_call_consequence(self) -> str:
-        return (
-            "a silent server holds the run for ever (cron stops nothing), and the next "
-            "runs start beside it"
-        )
-
     def minute_zero_note(self, entry: ScheduleEntry) -> str:
         text = entry.timing.text.strip()
         if text.startswith("@") and text in MACROS:
@@ -223,9 +228,6 @@ class CrontabSemantics(Semantics):
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         return f"{fixed_minute_expression(seconds)} <command>"
-
-    def single_run_advice(self) -> str:
-        return "; or wrap the crontab line's command in flock -n"
 
 
 SEMANTICS = CrontabSemantics()

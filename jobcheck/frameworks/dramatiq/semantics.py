@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_none
 from jobcheck.frameworks.dramatiq import checks, contract
-from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.frameworks.semantics_base import Check, Semantics, Words
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 
@@ -44,6 +44,17 @@ class DramatiqSemantics(Semantics):
     age_bound_key = "max_age"
     default_queue = DRAMATIQ_DEFAULT_QUEUE
 
+    sends_by_actor_name = True
+    words = Words(
+        fan_out_advice=(
+            "Send one message per batch of IDs (a group of actor.message(ids) batches), "
+            "slice or paginate the query, or stagger them (send_with_options(delay=...) "
+            "growing with the index, in milliseconds)"
+        ),
+        how_to_route="queue_name= on the actor",
+        single_run_advice=", e.g. with dramatiq's ConcurrentRateLimiter(limit=1) as a mutex",
+    )
+
     def accepts_enqueue(self, method: str) -> bool:
         return method in SEND_METHODS
 
@@ -58,13 +69,6 @@ class DramatiqSemantics(Semantics):
             return UNKNOWN_ROUTE
         where = Place(job.file.path, job.task.option_loc("queue_name"))
         return Route(name, name == DRAMATIQ_DEFAULT_QUEUE, where)
-
-    def fan_out_advice(self) -> str:
-        return (
-            "Send one message per batch of IDs (a group of actor.message(ids) batches), "
-            "slice or paginate the query, or stagger them (send_with_options(delay=...) "
-            "growing with the index, in milliseconds)"
-        )
 
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         if job.task.option("periodic") is not None:
@@ -114,9 +118,6 @@ class DramatiqSemantics(Semantics):
             return None
         return tuple(option_values(words, ("-Q", "--queues"), several=True)) or ("*",)
 
-    def how_to_route(self) -> str:
-        return "queue_name= on the actor"
-
     def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         if not contract.retrying(project):
             return None  # without Retries nothing is dead-lettered (checks.py)
@@ -131,14 +132,8 @@ class DramatiqSemantics(Semantics):
     def retries(self, project: Project, job: Job) -> Retries:
         return contract.retries(project, job)
 
-    def single_run_advice(self) -> str:
-        return ", e.g. with dramatiq's ConcurrentRateLimiter(limit=1) as a mutex"
-
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "periodiq actor"
-
-    def sends_by_actor_name(self) -> bool:
-        return True
 
     def enqueue_instead(self, name: str) -> str:
         # dramatiq/actor.py Actor.__call__: "Synchronously call this actor" (self.fn).

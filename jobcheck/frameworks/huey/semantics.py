@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, is_none, number
-from jobcheck.frameworks.semantics_base import Check, Semantics, fixed_hours
+from jobcheck.frameworks.semantics_base import Check, Semantics, Words, fixed_hours
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
@@ -177,6 +177,33 @@ class HueySemantics(Semantics):
     age_bound_key = "expires"
     job_options_apply_to_sends = True
 
+    matches_by_tail = False
+    words = Words(
+        fan_out_advice=(
+            "Enqueue one task per batch of IDs, slice or paginate the query, or stagger "
+            "them (task.schedule(args=..., delay=...) growing with the index)"
+        ),
+        how_to_route=(
+            "give it a Huey instance of its own with its own consumer, or a higher "
+            "priority= on a PriorityRedisHuey"
+        ),
+        after_commit_advice=(
+            "enqueue in transaction.on_commit(...), declare the task with djhuey's "
+            "@on_commit_task, or write an outbox row"
+        ),
+        let_it_fail=(
+            "let it fail into the task's retries (Huey keeps no dead letters: record the "
+            "failure from a @huey.signal(SIGNAL_ERROR) handler)"
+        ),
+        # LOCK_HAS_TTL, PERIODIC_IN_EVERY_CONSUMER above.
+        single_run_advice=(
+            ", e.g. Huey's @huey.lock_task('name') under the periodic decorator (give it "
+            "ttl= longer than a run on Huey 3.4+, or start the consumer with --flush-locks, so "
+            "a killed run does not hold it for ever); every consumer started without "
+            "--no-periodic enqueues the task, so run one such consumer"
+        ),
+    )
+
     def accepts_enqueue(self, method: str) -> bool:
         return method in ENQUEUE_METHODS
 
@@ -198,12 +225,6 @@ class HueySemantics(Semantics):
         name = routing.queue_name(value)
         return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
 
-    def fan_out_advice(self) -> str:
-        return (
-            "Enqueue one task per batch of IDs, slice or paginate the query, or stagger "
-            "them (task.schedule(args=..., delay=...) growing with the index)"
-        )
-
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         value = job.task.option("expires")
         return None if value is None or is_none(value) else "expires"
@@ -220,12 +241,6 @@ class HueySemantics(Semantics):
             "while the consumer lags every task waits for ever and the queue grows without "
             "end; set expires= (seconds or a timedelta) on its tasks, or on the calls that "
             "enqueue them"
-        )
-
-    def how_to_route(self) -> str:
-        return (
-            "give it a Huey instance of its own with its own consumer, or a higher "
-            "priority= on a PriorityRedisHuey"
         )
 
     def jumps_its_queue(self, project: Project, job: Job) -> bool:
@@ -255,20 +270,11 @@ class HueySemantics(Semantics):
             return f"a retried task (retries={retries:g})"
         return "a task enqueued twice (a double submit, a caller that retries)"
 
-    def matches_by_tail(self) -> bool:
-        return False  # a task is called by reference: its path is exact
-
     def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         return None  # DEAD_LETTER: Huey keeps nothing
 
     def enqueues_after_commit(self, job: Job) -> bool:
         return (job.task.decorator or "").endswith(".on_commit_task")  # DJHUEY_ON_COMMIT_...
-
-    def after_commit_advice(self) -> str:
-        return (
-            "enqueue in transaction.on_commit(...), declare the task with djhuey's "
-            "@on_commit_task, or write an outbox row"
-        )
 
     # -- check hooks --------------------------------------------------------------------
 
@@ -282,12 +288,6 @@ class HueySemantics(Semantics):
 
         return checks.missing_time_limit(check, job, limit)
 
-    def let_it_fail(self) -> str:
-        return (
-            "let it fail into the task's retries (Huey keeps no dead letters: record the "
-            "failure from a @huey.signal(SIGNAL_ERROR) handler)"
-        )
-
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         """huey_consumer (or djhuey's ``run_huey``, django-huey's ``djangohuey``) enqueues
         periodic tasks unless started with ``-n/--no-periodic`` (PERIODIC_IN_EVERY_CONSUMER)."""
@@ -298,15 +298,6 @@ class HueySemantics(Semantics):
         if not any(e.framework == self.name for _, e in project.schedules()):
             return None  # no periodic tasks: nothing to enqueue twice
         return "a Huey consumer that enqueues periodic tasks (no --no-periodic)", False
-
-    def single_run_advice(self) -> str:
-        # LOCK_HAS_TTL, PERIODIC_IN_EVERY_CONSUMER above.
-        return (
-            ", e.g. Huey's @huey.lock_task('name') under the periodic decorator (give it "
-            "ttl= longer than a run on Huey 3.4+, or start the consumer with --flush-locks, so "
-            "a killed run does not hold it for ever); every consumer started without "
-            "--no-periodic enqueues the task, so run one such consumer"
-        )
 
     # -- schedules ----------------------------------------------------------------------
 

@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import Const, Opaque, string
 from jobcheck.frameworks.crontab.semantics import enqueued_task
-from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression, with_minute
+from jobcheck.frameworks.semantics_base import (
+    Semantics,
+    Words,
+    fixed_minute_expression,
+    with_minute,
+)
 
 if TYPE_CHECKING:
     from jobcheck.facts import FileFacts, ScheduleEntry
@@ -93,6 +98,17 @@ class KubernetesSemantics(Semantics):
     job_noun = "CronJob"
     scheduler_noun = "the CronJob controller"
 
+    words = Words(
+        hung_call_consequence=(
+            "a silent server holds the pod until activeDeadlineSeconds, if the CronJob sets one"
+        ),
+        let_it_fail=(
+            "let it fail, so the Job's pod fails, backoffLimit retries it and the failure "
+            "stays in the Job's status"
+        ),
+        single_run_advice="; or set concurrencyPolicy: Forbid on the CronJob",
+    )
+
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "CronJob"
 
@@ -135,9 +151,6 @@ class KubernetesSemantics(Semantics):
     def enqueued_job_name(self, entry: ScheduleEntry) -> str | None:
         return enqueued_task(entry.command)
 
-    def hung_call_consequence(self) -> str:
-        return "a silent server holds the pod until activeDeadlineSeconds, if the CronJob sets one"
-
     def rerun_cause(self, job: Job | None) -> str:
         return "a pod that backoffLimit runs again after a failure"
 
@@ -146,12 +159,6 @@ class KubernetesSemantics(Semantics):
         if enqueued_task(entry.command) is not None:
             return True  # its pod only enqueues a task and exits
         return isinstance(policy, Opaque) or string(policy) in GUARDING_POLICIES
-
-    def let_it_fail(self) -> str:
-        return (
-            "let it fail, so the Job's pod fails, backoffLimit retries it and the failure "
-            "stays in the Job's status"
-        )
 
     def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
         policy = string(entry.option("concurrencyPolicy")) or "Allow"
@@ -189,9 +196,6 @@ class KubernetesSemantics(Semantics):
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         return f'schedule: "{fixed_minute_expression(seconds)}"'
-
-    def single_run_advice(self) -> str:
-        return "; or set concurrencyPolicy: Forbid on the CronJob"
 
 
 SEMANTICS = KubernetesSemantics()

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, is_none, string
 from jobcheck.frameworks.rq import checks, contract
-from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.frameworks.semantics_base import Check, Semantics, Words
 from jobcheck.project.contract import Retries, TimeLimit
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
@@ -80,6 +80,21 @@ class RQSemantics(Semantics):
     job_options_apply_to_sends = False
     default_queue = RQ_DEFAULT_QUEUE
 
+    matches_by_tail = False
+    enqueues_by_reference = True
+    words = Words(
+        fan_out_advice=(
+            "Enqueue one job per batch of IDs, slice or paginate the query, or stagger them "
+            "(queue.enqueue_in(timedelta(seconds=...), ...) growing with the index)"
+        ),
+        how_to_route="enqueue it on a Queue of its own",
+        # rq/worker.py ``handle_job_failure``: a job that raises goes to the
+        # FailedJobRegistry (kept failure_ttl, a year by default), retried only with Retry().
+        let_it_fail=(
+            "let it fail into RQ's failed job registry (and Retry() if it should be retried)"
+        ),
+    )
+
     def accepts_enqueue(self, method: str) -> bool:
         return method in ENQUEUE_METHODS
 
@@ -89,9 +104,6 @@ class RQSemantics(Semantics):
     def is_queue_object(self, project: Project, qualname: str) -> bool:
         # ``job_queue = Queue(connection=redis)`` at module level (``FileFacts.instances``).
         return project.instances.get(qualname) in RQ_QUEUES
-
-    def matches_by_tail(self) -> bool:
-        return False  # RQ enqueues a function by reference: its path is exact
 
     def decorator_queue(self, call_args: tuple[Value, ...]) -> Value | None:
         return call_args[0] if call_args else None
@@ -130,12 +142,6 @@ class RQSemantics(Semantics):
     def calls_name_own_queue(self, site: EnqueueSite) -> bool:
         return bool(site.receiver) and site.method != "delay"
 
-    def fan_out_advice(self) -> str:
-        return (
-            "Enqueue one job per batch of IDs, slice or paginate the query, or stagger them "
-            "(queue.enqueue_in(timedelta(seconds=...), ...) growing with the index)"
-        )
-
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
         value = job.task.option("ttl")
         return None if value is None or is_none(value) else "ttl"
@@ -165,9 +171,6 @@ class RQSemantics(Semantics):
         tail = words[words.index("worker") + 1 :]
         return tuple(arguments_after(tail, RQ_WORKER_FLAGS)) or ("default",)
 
-    def how_to_route(self) -> str:
-        return "enqueue it on a Queue of its own"
-
     def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         return "RQ's failed job registry", FAILED_REGISTRY_WORDS
 
@@ -193,9 +196,6 @@ class RQSemantics(Semantics):
         if entry.framework == "rq-cron":
             return "runs it at every deploy instead of on its schedule"
         return super().interval_reset_consequence(entry)
-
-    def enqueues_by_reference(self) -> bool:
-        return True
 
     def enqueue_instead(self, name: str) -> str:
         # An RQ job is a plain function (django_rq's @job adds .delay and keeps __call__).
@@ -233,11 +233,6 @@ class RQSemantics(Semantics):
         if site.option(DEDUPLICATED) is None:
             return None
         return f"one job per job_id (looked up before the enqueue at line {site.loc.line})"
-
-    def let_it_fail(self) -> str:
-        # rq/worker.py ``handle_job_failure``: a job that raises goes to the
-        # FailedJobRegistry (kept failure_ttl, a year by default), retried only with Retry().
-        return "let it fail into RQ's failed job registry (and Retry() if it should be retried)"
 
     def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
         return contract.schedule_contract(project, entry)

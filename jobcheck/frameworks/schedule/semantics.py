@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.frameworks.semantics_base import Semantics, started_scheduler_module
+from jobcheck.frameworks.semantics_base import Semantics, Words, started_scheduler_module
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -20,6 +20,17 @@ class ScheduleLibrarySemantics(Semantics):
     name = "schedule"
     title = "the schedule library"
     scheduler_noun = "a schedule run loop"
+
+    words = Words(
+        let_it_fail=(
+            "let it raise out of the job and catch it around run_pending() in the loop, "
+            "where it can be logged with its traceback and recorded"
+        ),
+        hung_call_consequence=(
+            "a silent server holds the run_pending loop for ever, and every other job of "
+            "the loop waits behind it"
+        ),
+    )
 
     def schedule_kind(self, entry: ScheduleEntry) -> str:
         return "schedule job"
@@ -44,18 +55,6 @@ class ScheduleLibrarySemantics(Semantics):
         return (f"a schedule run loop ({path})", False) if path else None
 
     reruns_failures = False
-
-    def let_it_fail(self) -> str:
-        return (
-            "let it raise out of the job and catch it around run_pending() in the loop, "
-            "where it can be logged with its traceback and recorded"
-        )
-
-    def hung_call_consequence(self) -> str:
-        return (
-            "a silent server holds the run_pending loop for ever, and every other job of "
-            "the loop waits behind it"
-        )
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         fields = entry.timing.fields

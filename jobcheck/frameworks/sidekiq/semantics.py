@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.frameworks.semantics_base import Semantics, fixed_minute_expression
+from jobcheck.frameworks.semantics_base import Semantics, Words, fixed_minute_expression
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, SIDEKIQ_DEAD_SET_TOKEN
 
 if TYPE_CHECKING:
@@ -51,6 +51,51 @@ class SidekiqSemantics(Semantics):
     default_queue = DEFAULT_QUEUE
     loses_in_flight_on_crash = BASIC_FETCH_LOSES_IN_FLIGHT
 
+    matches_by_tail = False
+    names_by_path = True
+    reports_route_where_named = True
+    words = Words(
+        hung_call_consequence=(
+            "Sidekiq has no job time limit (by design), so a server that stops answering "
+            "holds one of the process's threads for as long as the client waits, and "
+            "Sidekiq cannot stop it"
+        ),
+        guards_looked_for=GUARDS_LOOKED_FOR,
+        send_record_advice=(
+            "record the send (a sent_at column, set in the same update) and return early "
+            "when it is set"
+        ),
+        charge_key_advice=(
+            'pass idempotency_key: derived from the business ID ("charge-#{order.id}") as '
+            "the request options"
+        ),
+        report_advice="report it (Rails.error.report, or your error tracker) and re-raise it,",
+        let_it_fail=(
+            "let it raise: Sidekiq retries it (25 times over about 20 days unless "
+            ":max_retries or retry: says otherwise), then keeps it in the dead set"
+        ),
+        id_advice=(
+            "pass the record's id and load it in perform (Sidekiq 7 and later refuse "
+            "arguments that are not plain JSON at push unless strict_args! is off)"
+        ),
+        after_commit_advice=(
+            "enqueue from an after_commit (after_create_commit...) callback or in "
+            "ActiveRecord.after_all_transactions_commit { } (Rails 7.2+), or turn on "
+            "Sidekiq.transactional_push! (Sidekiq 6.5+) in an initializer; an ActiveJob "
+            "can also set self.enqueue_after_transaction_commit = true (Rails 7.2+)"
+        ),
+        own_lock_examples=RUBY_LOCK_EXAMPLES,
+        fan_out_advice=(
+            "Enqueue one job per batch of IDs (in_batches / find_in_batches, pluck(:id) "
+            "in slices), push with perform_bulk, or stagger the jobs "
+            "(perform_in(index * 2.seconds, ...))"
+        ),
+        how_to_route=(
+            "give it a queue of its own (sidekiq_options queue: / queue_as) with a higher "
+            "weight in config/sidekiq.yml, or a capsule of its own"
+        ),
+    )
+
     def records_are_copies(self, framework: str) -> bool:
         """Whether a record passed to a job is a copy: to a Sidekiq job yes (and refused
         under strict args); to an ActiveJob no (GlobalID)."""
@@ -84,23 +129,10 @@ class SidekiqSemantics(Semantics):
         of a gem, or one defined where jobcheck did not look)."""
         return self.accepts_enqueue(site.method)
 
-    def matches_by_tail(self) -> bool:
-        return False  # a Ruby constant names its class exactly
-
-    def names_by_path(self) -> bool:
-        return True
-
     def rerun_cause(self, job: Job | None) -> str:
         from jobcheck.frameworks.sidekiq import contract
 
         return contract.rerun_cause(job)
-
-    def hung_call_consequence(self) -> str:
-        return (
-            "Sidekiq has no job time limit (by design), so a server that stops answering "
-            "holds one of the process's threads for as long as the client waits, and "
-            "Sidekiq cannot stop it"
-        )
 
     def http_timeout_words(self, func: str) -> tuple[str, str] | None:
         root = func.rsplit(".", 1)[0]
@@ -109,42 +141,12 @@ class SidekiqSemantics(Semantics):
             return None
         return reason, HTTP_TIMEOUT_HINTS[root]
 
-    def guards_looked_for(self) -> str:
-        return GUARDS_LOOKED_FOR
-
-    def send_record_advice(self) -> str:
-        return (
-            "record the send (a sent_at column, set in the same update) and return early "
-            "when it is set"
-        )
-
-    def charge_key_advice(self) -> str:
-        return (
-            'pass idempotency_key: derived from the business ID ("charge-#{order.id}") as '
-            "the request options"
-        )
-
     def handler_text(self, catches: tuple[str, ...], catches_all: bool) -> str | None:
         # A bare ``rescue`` (``rescue => e``) catches StandardError: shown as such.
         if not catches:
             return "'rescue StandardError'"
         names = ", ".join(name.replace(".", "::") for name in catches)
         return f"'rescue {names}'"
-
-    def report_advice(self) -> str:
-        return "report it (Rails.error.report, or your error tracker) and re-raise it,"
-
-    def let_it_fail(self) -> str:
-        return (
-            "let it raise: Sidekiq retries it (25 times over about 20 days unless "
-            ":max_retries or retry: says otherwise), then keeps it in the dead set"
-        )
-
-    def id_advice(self) -> str:
-        return (
-            "pass the record's id and load it in perform (Sidekiq 7 and later refuse "
-            "arguments that are not plain JSON at push unless strict_args! is off)"
-        )
 
     # -- transactions (JOB-01) ---------------------------------------------------------------
 
@@ -197,14 +199,6 @@ class SidekiqSemantics(Semantics):
             "Sidekiq::TransactionAwareClient"
         )
 
-    def after_commit_advice(self) -> str:
-        return (
-            "enqueue from an after_commit (after_create_commit...) callback or in "
-            "ActiveRecord.after_all_transactions_commit { } (Rails 7.2+), or turn on "
-            "Sidekiq.transactional_push! (Sidekiq 6.5+) in an initializer; an ActiveJob "
-            "can also set self.enqueue_after_transaction_commit = true (Rails 7.2+)"
-        )
-
     # -- single runs (SCL-38) ----------------------------------------------------------------
 
     def runs_one_copy(self, project: Project, job: Job) -> bool:
@@ -229,9 +223,6 @@ class SidekiqSemantics(Semantics):
             )
         return "a run outlasts the interval, or a second process runs the scheduler"
 
-    def own_lock_examples(self) -> str | None:
-        return RUBY_LOCK_EXAMPLES
-
     def display_name(self, job: Job) -> str:
         return job.task.name
 
@@ -255,16 +246,6 @@ class SidekiqSemantics(Semantics):
             "job's enqueued time with its deadline)"
         )
 
-    def fan_out_advice(self) -> str:
-        return (
-            "Enqueue one job per batch of IDs (in_batches / find_in_batches, pluck(:id) "
-            "in slices), push with perform_bulk, or stagger the jobs "
-            "(perform_in(index * 2.seconds, ...))"
-        )
-
-    def reports_route_where_named(self) -> bool:
-        return True  # the sidekiq_options / queue_as line is the one to change
-
     def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
         """``sidekiq -q critical,3 -q default`` (a weight after the comma); without ``-q``
         (or with ``-C config.yml``) the queues of config/sidekiq.yml."""
@@ -273,12 +254,6 @@ class SidekiqSemantics(Semantics):
         if not any(w.rsplit("/", 1)[-1] in ("sidekiq", "sidekiqswarm") for w in words):
             return None
         return tuple(q.split(",")[0] for q in option_values(words, ("-q", "--queue")))
-
-    def how_to_route(self) -> str:
-        return (
-            "give it a queue of its own (sidekiq_options queue: / queue_as) with a higher "
-            "weight in config/sidekiq.yml, or a capsule of its own"
-        )
 
     # -- retries and dead letters --------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from jobcheck.facts.values import describe, number
 from jobcheck.frameworks.semantics_base import (
     Check,
     Semantics,
+    Words,
     blocking_call_message,
     catches_cancellation,
     fixed_minute_expression,
@@ -202,6 +203,23 @@ class TaskiqSemantics(Semantics):
     object_decorators = frozenset({"task"})  # ``AsyncBroker.task`` (abc/broker.py)
     default_queue = None
 
+    matches_by_tail = False
+    names_by_path = False
+    words = Words(
+        fan_out_advice=(
+            "Kick one task per batch of IDs, slice or paginate the query, or stagger "
+            "them (task.kicker().with_labels(delay=...) growing with the index)"
+        ),
+        how_to_route="give it a broker of its own (queue_name=) with its own workers",
+        let_it_fail="let it fail into the retry middleware",
+        cancellation_noun="the cancellation taskiq's timeout label sends (anyio.fail_after)",
+        # SCHEDULER_LOCK: no lock or leader election in taskiq's scheduler.
+        single_run_advice=(
+            "; taskiq's scheduler has no leader election either: run exactly one "
+            "'taskiq scheduler' process, or two send every schedule twice"
+        ),
+    )
+
     def accepts_enqueue(self, method: str) -> bool:
         return method in ENQUEUE_METHODS
 
@@ -224,21 +242,6 @@ class TaskiqSemantics(Semantics):
     def config_in_sight(self, routing: Routing) -> bool:
         return False  # its queues are bounded, if at all, in Redis or RabbitMQ themselves
 
-    def fan_out_advice(self) -> str:
-        return (
-            "Kick one task per batch of IDs, slice or paginate the query, or stagger "
-            "them (task.kicker().with_labels(delay=...) growing with the index)"
-        )
-
-    def how_to_route(self) -> str:
-        return "give it a broker of its own (queue_name=) with its own workers"
-
-    def matches_by_tail(self) -> bool:
-        return False
-
-    def names_by_path(self) -> bool:
-        return False
-
     # -- check hooks ------------------------------------------------------------------
 
     def time_limit(self, project: Project, job: Job) -> TimeLimit:
@@ -251,9 +254,6 @@ class TaskiqSemantics(Semantics):
 
         return checks.missing_time_limit(check, job, limit)
 
-    def let_it_fail(self) -> str:
-        return "let it fail into the retry middleware"
-
     def swallowed_note(self, catches: tuple[str, ...]) -> str:
         if not catches_cancellation(catches):
             return ""
@@ -261,9 +261,6 @@ class TaskiqSemantics(Semantics):
             "; it also catches the cancellation taskiq's timeout label sends "
             "(anyio.fail_after), so a task that timed out is saved as a success"
         )
-
-    def cancellation_noun(self) -> str | None:
-        return "the cancellation taskiq's timeout label sends (anyio.fail_after)"
 
     def blocking_call(self, job: Job, label: str) -> str | None:
         return blocking_call_message(
@@ -278,13 +275,6 @@ class TaskiqSemantics(Semantics):
         if "taskiq" in programs and "scheduler" in words:
             return "a taskiq scheduler (no leader election)", False
         return None
-
-    def single_run_advice(self) -> str:
-        # SCHEDULER_LOCK: no lock or leader election in taskiq's scheduler.
-        return (
-            "; taskiq's scheduler has no leader election either: run exactly one "
-            "'taskiq scheduler' process, or two send every schedule twice"
-        )
 
     # -- schedules ----------------------------------------------------------------------
 
