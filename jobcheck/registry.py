@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jobcheck.frameworks.semantics_base import CheckParts, JobPart, ProjectPart, Semantics
+    from jobcheck.facts import ScheduleEntry
+    from jobcheck.frameworks.semantics_base import (
+        CheckParts,
+        JobPart,
+        ProjectPart,
+        ScheduleTerms,
+        Semantics,
+    )
 
 
 @dataclass(frozen=True)
@@ -187,6 +194,11 @@ def semantics(name: str | None) -> Semantics:
     if loaded is None:
         loaded = importlib.import_module("jobcheck.frameworks.semantics_base").UNKNOWN
     return loaded  # type: ignore[no-any-return]
+
+
+def schedule_terms(entry: ScheduleEntry) -> ScheduleTerms:
+    """What the entry's framework says of it (``Semantics.schedule_terms``)."""
+    return semantics(entry.framework).schedule_terms(entry)
 
 
 @functools.cache

@@ -34,7 +34,7 @@ from jobcheck.project.schedule_words import describe as describe_entry
 from jobcheck.project.summaries import EXCLUSION_ONLY
 from jobcheck.project.test_code import is_test_code
 from jobcheck.project.workers import consumers, workers
-from jobcheck.registry import semantics
+from jobcheck.registry import schedule_terms, semantics
 from jobcheck.review import Contract, contracts
 from jobcheck.timing import Firing, describe_seconds, firing, gap_seconds, is_full
 from jobcheck.vocabulary.words import matching_word
@@ -373,7 +373,7 @@ def _schedules(project: Project) -> list[ScheduleReview]:
                 line=entry.loc.line,
                 when=_with_zone(
                     plain_words(when.kind, fire, when.seconds, when.text),
-                    semantics(entry.framework).time_zone(entry),
+                    schedule_terms(entry).time_zone,
                 ),
                 source=describe_entry(entry),
                 minutes=_day_starts(fire, when.seconds),

@@ -13,7 +13,7 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.scl22_minutes import free_minutes
 from jobcheck.findings import Finding
 from jobcheck.project.schedule_words import describe
-from jobcheck.registry import semantics
+from jobcheck.registry import schedule_terms, semantics
 
 
 class CrontabMissingMinute(RuleChecks):
@@ -31,7 +31,7 @@ class CrontabMissingMinute(RuleChecks):
                 f.path,
                 entry.timing_loc,
                 f"{describe(entry)}: {entry.timing.text} sets no minute, and "
-                f"{framework.minute_default_note(entry)}, so it fires every minute of each "
+                f"{schedule_terms(entry).minute_default_note}, so it fires every minute of each "
                 "hour it matches (60 runs instead of one); add minute=, e.g. "
                 f"{framework.minute_hint(entry, free[0]) or f'minute={free[0]}'}",
             )

@@ -13,7 +13,7 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.scl22_minutes import LONG_INTERVAL
 from jobcheck.findings import Finding
 from jobcheck.project.schedule_words import describe
-from jobcheck.registry import semantics
+from jobcheck.registry import schedule_terms, semantics
 from jobcheck.timing import describe_seconds
 
 
@@ -39,6 +39,6 @@ class IntervalScheduleResetsOnDeploy(RuleChecks):
                 entry.timing_loc,
                 f"{describe(entry)} runs every {period} ({when.text}), {why}; a project "
                 f"that deploys more often than every {period} "
-                f"{framework.interval_reset_consequence(entry)}: pin it to fixed times "
+                f"{schedule_terms(entry).interval_reset_consequence}: pin it to fixed times "
                 f"instead, e.g. {framework.cron_hint(entry, when.seconds)}",
             )

@@ -9,7 +9,7 @@ from dataclasses import replace
 from jobcheck.facts import FileFacts, ScheduleEntry
 from jobcheck.frameworks.semantics_base import with_minute
 from jobcheck.project.model import Project
-from jobcheck.registry import semantics
+from jobcheck.registry import schedule_terms, semantics
 from jobcheck.timing import (
     MAX_STARTS_PER_HOUR,
     PREFERRED_MINUTES,
@@ -31,7 +31,7 @@ def sparse(project: Project) -> list[tuple[FileFacts, ScheduleEntry, Firing]]:
         fire = firing(entry.timing)
         if fire is None or fire.minutes is None:
             continue
-        if (semantics(entry.framework).start_spread(entry) or 0) >= JITTER_SPREADS:
+        if (schedule_terms(entry).start_spread or 0) >= JITTER_SPREADS:
             continue  # each start lands at random over minutes: no shared minute
         if len(fire.minutes) <= MAX_STARTS_PER_HOUR:
             found.append((f, entry, fire))
@@ -57,7 +57,7 @@ UTC_NAMES = frozenset({"utc", "etc/utc", "gmt", "etc/gmt", "z", "universal", "zu
 
 
 def zone_of(entry: ScheduleEntry) -> str:
-    zone = semantics(entry.framework).time_zone(entry)
+    zone = schedule_terms(entry).time_zone
     return "utc" if zone is None or zone.lower() in UTC_NAMES else zone
 
 

@@ -13,7 +13,7 @@ from jobcheck.checks.base import RuleChecks, check
 from jobcheck.checks.scl22_minutes import coincide, free_minutes, minute_hint, sparse
 from jobcheck.findings import Finding
 from jobcheck.project.schedule_words import describe
-from jobcheck.registry import semantics
+from jobcheck.registry import schedule_terms
 
 
 class ScheduleOnTheHour(RuleChecks):
@@ -36,7 +36,7 @@ class ScheduleOnTheHour(RuleChecks):
                 if together
                 else ""
             )
-            note = semantics(entry.framework).minute_zero_note(entry)
+            note = schedule_terms(entry).minute_zero_note
             yield self.finding(
                 "schedule-on-the-hour",
                 f.path,

@@ -18,7 +18,7 @@ from jobcheck.facts import (
 )
 from jobcheck.project.model import Job, Project
 from jobcheck.project.test_code import is_test_code
-from jobcheck.registry import plugins, semantics
+from jobcheck.registry import plugins, schedule_terms, semantics
 from jobcheck.timing import describe_seconds, gap_seconds
 from jobcheck.vocabulary.lock_names import decorates_with_lock, name_words
 
@@ -61,7 +61,7 @@ class LockReading:
             if function is None or is_test_code(f) or function in seen:
                 continue
             enqueued = job is not None and job.task.function != entry.target
-            if semantics(entry.framework).runs_one_at_a_time(entry) and not enqueued:
+            if schedule_terms(entry).runs_one_at_a_time and not enqueued:
                 continue
             gap = gap_seconds(entry.timing)
             framework = semantics(job.framework if job else entry.framework)
@@ -181,10 +181,10 @@ def enqueued_note(entry: ScheduleEntry) -> str:
     """The scheduled function only enqueues the job: the job runs in a worker, where the
     scheduler's own one-at-a-time rule (APScheduler's ``max_instances``) does not reach."""
     note = ", which only enqueues it"
-    if semantics(entry.framework).enqueued_job_name(entry):
+    if schedule_terms(entry).enqueued_job_name:
         guard = semantics(entry.framework).schedule_guard_noun
         return f"{note}: the job runs in a worker, which {guard} does not guard"
-    if semantics(entry.framework).runs_one_at_a_time(entry):
+    if schedule_terms(entry).runs_one_at_a_time:
         note += f": {semantics(entry.framework).title}'s one-run-at-a-time covers the enqueue"
         note += ", not the job's run in a worker"
     return note

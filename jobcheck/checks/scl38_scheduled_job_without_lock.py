@@ -20,7 +20,7 @@ from jobcheck.facts import (
 )
 from jobcheck.findings import Finding
 from jobcheck.project.schedule_words import describe, job_label
-from jobcheck.registry import semantics
+from jobcheck.registry import schedule_terms, semantics
 
 
 class ScheduledJobWithoutLock(LockReading, RuleChecks):
@@ -38,7 +38,7 @@ class ScheduledJobWithoutLock(LockReading, RuleChecks):
             }
         for f, entry, job in self.project.scheduled_jobs():
             enqueued = job is not None and job.task.function != entry.target
-            if semantics(entry.framework).runs_one_at_a_time(entry) and not enqueued:
+            if schedule_terms(entry).runs_one_at_a_time and not enqueued:
                 continue  # its scheduler runs it in-process, one at a time
             function = self.project.scheduled_function(entry, job)
             if function is None:
@@ -58,9 +58,9 @@ class ScheduledJobWithoutLock(LockReading, RuleChecks):
                 entry.loc,
                 f"'{shown}' runs on a "
                 f"schedule ({describe(entry)}{enqueued_note(entry) if enqueued else ''}"
-                f"{'' if enqueued else semantics(entry.framework).overlap_note(entry)}) but "
+                f"{'' if enqueued else schedule_terms(entry).overlap_note}) but "
                 f"takes no lock{self._in_process_note(function)}: when "
-                f"{semantics(entry.framework).overlap_causes(entry)}, two "
+                f"{schedule_terms(entry).overlap_causes}, two "
                 f"copies run at once; take a lock at the top ({examples}) and "
                 f"skip the run when it is held{framework.words.single_run_advice}. "
                 "Looked for "
@@ -73,7 +73,7 @@ class ScheduledJobWithoutLock(LockReading, RuleChecks):
     ) -> Iterator[Finding]:
         """An entry that runs a command (a CronJob, a crontab line), judged by its own
         settings (``concurrencyPolicy``, a ``flock`` wrapper)."""
-        message = semantics(entry.framework).unguarded_schedule(entry)
+        message = schedule_terms(entry).unguarded
         key = f"{f.path}\0{entry.loc.line}"
         if message is None or key in seen:
             return

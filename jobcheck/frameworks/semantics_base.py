@@ -126,6 +126,62 @@ class Words:
     """SCL-38: a framework-specific way to run one copy at a time, or ""."""
 
 
+@dataclass(frozen=True)
+class ScheduleTerms:
+    """What a framework says of one of its schedule entries, read from the entry alone
+    (``Semantics.schedule_terms``): how messages name it, whether it enqueues or runs
+    code itself, what keeps its runs apart, the time zone and spread of its starts, and
+    the clauses its SCL-22 and SCL-38 findings add. The defaults say nothing."""
+
+    kind: str = "scheduled job"
+    """How messages name the entry ("periodic task", "CronJob")."""
+
+    sends_messages: bool = False
+    """Whether the schedule enqueues its job through the queue (Celery beat) rather
+    than calling a function itself (APScheduler, ``schedule``)."""
+
+    names_functions: bool = True
+    """Whether the entry names a plain function (imported by path) rather than a
+    registered task name."""
+
+    runs_one_at_a_time: bool = False
+    """Whether its scheduler never starts a run while the last one goes on."""
+
+    enqueued_job_name: str | None = None
+    """The registered name of the job an entry's command only enqueues (a CronJob or
+    crontab line running ``celery call shop.tasks.x``): that job runs on the
+    schedule, in a worker."""
+
+    time_zone: str | None = None
+    """SCL-22: the time zone the entry's fields are read in, when it names one; None
+    for the scheduler's default (taken as UTC)."""
+
+    start_spread: float | None = None
+    """SCL-22: seconds over which each start is spread at random (APScheduler's
+    ``jitter=``), when the schedule sets some."""
+
+    overlap_causes: str = "a run outlasts the interval, or a second scheduler starts it"
+    """SCL-38: what starts a second copy of an entry's job, as a clause after "when"."""
+
+    overlap_note: str = ""
+    """SCL-38: what lets runs of an entry its scheduler runs itself overlap, as a
+    clause ("; max_instances=3 lets ..."), or ""."""
+
+    minute_zero_note: str = ""
+    """Why an entry that does not say so starts at minute 0, as a clause ("")."""
+
+    minute_default_note: str = "a minute it does not set matches every minute"
+    """SCL-22: why a schedule that sets no minute fires every minute, as a clause."""
+
+    interval_reset_consequence: str = "may never run it at all"
+    """SCL-22: what a deploy that restarts the interval does to the entry's job."""
+
+    unguarded: str | None = None
+    """SCL-38 for an entry that runs no function of the project (a CronJob's or a
+    crontab line's command) and does not run one at a time: the message, or None
+    when such entries are not judged."""
+
+
 class Semantics:
     """The neutral answers: nothing known, nothing found."""
 
@@ -410,18 +466,13 @@ class Semantics:
 
     # -- schedules ------------------------------------------------------------------------
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "scheduled job"
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        """What the framework says of one of its schedule entries (:class:`ScheduleTerms`)."""
+        return ScheduleTerms()
 
-    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
-        """Whether the schedule enqueues its job through the queue (Celery beat) rather
-        than calling a function itself (APScheduler, ``schedule``)."""
-        return False
-
-    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
-        """Whether the entry names a plain function (imported by path) rather than a
-        registered task name."""
-        return True
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        """SCL-22: why an interval restarts with the scheduler, or None when it does not."""
+        return None
 
     def with_scheduler_defaults(
         self, project: Project, entry: ScheduleEntry
@@ -441,28 +492,9 @@ class Semantics:
     schedule_guard_noun = "the scheduler's own one-run-at-a-time"
     """SCL-38: what keeps the scheduler's own runs apart, as messages name it."""
 
-    def enqueued_job_name(self, entry: ScheduleEntry) -> str | None:
-        """The registered name of the job an entry's command only enqueues (a CronJob or
-        crontab line running ``celery call shop.tasks.x``): that job runs on the
-        schedule, in a worker."""
-        return None
-
-    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
-        """Whether its scheduler never starts a run while the last one goes on."""
-        return False
-
     def lock_examples(self, project: Project) -> tuple[str, ...]:
         """SCL-38: locks of this library to suggest, when the project uses it."""
         return ()
-
-    def overlap_causes(self, entry: ScheduleEntry) -> str:
-        """SCL-38: what starts a second copy of an entry's job, as a clause after "when"."""
-        return "a run outlasts the interval, or a second scheduler starts it"
-
-    def overlap_note(self, entry: ScheduleEntry) -> str:
-        """SCL-38: what lets runs of an entry its scheduler runs itself overlap, as a
-        clause ("; max_instances=3 lets ..."), or ""."""
-        return ""
 
     def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
         """The queues a process command line (``words``) starts a worker of this
@@ -482,45 +514,14 @@ class Semantics:
         command starts none."""
         return None
 
-    def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
-        """SCL-38 for an entry that runs no function of the project (a CronJob's or a
-        crontab line's command) and does not run one at a time: the message, or None
-        when such entries are not judged."""
-        return None
-
     def schedule_without_expiry(
         self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
     ) -> Iterator[Finding]:
         return iter(())
 
-    def start_spread(self, entry: ScheduleEntry) -> float | None:
-        """SCL-22: seconds over which each start is spread at random (APScheduler's
-        ``jitter=``), when the schedule sets some."""
-        return None
-
-    def time_zone(self, entry: ScheduleEntry) -> str | None:
-        """SCL-22: the time zone the entry's fields are read in, when it names one; None
-        for the scheduler's default (taken as UTC)."""
-        return None
-
-    def minute_zero_note(self, entry: ScheduleEntry) -> str:
-        """Why an entry that does not say so starts at minute 0, as a clause ("")."""
-        return ""
-
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         """How to write the entry with ``minute`` (None: the generic forms)."""
         return None
-
-    def minute_default_note(self, entry: ScheduleEntry) -> str:
-        """SCL-22: why a schedule that sets no minute fires every minute, as a clause."""
-        return "a minute it does not set matches every minute"
-
-    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
-        """Why an interval restarts with the scheduler, or None when it does not."""
-        return None
-
-    def interval_reset_consequence(self, entry: ScheduleEntry) -> str:
-        return "may never run it at all"
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         """A fixed-minute schedule for an interval of ``seconds``, in its own terms."""

@@ -41,7 +41,7 @@ from jobcheck.guarded import read_text
 from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
-from jobcheck.registry import checked, plugins, semantics
+from jobcheck.registry import checked, plugins, schedule_terms, semantics
 
 if TYPE_CHECKING:
     from jobcheck.project.routing import Routing
@@ -943,7 +943,7 @@ class Project:
         found: list[tuple[FileFacts, ScheduleEntry, Job | None]] = []
         for f, entry in self.schedules():
             job = self.job_named(entry.task_name, entry.target)
-            if job is None and (called := semantics(entry.framework).enqueued_job_name(entry)):
+            if job is None and (called := schedule_terms(entry).enqueued_job_name):
                 job = self.job_named(called)
             delegated = [] if job is not None else self.delegated_jobs(entry)
             found.extend((f, entry, j) for j in delegated or [job])
@@ -1042,7 +1042,7 @@ class Project:
         (Celery names only registered tasks)."""
         if job is not None:
             return job.task.function
-        if not semantics(entry.framework).schedule_names_functions(entry):
+        if not schedule_terms(entry).names_functions:
             return None
         return self.resolve_function(entry.target or entry.task_name)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts import EnqueueSite, FileFacts, Loc, LoopEnqueue, QueueBinding
 from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, is_join, is_none, string
 from jobcheck.project.test_code import is_test_code
-from jobcheck.registry import owner, plugins, semantics
+from jobcheck.registry import owner, plugins, schedule_terms, semantics
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -252,11 +252,7 @@ class Routing:
             if not self.site_names_queue(f, site, job):
                 relies.add(key)
         for f, entry, job in self.project.scheduled_jobs():
-            if (
-                job is None
-                or is_test_code(f)
-                or not semantics(entry.framework).schedule_sends_messages(entry)
-            ):
+            if job is None or is_test_code(f) or not schedule_terms(entry).sends_messages:
                 continue
             key = f"{job.file.path}:{job.task.qualname}"
             sent.add(key)

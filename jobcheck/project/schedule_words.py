@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from jobcheck.facts import ScheduleEntry
-from jobcheck.registry import semantics
+from jobcheck.registry import schedule_terms
 from jobcheck.timing import describe_seconds, shortest_gap
 
 
 def describe(entry: ScheduleEntry) -> str:
     """``beat entry 'cleanup'``, ``APScheduler job 'sync'``..."""
-    return f"{semantics(entry.framework).schedule_kind(entry)} '{short(entry.label)}'"
+    return f"{schedule_terms(entry).kind} '{short(entry.label)}'"
 
 
 def job_label(entry: ScheduleEntry) -> str:

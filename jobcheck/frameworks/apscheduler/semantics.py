@@ -25,6 +25,7 @@ from jobcheck.frameworks.apscheduler.defaults import (
     is_scheduler_class,
 )
 from jobcheck.frameworks.semantics_base import (
+    ScheduleTerms,
     Semantics,
     Words,
     fixed_hours,
@@ -55,8 +56,17 @@ class APSchedulerSemantics(Semantics):
         ),
     )
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "APScheduler job"
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        return "counted from when the scheduler starts (the first run comes one interval later)"
+
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind="APScheduler job",
+            runs_one_at_a_time=_runs_one_at_a_time(entry),
+            start_spread=_start_spread(entry),
+            overlap_note=_overlap_note(entry),
+            minute_zero_note=_minute_zero_note(entry),
+        )
 
     def with_scheduler_defaults(
         self, project: Project, entry: ScheduleEntry
@@ -94,12 +104,6 @@ class APSchedulerSemantics(Semantics):
         extra = tuple((k, v) for k, v in filled.items() if k not in given)
         return replace(entry, options=options + extra)
 
-    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
-        """``max_instances`` (1 unless the job or the scheduler's ``job_defaults`` say
-        otherwise: defaults.JOB_DEFAULTS) runs are allowed at once within a scheduler."""
-        allowed = number(entry.option("max_instances"))
-        return allowed is None or allowed <= 1
-
     def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
         # executors/base.py ``run_job``: an exception is logged ('Job "%s" raised an
         # exception') and sent as EVENT_JOB_ERROR; the job keeps its schedule. No limit:
@@ -126,31 +130,38 @@ class APSchedulerSemantics(Semantics):
 
     reruns_failures = False
 
-    def start_spread(self, entry: ScheduleEntry) -> float | None:
-        return number(entry.option("jitter"))
-
-    def overlap_note(self, entry: ScheduleEntry) -> str:
-        allowed = number(entry.option("max_instances"))
-        if allowed is None or allowed <= 1:
-            return ""
-        return f"; max_instances={allowed:g} lets {allowed:g} runs of it overlap in the scheduler"
-
-    def minute_zero_note(self, entry: ScheduleEntry) -> str:
-        if entry.option(MINUTE_GIVEN) is not None:
-            return ""
-        return "; APScheduler sets minute=0 when hour= or a day is given without minute="
-
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         return f"minute={minute}" if "from_crontab" not in entry.timing.text else None
-
-    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
-        return "counted from when the scheduler starts (the first run comes one interval later)"
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         kind, every_n = fixed_hours(seconds)
         if kind == "daily":
             return '"cron", hour=3, minute=17'
         return f'"cron", hour="*/{every_n}", minute=17' if every_n else '"cron", minute=17'
+
+
+def _runs_one_at_a_time(entry: ScheduleEntry) -> bool:
+    """``max_instances`` (1 unless the job or the scheduler's ``job_defaults`` say
+    otherwise: defaults.JOB_DEFAULTS) runs are allowed at once within a scheduler."""
+    allowed = number(entry.option("max_instances"))
+    return allowed is None or allowed <= 1
+
+
+def _start_spread(entry: ScheduleEntry) -> float | None:
+    return number(entry.option("jitter"))
+
+
+def _overlap_note(entry: ScheduleEntry) -> str:
+    allowed = number(entry.option("max_instances"))
+    if allowed is None or allowed <= 1:
+        return ""
+    return f"; max_instances={allowed:g} lets {allowed:g} runs of it overlap in the scheduler"
+
+
+def _minute_zero_note(entry: ScheduleEntry) -> str:
+    if entry.option(MINUTE_GIVEN) is not None:
+        return ""
+    return "; APScheduler sets minute=0 when hour= or a day is given without minute="
 
 
 SEMANTICS = APSchedulerSemantics()

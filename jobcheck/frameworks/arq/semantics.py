@@ -13,6 +13,7 @@ from jobcheck.facts.values import describe, number, truthy
 from jobcheck.frameworks.arq.defaults import DEFAULT_JOB_TIMEOUT, WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import (
     Check,
+    ScheduleTerms,
     Semantics,
     Words,
     blocking_call_message,
@@ -197,35 +198,15 @@ class ArqSemantics(Semantics):
 
     # -- schedules ----------------------------------------------------------------------
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "arq cron job"
-
-    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
-        return True  # worker.py ``run_cron`` enqueues it
-
-    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
-        return True
-
-    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
-        """worker.py ``run_cron``: a fixed ``job_id`` is enqueued only when no job with that
-        id is queued, running or has a result (``keep_result=0`` for cron jobs); with
-        ``unique=True`` (the default) each slot is enqueued once whatever the number of
-        workers, so two runs overlap only when one outlasts the time between slots, which
-        the job's timeout (the cron's ``timeout``, else the worker's ``job_timeout``, 300 s
-        by default) forbids when it is shorter."""
-        if entry.option("job_id") is not None:
-            return True
-        if entry.option("unique") is not None and truthy(entry.option("unique")) is False:
-            return False
-        timeout = number(entry.option("timeout"))
-        if timeout is None and entry.option("timeout") is None:
-            worker = entry.option("job_timeout")
-            timeout = DEFAULT_JOB_TIMEOUT if worker is None else number(worker)
-        gap = entry.timing.gap
-        return timeout is not None and gap is not None and timeout < gap
-
-    def minute_default_note(self, entry: ScheduleEntry) -> str:
-        return "arq's cron() matches any minute when minute= is not given"  # CRON_DEFAULTS
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind="arq cron job",
+            sends_messages=True,  # worker.py ``run_cron`` enqueues it
+            names_functions=True,
+            runs_one_at_a_time=_runs_one_at_a_time(entry),
+            # CRON_DEFAULTS
+            minute_default_note="arq's cron() matches any minute when minute= is not given",
+        )
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         return f"minute={minute}"
@@ -282,6 +263,25 @@ class ArqSemantics(Semantics):
             "late: the job stays queued while it runs; if its worker dies another runs "
             "it again once the in-progress key expires (the longest job timeout + 10 s)"
         )
+
+
+def _runs_one_at_a_time(entry: ScheduleEntry) -> bool:
+    """worker.py ``run_cron``: a fixed ``job_id`` is enqueued only when no job with that
+    id is queued, running or has a result (``keep_result=0`` for cron jobs); with
+    ``unique=True`` (the default) each slot is enqueued once whatever the number of
+    workers, so two runs overlap only when one outlasts the time between slots, which
+    the job's timeout (the cron's ``timeout``, else the worker's ``job_timeout``, 300 s
+    by default) forbids when it is shorter."""
+    if entry.option("job_id") is not None:
+        return True
+    if entry.option("unique") is not None and truthy(entry.option("unique")) is False:
+        return False
+    timeout = number(entry.option("timeout"))
+    if timeout is None and entry.option("timeout") is None:
+        worker = entry.option("job_timeout")
+        timeout = DEFAULT_JOB_TIMEOUT if worker is None else number(worker)
+    gap = entry.timing.gap
+    return timeout is not None and gap is not None and timeout < gap
 
 
 SEMANTICS = ArqSemantics()

@@ -26,7 +26,7 @@ from jobcheck.facts import SPLAT, TaskDef
 from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
-from jobcheck.frameworks.semantics_base import Check, Semantics, Words, fixed_hours
+from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words, fixed_hours
 from jobcheck.project.contract import describe_dead_letter
 from jobcheck.project.schedule_words import expiry_hint
 
@@ -287,14 +287,22 @@ class CelerySemantics(Semantics):
 
     # -- schedules ------------------------------------------------------------------------
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return _SCHEDULE_KINDS.get(entry.source, "periodic task")
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        if _persistent_beat(project):
+            return None
+        return (
+            "counted from when celery beat starts: a fresh beat (a new container, a lost "
+            "celerybeat-schedule file) starts every interval again"
+        )
 
-    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
-        return True
-
-    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
-        return False
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind=_schedule_kind(entry),
+            sends_messages=True,
+            names_functions=False,
+            # celery/schedules.py ``crontab.__init__(minute='*', hour='*', ...)``.
+            minute_default_note="Celery's crontab defaults every field to '*'",
+        )
 
     def schedule_without_expiry(
         self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
@@ -303,18 +311,6 @@ class CelerySemantics(Semantics):
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         return f"minute={minute}" if entry.timing.text.startswith("crontab(") else None
-
-    def minute_default_note(self, entry: ScheduleEntry) -> str:
-        # celery/schedules.py ``crontab.__init__(minute='*', hour='*', ...)``.
-        return "Celery's crontab defaults every field to '*'"
-
-    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
-        if _persistent_beat(project):
-            return None
-        return (
-            "counted from when celery beat starts: a fresh beat (a new container, a lost "
-            "celerybeat-schedule file) starts every interval again"
-        )
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         kind, every_n = fixed_hours(seconds)
@@ -373,6 +369,10 @@ class CelerySemantics(Semantics):
         # celery/app/task.py ``_get_app``: ``for attr_name, config_name in
         # cls.from_config: if getattr(cls, attr_name, None) is None: setattr(...)``.
         return key in GLOBAL_TASK_SETTINGS
+
+
+def _schedule_kind(entry: ScheduleEntry) -> str:
+    return _SCHEDULE_KINDS.get(entry.source, "periodic task")
 
 
 # Celery beat schedulers that keep each entry's last run in a database or Redis

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from jobcheck.commandline import programs
 from jobcheck.facts.values import number, string
 from jobcheck.frameworks.semantics_base import (
+    ScheduleTerms,
     Semantics,
     Words,
     fixed_minute_expression,
@@ -175,29 +176,17 @@ class CrontabSemantics(Semantics):
         single_run_advice="; or wrap the crontab line's command in flock -n",
     )
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "crontab line"
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind="crontab line",
+            runs_one_at_a_time=_runs_one_at_a_time(entry),
+            enqueued_job_name=_enqueued_job_name(entry),
+            time_zone=_time_zone(entry),
+            minute_zero_note=_minute_zero_note(entry),
+            unguarded=_unguarded_schedule(entry),
+        )
 
     schedule_guard_noun = "a flock wrapper on the line"
-
-    def enqueued_job_name(self, entry: ScheduleEntry) -> str | None:
-        return enqueued_task(entry.command)
-
-    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
-        # A lock wrapper serialises the runs: with -n the next run is skipped, without it
-        # the next run waits for the lock (no overlap either way). A line that only
-        # enqueues a task ends at once.
-        return entry.option("lock") is not None or enqueued_task(entry.target_text) is not None
-
-    def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
-        if _every_program(entry, _runs_alone):
-            return None  # logrotate's state lock; 'nginx -s reload' on each host is meant
-        return (
-            f"crontab line '{_shown(entry)}' runs with no lock: cron starts each run at its "
-            "time whether or not the last one finished (and every host with this crontab "
-            "runs it); wrap the command in 'flock -n /tmp/<name>.lock <command>' so a run "
-            "that finds the lock held is skipped"
-        )
 
     def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
         if enqueued_task(entry.target_text) is not None:
@@ -213,21 +202,45 @@ class CrontabSemantics(Semantics):
             "lock": lock if lock else "no (no flock/run-one wrapper)",
         }
 
-    def time_zone(self, entry: ScheduleEntry) -> str | None:
-        return string(entry.option(SCHEDULE_ZONE_VARIABLE))
-
-    def minute_zero_note(self, entry: ScheduleEntry) -> str:
-        text = entry.timing.text.strip()
-        if text.startswith("@") and text in MACROS:
-            return f"; {text} is '{MACROS[text]}'"
-        return ""
-
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         expression = with_minute(entry, minute)
         return f"{expression} <command>" if expression else None
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         return f"{fixed_minute_expression(seconds)} <command>"
+
+
+def _enqueued_job_name(entry: ScheduleEntry) -> str | None:
+    return enqueued_task(entry.command)
+
+
+def _runs_one_at_a_time(entry: ScheduleEntry) -> bool:
+    # A lock wrapper serialises the runs: with -n the next run is skipped, without it
+    # the next run waits for the lock (no overlap either way). A line that only
+    # enqueues a task ends at once.
+    return entry.option("lock") is not None or enqueued_task(entry.target_text) is not None
+
+
+def _unguarded_schedule(entry: ScheduleEntry) -> str | None:
+    if _every_program(entry, _runs_alone):
+        return None  # logrotate's state lock; 'nginx -s reload' on each host is meant
+    return (
+        f"crontab line '{_shown(entry)}' runs with no lock: cron starts each run at its "
+        "time whether or not the last one finished (and every host with this crontab "
+        "runs it); wrap the command in 'flock -n /tmp/<name>.lock <command>' so a run "
+        "that finds the lock held is skipped"
+    )
+
+
+def _time_zone(entry: ScheduleEntry) -> str | None:
+    return string(entry.option(SCHEDULE_ZONE_VARIABLE))
+
+
+def _minute_zero_note(entry: ScheduleEntry) -> str:
+    text = entry.timing.text.strip()
+    if text.startswith("@") and text in MACROS:
+        return f"; {text} is '{MACROS[text]}'"
+    return ""
 
 
 SEMANTICS = CrontabSemantics()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_none
 from jobcheck.frameworks.dramatiq import checks, contract
-from jobcheck.frameworks.semantics_base import Check, Semantics, Words
+from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 
@@ -132,8 +132,10 @@ class DramatiqSemantics(Semantics):
     def retries(self, project: Project, job: Job) -> Retries:
         return contract.retries(project, job)
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "periodiq actor"
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind="periodiq actor",
+        )
 
     def enqueue_instead(self, name: str) -> str:
         # dramatiq/actor.py Actor.__call__: "Synchronously call this actor" (self.fn).

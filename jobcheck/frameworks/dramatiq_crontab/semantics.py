@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_none
-from jobcheck.frameworks.semantics_base import Check, Semantics
+from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics
 
 if TYPE_CHECKING:
     from jobcheck.facts import FileFacts, ScheduleEntry
@@ -53,18 +53,21 @@ class DramatiqCrontabSemantics(Semantics):
     title = "dramatiq-crontab"
     scheduler_noun = "a dramatiq-crontab scheduler"
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "dramatiq-crontab schedule"
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        if entry.source != "interval":
+            return None
+        return (
+            "counted from when the crontab management command starts (an APScheduler "
+            "IntervalTrigger held in memory)"
+        )
 
-    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
-        return True  # ``actor.send`` from the scheduler
-
-    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
-        return False  # the decorated function is the actor
-
-    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
-        # An entry dramatiq-crontab refuses (``invalid``) never runs, so never twice.
-        return entry.option("invalid") is not None
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind="dramatiq-crontab schedule",
+            sends_messages=True,  # ``actor.send`` from the scheduler
+            names_functions=False,  # the decorated function is the actor
+            runs_one_at_a_time=_runs_one_at_a_time(entry),
+        )
 
     def schedule_without_expiry(
         self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
@@ -92,13 +95,10 @@ class DramatiqCrontabSemantics(Semantics):
             f"the time between two runs{within}",
         )
 
-    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
-        if entry.source != "interval":
-            return None
-        return (
-            "counted from when the crontab management command starts (an APScheduler "
-            "IntervalTrigger held in memory)"
-        )
+
+def _runs_one_at_a_time(entry: ScheduleEntry) -> bool:
+    # An entry dramatiq-crontab refuses (``invalid``) never runs, so never twice.
+    return entry.option("invalid") is not None
 
 
 def _global_age_limit(project: Project) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, is_none, number
-from jobcheck.frameworks.semantics_base import Check, Semantics, Words, fixed_hours
+from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words, fixed_hours
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
@@ -301,14 +301,14 @@ class HueySemantics(Semantics):
 
     # -- schedules ----------------------------------------------------------------------
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "Huey periodic task"
-
-    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
-        return True  # the consumer enqueues it (PERIODIC_SECONDS)
-
-    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
-        return False  # the decorated function is the task
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind="Huey periodic task",
+            sends_messages=True,  # the consumer enqueues it (PERIODIC_SECONDS)
+            names_functions=False,  # the decorated function is the task
+            # CRONTAB_FIELD_DEFAULT
+            minute_default_note="Huey's crontab() defaults every field to '*'",
+        )
 
     def schedule_without_expiry(
         self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
@@ -316,9 +316,6 @@ class HueySemantics(Semantics):
         from jobcheck.frameworks.huey import checks
 
         return checks.periodic_without_expiry(check, f, entry, job)
-
-    def minute_default_note(self, entry: ScheduleEntry) -> str:
-        return "Huey's crontab() defaults every field to '*'"  # CRONTAB_FIELD_DEFAULT
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         return f"minute='{minute}'"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import Const, Opaque, string
 from jobcheck.frameworks.crontab.semantics import enqueued_task
 from jobcheck.frameworks.semantics_base import (
+    ScheduleTerms,
     Semantics,
     Words,
     fixed_minute_expression,
@@ -109,8 +110,15 @@ class KubernetesSemantics(Semantics):
         single_run_advice="; or set concurrencyPolicy: Forbid on the CronJob",
     )
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "CronJob"
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind="CronJob",
+            runs_one_at_a_time=_runs_one_at_a_time(entry),
+            enqueued_job_name=_enqueued_job_name(entry),
+            time_zone=_time_zone(entry),
+            minute_zero_note=_minute_zero_note(entry),
+            unguarded=_unguarded_schedule(entry),
+        )
 
     def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
         """defaults.go: no activeDeadlineSeconds, backoffLimit 6; the Job controller
@@ -142,32 +150,10 @@ class KubernetesSemantics(Semantics):
             else "no: concurrencyPolicy Allow (the default)",
         }
 
-    def time_zone(self, entry: ScheduleEntry) -> str | None:
-        # types.go ``timeZone``: without it, the kube-controller-manager's own zone.
-        return string(entry.option("timeZone"))
-
     schedule_guard_noun = "the CronJob's concurrencyPolicy"
-
-    def enqueued_job_name(self, entry: ScheduleEntry) -> str | None:
-        return enqueued_task(entry.command)
 
     def rerun_cause(self, job: Job | None) -> str:
         return "a pod that backoffLimit runs again after a failure"
-
-    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
-        policy = entry.option("concurrencyPolicy")
-        if enqueued_task(entry.command) is not None:
-            return True  # its pod only enqueues a task and exits
-        return isinstance(policy, Opaque) or string(policy) in GUARDING_POLICIES
-
-    def unguarded_schedule(self, entry: ScheduleEntry) -> str | None:
-        policy = string(entry.option("concurrencyPolicy")) or "Allow"
-        default = " (the default)" if entry.option("concurrencyPolicy") is None else ""
-        return (
-            f"CronJob '{entry.label}' runs with concurrencyPolicy {policy}{default}: a run "
-            "that outlasts its interval, or a late start, overlaps the next and both do the "
-            "work; set concurrencyPolicy: Forbid (Replace cuts the running one short)"
-        )
 
     def schedule_without_expiry(
         self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
@@ -184,18 +170,45 @@ class KubernetesSemantics(Semantics):
             "still be useful (e.g. 300)",
         )
 
-    def minute_zero_note(self, entry: ScheduleEntry) -> str:
-        text = entry.timing.text.strip()
-        if text.startswith("@"):
-            return f"; {text} is '{' '.join(f or '*' for f in entry.timing.fields or ())}'"
-        return ""
-
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         expression = with_minute(entry, minute)
         return f'schedule: "{expression}"' if expression else None
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         return f'schedule: "{fixed_minute_expression(seconds)}"'
+
+
+def _time_zone(entry: ScheduleEntry) -> str | None:
+    # types.go ``timeZone``: without it, the kube-controller-manager's own zone.
+    return string(entry.option("timeZone"))
+
+
+def _enqueued_job_name(entry: ScheduleEntry) -> str | None:
+    return enqueued_task(entry.command)
+
+
+def _runs_one_at_a_time(entry: ScheduleEntry) -> bool:
+    policy = entry.option("concurrencyPolicy")
+    if enqueued_task(entry.command) is not None:
+        return True  # its pod only enqueues a task and exits
+    return isinstance(policy, Opaque) or string(policy) in GUARDING_POLICIES
+
+
+def _unguarded_schedule(entry: ScheduleEntry) -> str | None:
+    policy = string(entry.option("concurrencyPolicy")) or "Allow"
+    default = " (the default)" if entry.option("concurrencyPolicy") is None else ""
+    return (
+        f"CronJob '{entry.label}' runs with concurrencyPolicy {policy}{default}: a run "
+        "that outlasts its interval, or a late start, overlaps the next and both do the "
+        "work; set concurrencyPolicy: Forbid (Replace cuts the running one short)"
+    )
+
+
+def _minute_zero_note(entry: ScheduleEntry) -> str:
+    text = entry.timing.text.strip()
+    if text.startswith("@"):
+        return f"; {text} is '{' '.join(f or '*' for f in entry.timing.fields or ())}'"
+    return ""
 
 
 SEMANTICS = KubernetesSemantics()

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, is_none, string
 from jobcheck.frameworks.rq import checks, contract
-from jobcheck.frameworks.semantics_base import Check, Semantics, Words
+from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words
 from jobcheck.project.contract import Retries, TimeLimit
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
@@ -184,18 +184,16 @@ class RQSemantics(Semantics):
 
     # -- schedules ----------------------------------------------------------------------------
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return _SCHEDULE_KINDS.get((entry.framework, entry.source), "RQ scheduled job")
-
     def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
         if entry.framework == "rq-cron":
             return "counted from when RQ's cron scheduler starts (it runs the job at start-up)"
         return None  # rq-scheduler keeps the next run time in Redis
 
-    def interval_reset_consequence(self, entry: ScheduleEntry) -> str:
-        if entry.framework == "rq-cron":
-            return "runs it at every deploy instead of on its schedule"
-        return super().interval_reset_consequence(entry)
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind=_schedule_kind(entry),
+            interval_reset_consequence=_interval_reset_consequence(entry),
+        )
 
     def enqueue_instead(self, name: str) -> str:
         # An RQ job is a plain function (django_rq's @job adds .delay and keeps __call__).
@@ -239,6 +237,16 @@ class RQSemantics(Semantics):
 
     def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
         return contract.plain_functions(project)
+
+
+def _schedule_kind(entry: ScheduleEntry) -> str:
+    return _SCHEDULE_KINDS.get((entry.framework, entry.source), "RQ scheduled job")
+
+
+def _interval_reset_consequence(entry: ScheduleEntry) -> str:
+    if entry.framework == "rq-cron":
+        return "runs it at every deploy instead of on its schedule"
+    return ScheduleTerms().interval_reset_consequence
 
 
 DEDUPLICATED = "jobcheck_deduplicated"

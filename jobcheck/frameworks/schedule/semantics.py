@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.frameworks.semantics_base import Semantics, Words, started_scheduler_module
+from jobcheck.frameworks.semantics_base import (
+    ScheduleTerms,
+    Semantics,
+    Words,
+    started_scheduler_module,
+)
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -32,11 +37,14 @@ class ScheduleLibrarySemantics(Semantics):
         ),
     )
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "schedule job"
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        return "counted from when the process starts (the first run comes one interval later)"
 
-    def runs_one_at_a_time(self, entry: ScheduleEntry) -> bool:
-        return True
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind="schedule job",
+            runs_one_at_a_time=True,
+        )
 
     def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
         # schedule/__init__.py ``Job.run`` calls ``job_func()`` with no try: an exception
@@ -60,9 +68,6 @@ class ScheduleLibrarySemantics(Semantics):
         fields = entry.timing.fields
         hour = fields[1] if fields and fields[1] not in (None, "*") else None
         return f'.at("{int(hour):02d}:{minute:02d}")' if hour else f'.at(":{minute:02d}")'
-
-    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
-        return "counted from when the process starts (the first run comes one interval later)"
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         return 'every().day.at("03:17")' if seconds / 3600 >= 24 else 'every().hour.at(":17")'

@@ -12,7 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jobcheck.frameworks.semantics_base import Semantics, Words, fixed_minute_expression
+from jobcheck.frameworks.semantics_base import (
+    ScheduleTerms,
+    Semantics,
+    Words,
+    fixed_minute_expression,
+)
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, SIDEKIQ_DEAD_SET_TOKEN
 
 if TYPE_CHECKING:
@@ -206,22 +211,29 @@ class SidekiqSemantics(Semantics):
 
         return contract.unique_lock(project, job) is not None
 
-    def overlap_causes(self, entry: ScheduleEntry) -> str:
-        """sidekiq-cron and sidekiq-scheduler enqueue each tick once across processes
-        (SCHEDULER_DEDUPES), but do not wait for the last run; whenever writes the crontab
-        of every server it is deployed to (WHENEVER_DEDUPES)."""
-        if entry.framework in ("sidekiq-cron", "sidekiq-scheduler"):
+    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
+        """sidekiq-scheduler runs ``every:`` and ``interval:`` entries as rufus-scheduler
+        every-jobs, and rufus counts an every-job from when its scheduler starts unless
+        ``first_at:`` pins it (rufus-scheduler lib/rufus/scheduler/jobs_repeat.rb
+        ``EveryJob``): each restart of the Sidekiq processes restarts the clock."""
+        if entry.framework == "sidekiq-scheduler":
             return (
-                "a run outlasts the interval (the scheduler enqueues each tick once, but "
-                "does not wait for the last run to end), or a retry of a failed run meets "
-                "the next tick"
+                "which sidekiq-scheduler hands to rufus-scheduler, counted from when the "
+                "Sidekiq process starts (the first run comes one interval later)"
             )
-        if entry.framework == "whenever":
-            return (
-                "a run outlasts the interval, or the crontab whenever writes is installed "
-                "on more than one server"
-            )
-        return "a run outlasts the interval, or a second process runs the scheduler"
+        if entry.framework == "rufus":
+            return "counted by rufus-scheduler from when the process starts"
+        return None
+
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind=_schedule_kind(entry),
+            sends_messages=_schedule_sends_messages(entry),
+            names_functions=False,  # a class name, not a function
+            time_zone=_time_zone(entry),
+            overlap_causes=_overlap_causes(entry),
+            minute_zero_note=_minute_zero_note(entry),
+        )
 
     def display_name(self, job: Job) -> str:
         return job.task.name
@@ -269,43 +281,10 @@ class SidekiqSemantics(Semantics):
 
     # -- schedules -----------------------------------------------------------------------------
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return SCHEDULE_KINDS.get(entry.framework, "scheduled job")
-
-    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
-        return entry.framework in ("sidekiq-cron", "sidekiq-scheduler")
-
-    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
-        return False  # a class name, not a function
-
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         from jobcheck.frameworks.sidekiq import schedules
 
         return schedules.minute_hint(entry, minute)
-
-    def minute_zero_note(self, entry: ScheduleEntry) -> str:
-        from jobcheck.frameworks.sidekiq import schedules
-
-        return schedules.minute_zero_note(entry)
-
-    def time_zone(self, entry: ScheduleEntry) -> str | None:
-        from jobcheck.frameworks.sidekiq import schedules
-
-        return schedules.time_zone(entry)
-
-    def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
-        """sidekiq-scheduler runs ``every:`` and ``interval:`` entries as rufus-scheduler
-        every-jobs, and rufus counts an every-job from when its scheduler starts unless
-        ``first_at:`` pins it (rufus-scheduler lib/rufus/scheduler/jobs_repeat.rb
-        ``EveryJob``): each restart of the Sidekiq processes restarts the clock."""
-        if entry.framework == "sidekiq-scheduler":
-            return (
-                "which sidekiq-scheduler hands to rufus-scheduler, counted from when the "
-                "Sidekiq process starts (the first run comes one interval later)"
-            )
-        if entry.framework == "rufus":
-            return "counted by rufus-scheduler from when the process starts"
-        return None
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         expression = fixed_minute_expression(seconds)
@@ -344,6 +323,44 @@ class SidekiqSemantics(Semantics):
             f"loses it, a graceful stop pushes it back after {defaults.SHUTDOWN_TIMEOUT_SECONDS} s "
             "(Sidekiq Pro's super_fetch recovers lost jobs)"
         )
+
+
+def _overlap_causes(entry: ScheduleEntry) -> str:
+    """sidekiq-cron and sidekiq-scheduler enqueue each tick once across processes
+    (SCHEDULER_DEDUPES), but do not wait for the last run; whenever writes the crontab
+    of every server it is deployed to (WHENEVER_DEDUPES)."""
+    if entry.framework in ("sidekiq-cron", "sidekiq-scheduler"):
+        return (
+            "a run outlasts the interval (the scheduler enqueues each tick once, but "
+            "does not wait for the last run to end), or a retry of a failed run meets "
+            "the next tick"
+        )
+    if entry.framework == "whenever":
+        return (
+            "a run outlasts the interval, or the crontab whenever writes is installed "
+            "on more than one server"
+        )
+    return "a run outlasts the interval, or a second process runs the scheduler"
+
+
+def _schedule_kind(entry: ScheduleEntry) -> str:
+    return SCHEDULE_KINDS.get(entry.framework, "scheduled job")
+
+
+def _schedule_sends_messages(entry: ScheduleEntry) -> bool:
+    return entry.framework in ("sidekiq-cron", "sidekiq-scheduler")
+
+
+def _minute_zero_note(entry: ScheduleEntry) -> str:
+    from jobcheck.frameworks.sidekiq import schedules
+
+    return schedules.minute_zero_note(entry)
+
+
+def _time_zone(entry: ScheduleEntry) -> str | None:
+    from jobcheck.frameworks.sidekiq import schedules
+
+    return schedules.time_zone(entry)
 
 
 # The commit callback that runs after the transaction a save or destroy callback runs in

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import describe, number
 from jobcheck.frameworks.semantics_base import (
     Check,
+    ScheduleTerms,
     Semantics,
     Words,
     blocking_call_message,
@@ -278,14 +279,12 @@ class TaskiqSemantics(Semantics):
 
     # -- schedules ----------------------------------------------------------------------
 
-    def schedule_kind(self, entry: ScheduleEntry) -> str:
-        return "taskiq schedule"
-
-    def schedule_sends_messages(self, entry: ScheduleEntry) -> bool:
-        return True  # the scheduler process kicks the task
-
-    def schedule_names_functions(self, entry: ScheduleEntry) -> bool:
-        return False
+    def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
+        return ScheduleTerms(
+            kind="taskiq schedule",
+            sends_messages=True,  # the scheduler process kicks the task
+            names_functions=False,
+        )
 
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         return f'{{"cron": "{fixed_minute_expression(seconds)}"}}'
