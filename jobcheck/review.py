@@ -63,7 +63,7 @@ def contracts(project: Project, options: Options) -> list[Contract]:
             **_promises(project, job),
             schedule="; ".join(dict.fromkeys(schedules.get(job.task.function or "", []))) or "-",
             lock=_lock(locks, job),
-            delivery=semantics(job.framework).delivery(project, job),
+            delivery=semantics(job.framework).delivery(project, job).words,
         )
         for job in project.jobs
         if not is_test_code(job.file)  # jobs of the test suite run nowhere in production

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from jobcheck.checks.scl18_missing_time_limit import MissingTimeLimit
 from jobcheck.checks.scl34_no_dead_letter import NoDeadLetter
+from jobcheck.checks.scl18_time_limit_exceeds_visibility import TimeLimitExceedsVisibility
 from jobcheck.checks.scl34_unbounded_retries import UnboundedRetries
 from jobcheck.cli import cli
 from jobcheck.config import Options
@@ -192,3 +193,30 @@ def test_celery_no_dead_letter_fires_exactly_when_a_task_keeps_nothing(case: Pat
     for job in tasks:
         dead = celery_contract.dead_letter(project, job)
         assert (describe_dead_letter(dead) == "none found") == (not dead.kept)
+
+
+def _celery_cases() -> list[Path]:
+    return [
+        case
+        for case in fixture_cases()
+        if any(b"celery" in path.read_bytes() for path in case.rglob("*.py") if path.is_file())
+    ]
+
+
+@pytest.mark.parametrize("case", _celery_cases(), ids=case_id)
+def test_visibility_findings_name_only_tasks_review_calls_late(case: Path) -> None:
+    """Celery's delivery: ``time-limit-exceeds-visibility`` names a task only when its
+    contract's delivery is late (an ``acks_late`` jobcheck cannot read is neither), and
+    ``jobs`` starts the delivery line with "late", "early" or "unknown" as the contract
+    says."""
+    project, options = _project(case)
+    check = TimeLimitExceedsVisibility(project, options)
+    reported = " ".join(f.message for f in check.run({"time-limit-exceeds-visibility"}))
+    for job in project.jobs:
+        if job.framework != "celery" or is_test_code(job.file):
+            continue
+        delivery = celery_contract.delivery(project, job)
+        if f"Celery task '{job.task.name}':" in reported:
+            assert delivery.late is True, job.task.qualname
+        state = {True: "late", False: "early", None: "unknown"}[delivery.late]
+        assert delivery.words.startswith(state), delivery.words

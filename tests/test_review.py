@@ -214,6 +214,12 @@ DELIVERY_CASES = {
         "after the visibility timeout, 3600 s (the redis transport's default); "
         "a killed child process's run is requeued",
     ),
+    # A value jobcheck cannot read is not Celery's default (it said "early" before).
+    "celery_unknown.py": (
+        "import os\nfrom celery import Celery\napp = Celery('s', broker='redis://r')\n\n"
+        "@app.task(acks_late=os.environ.get('LATE') == '1')\ndef ping():\n    pass\n",
+        "unknown (acks_late=",
+    ),
     "rq_job.py": (
         "from redis import Redis\nfrom rq import Queue\nq = Queue(connection=Redis())\n\n"
         "def ping():\n    pass\n\ndef send():\n    q.enqueue(ping)\n",

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry, TaskDef
     from jobcheck.facts.values import CallV, Value
     from jobcheck.findings import Finding, Fix, Related
-    from jobcheck.project.contract import Retries, TimeLimit
+    from jobcheck.project.contract import Delivery, Retries, TimeLimit
     from jobcheck.project.model import Job, Project, Resolved
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
@@ -570,10 +570,12 @@ class Semantics:
         """Whether a job option set to None takes the global setting's value."""
         return False
 
-    def delivery(self, project: Project, job: Job) -> str:
+    def delivery(self, project: Project, job: Job) -> Delivery:
         """When the job's message is acknowledged and what a worker lost mid-run does to
-        it (late ack, visibility timeout, redelivery), in words."""
-        return "unknown"
+        it (late ack, visibility timeout, redelivery)."""
+        from jobcheck.project.contract import Delivery
+
+        return Delivery("unknown")
 
     def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
         """Contracts of jobs that are plain functions enqueued by reference (RQ)."""

@@ -178,6 +178,19 @@ class DeadLetter:
         return bool(self.kept_in or self.recorded_by)
 
 
+@dataclass(frozen=True)
+class Delivery:
+    """When a job's message is acknowledged, and what a worker lost mid-run does to it."""
+
+    words: str
+    """The ``delivery`` line of ``jobcheck jobs``
+    (``late (acks_late, task): a lost worker's job is redelivered ...``)."""
+    late: bool | None = None
+    """Whether the message is acknowledged only after the run, so a lost worker's job
+    runs again (and, on Redis or SQS, one that outlasts the visibility timeout); None
+    when the project does not show it."""
+
+
 def describe_dead_letter(dead: DeadLetter) -> str:
     """The ``dead letter`` line of ``jobcheck jobs``."""
     if dead.recorded_by and dead.lost:

@@ -20,7 +20,7 @@ from jobcheck.frameworks.semantics_base import (
     catches_cancellation,
     fixed_hours,
 )
-from jobcheck.project.contract import describe_dead_letter
+from jobcheck.project.contract import Delivery, describe_dead_letter
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
@@ -256,12 +256,13 @@ class ArqSemantics(Semantics):
             "dead_letter": describe_dead_letter(checks.dead_letter(project, job)),
         }
 
-    def delivery(self, project: Project, job: Job) -> str:
+    def delivery(self, project: Project, job: Job) -> Delivery:
         # arq/worker.py: the job stays in the queue while it runs, marked by an
         # in-progress key of ``max(job timeouts) + 10`` s (``in_progress_timeout_s``).
-        return (
+        return Delivery(
             "late: the job stays queued while it runs; if its worker dies another runs "
-            "it again once the in-progress key expires (the longest job timeout + 10 s)"
+            "it again once the in-progress key expires (the longest job timeout + 10 s)",
+            late=True,
         )
 
 

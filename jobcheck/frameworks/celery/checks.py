@@ -136,8 +136,7 @@ def time_limit_exceeds_visibility(check: Check) -> Iterator[Finding]:
     for job in check.project.jobs:
         if job.framework != NAME:
             continue
-        acks_late = check.project.option(job, "acks_late")
-        if not truthy(acks_late.value):
+        if contract.delivery(check.project, job).late is not True:
             # With early acknowledgement (Celery's default) the message is acked
             # when the task starts, so a long run is never redelivered.
             continue

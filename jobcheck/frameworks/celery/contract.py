@@ -22,7 +22,7 @@ from jobcheck.facts.values import (
     string,
     truthy,
 )
-from jobcheck.project.contract import DeadLetter, Origin, Retries, Seconds, TimeLimit
+from jobcheck.project.contract import DeadLetter, Delivery, Origin, Retries, Seconds, TimeLimit
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project, Resolved
@@ -355,17 +355,16 @@ def runs_again(project: Project, job: Job) -> bool:
     early (the default) with no retries, a started task is never run again: the message
     is acked as the pool accepts it (celery/worker/request.py ``Request.on_accepted``
     and ``execute``: ``if not self.task.acks_late: self.acknowledge()``), so a lost run
-    is lost, not repeated."""
+    is lost, not repeated. An ``acks_late`` jobcheck cannot read may be true."""
     if project.option(job, "autoretry_for").is_set:
         return True
     function = project.function(job.task.function)
     if function is None or function.retry_calls:
         return True
-    late = project.option(job, "acks_late")
-    return late.is_set and truthy(late.value) is not False
+    return delivery(project, job).late is not False
 
 
-def delivery(project: Project, job: Job) -> str:
+def delivery(project: Project, job: Job) -> Delivery:
     """When the task's message is acknowledged, and what a lost worker does to it.
 
     ``acks_late=Option(False)`` (celery/app/defaults.py): acked as the task starts. With
@@ -375,14 +374,32 @@ def delivery(project: Project, job: Job) -> str:
     once the visibility timeout has passed.
     """
     late = project.option(job, "acks_late")
-    if not (late.is_set and truthy(late.value)):
-        origin = f"acks_late=False, {_source(late)}" if late.is_set else "Celery's default"
-        return f"early ({origin}): acked as it starts; a worker lost mid-run loses the job"
+    if not late.is_set:
+        return Delivery(
+            "early (Celery's default): acked as it starts; a worker lost mid-run loses the job",
+            late=False,
+        )
+    acked_late = truthy(late.value)
+    if acked_late is None:
+        return Delivery(
+            f"unknown (acks_late={describe(late.value)}, {_source(late)}): acked as it "
+            "starts if false, after it ends (a lost worker's job redelivered) if true",
+            late=None,
+        )
+    if not acked_late:
+        return Delivery(
+            f"early (acks_late=False, {_source(late)}): acked as it starts; a worker lost "
+            "mid-run loses the job",
+            late=False,
+        )
     text = f"late (acks_late, {_source(late)}): a lost worker's job is redelivered"
     visibility = visibility_timeout(project)
     if visibility is not None:
         text += f" after the visibility timeout, {visibility[0]:g} s ({visibility[1]})"
     lost = project.option(job, "reject_on_worker_lost")
     if lost.is_set and truthy(lost.value):
-        return text + "; a killed child process's run is requeued (reject_on_worker_lost)"
-    return text + "; a killed child process's run is acked, not retried"
+        return Delivery(
+            text + "; a killed child process's run is requeued (reject_on_worker_lost)",
+            late=True,
+        )
+    return Delivery(text + "; a killed child process's run is acked, not retried", late=True)

@@ -27,7 +27,7 @@ from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words, fixed_hours
-from jobcheck.project.contract import describe_dead_letter
+from jobcheck.project.contract import Delivery, describe_dead_letter
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
@@ -348,7 +348,7 @@ class CelerySemantics(Semantics):
             "dead_letter": describe_dead_letter(contract.dead_letter(project, job)),
         }
 
-    def delivery(self, project: Project, job: Job) -> str:
+    def delivery(self, project: Project, job: Job) -> Delivery:
         return contract.delivery(project, job)
 
     def runs_again(self, project: Project, job: Job) -> bool:

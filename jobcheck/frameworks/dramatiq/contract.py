@@ -12,7 +12,7 @@ from jobcheck.frameworks.dramatiq.companions import (
     broker_class,
     broker_middleware,
 )
-from jobcheck.project.contract import Origin, Retries, Seconds, TimeLimit
+from jobcheck.project.contract import Delivery, Origin, Retries, Seconds, TimeLimit
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project
@@ -104,13 +104,14 @@ _REDELIVERY = {
 }
 
 
-def delivery(project: Project) -> str:
+def delivery(project: Project) -> Delivery:
     """Dramatiq acks a message after the actor returns, on either broker."""
     brokers = {name for _, config in project.configs(NAME) if (name := broker_class(config))}
     known = sorted(brokers & _REDELIVERY.keys())
     if len(known) == 1:
-        return f"late: acked after the actor returns; {_REDELIVERY[known[0]]}"
-    return (
+        return Delivery(f"late: acked after the actor returns; {_REDELIVERY[known[0]]}", True)
+    return Delivery(
         "late: acked after the actor returns; the broker redelivers a lost worker's "
-        "messages (RabbitMQ at once, Redis after 60 s without a heartbeat)"
+        "messages (RabbitMQ at once, Redis after 60 s without a heartbeat)",
+        late=True,
     )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import is_none
 from jobcheck.frameworks.dramatiq import checks, contract
 from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words
+from jobcheck.project.contract import Delivery
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 
@@ -149,7 +150,7 @@ class DramatiqSemantics(Semantics):
             "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)" if retrying else "none",
         }
 
-    def delivery(self, project: Project, job: Job) -> str:
+    def delivery(self, project: Project, job: Job) -> Delivery:
         return contract.delivery(project)
 
 

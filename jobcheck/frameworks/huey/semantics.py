@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, is_none, number
 from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words, fixed_hours
+from jobcheck.project.contract import Delivery
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
@@ -368,12 +369,13 @@ class HueySemantics(Semantics):
             "dead_letter": "none (Huey keeps no failed tasks)",
         }
 
-    def delivery(self, project: Project, job: Job) -> str:
+    def delivery(self, project: Project, job: Job) -> Delivery:
         # huey/storage.py ``RedisStorage.dequeue``: ``brpop``/``rpop`` take the message
         # off the queue before the task runs; nothing puts it back.
-        return (
+        return Delivery(
             "early: the consumer takes the task off the queue before running it; a "
-            "consumer killed mid-run loses it"
+            "consumer killed mid-run loses it",
+            late=False,
         )
 
 

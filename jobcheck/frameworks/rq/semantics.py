@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import CallV, is_none, string
 from jobcheck.frameworks.rq import checks, contract
 from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words
-from jobcheck.project.contract import Retries, TimeLimit
+from jobcheck.project.contract import Delivery, Retries, TimeLimit
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 
@@ -208,8 +208,10 @@ class RQSemantics(Semantics):
             "dead_letter": "failed job registry (RQ)",
         }
 
-    def delivery(self, project: Project, job: Job) -> str:
-        return contract.DELIVERY
+    def delivery(self, project: Project, job: Job) -> Delivery:
+        # Taken off the queue as it starts (rq/queue.py ``dequeue_any``: ``lpop``); a
+        # dead worker's job is failed, run again only by a Retry (rq/registry.py).
+        return Delivery(contract.DELIVERY, late=False)
 
     def schedule_time_limit(
         self, project: Project, entry: ScheduleEntry, job: Job | None

@@ -18,6 +18,7 @@ from jobcheck.frameworks.semantics_base import (
     Words,
     fixed_minute_expression,
 )
+from jobcheck.project.contract import Delivery
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, SIDEKIQ_DEAD_SET_TOKEN
 
 if TYPE_CHECKING:
@@ -315,13 +316,14 @@ class SidekiqSemantics(Semantics):
 
         return contract.NO_TIME_LIMIT
 
-    def delivery(self, project: Project, job: Job) -> str:
+    def delivery(self, project: Project, job: Job) -> Delivery:
         from jobcheck.frameworks.sidekiq import defaults
 
-        return (
+        return Delivery(
             f"early: BasicFetch pops the job; a process killed mid-run (OOM, SIGKILL) "
             f"loses it, a graceful stop pushes it back after {defaults.SHUTDOWN_TIMEOUT_SECONDS} s "
-            "(Sidekiq Pro's super_fetch recovers lost jobs)"
+            "(Sidekiq Pro's super_fetch recovers lost jobs)",
+            late=False,
         )
 
 

@@ -20,6 +20,7 @@ from jobcheck.frameworks.semantics_base import (
     catches_cancellation,
     fixed_minute_expression,
 )
+from jobcheck.project.contract import Delivery
 
 if TYPE_CHECKING:
     from jobcheck.facts import FrameworkConfig, ScheduleEntry
@@ -329,7 +330,7 @@ class TaskiqSemantics(Semantics):
             backoff = "none: sent again at once" if simple else "SmartRetryMiddleware delay"
         return retries, backoff
 
-    def delivery(self, project: Project, job: Job) -> str:
+    def delivery(self, project: Project, job: Job) -> Delivery:
         return taskiq_delivery(project, job)
 
 
@@ -345,13 +346,17 @@ _BROKER_REDELIVERY = {
 }
 
 
-def taskiq_delivery(project: Project, job: Job) -> str:
+def taskiq_delivery(project: Project, job: Job) -> Delivery:
     label = job.task.option("ack_type")
     when = describe(label) if label is not None else "when_saved (taskiq's default)"
     config = _broker_config(project, job.task.app_ref)
     broker = ((config.cls if config else None) or "").rsplit(".", 1)[-1]
     after = _BROKER_REDELIVERY.get(broker, "what happens to it after a crash depends on the broker")
-    return f"acked {when}; {after}"
+    # Whether a lost worker's message comes back is the broker's (ListQueueBroker pops it).
+    late = {"ListQueueBroker": False, "RedisStreamBroker": True, "AioPikaBroker": True}.get(broker)
+    if "when_received" in when.lower():
+        late = False
+    return Delivery(f"acked {when}; {after}", late=late)
 
 
 QUEUE_NAMED_BROKERS = ("taskiq_redis.",)
