@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from jobcheck.frameworks.semantics_base import (
         CheckParts,
         JobPart,
+        LimitPart,
         ProjectPart,
+        SchedulePart,
         ScheduleTerms,
         Semantics,
     )
@@ -222,6 +224,16 @@ def project_parts(slug: str) -> Iterator[ProjectPart]:
 def job_part(framework: str | None, slug: str) -> JobPart | None:
     """The part of check ``slug`` that judges one job of ``framework``, if it has one."""
     return check_parts(framework).per_job.get(slug)
+
+
+def schedule_part(framework: str | None, slug: str) -> SchedulePart | None:
+    """The part of check ``slug`` that judges one schedule entry of ``framework``."""
+    return check_parts(framework).per_schedule.get(slug)
+
+
+def time_limit_part(framework: str | None, slug: str) -> LimitPart | None:
+    """The part of check ``slug`` that reports one job of ``framework`` with its limit."""
+    return check_parts(framework).per_time_limit.get(slug)
 
 
 def every_semantics() -> tuple[Semantics, ...]:

@@ -19,12 +19,13 @@ from typing import ClassVar, TypeVar
 
 from jobcheck.catalog import CheckInfo, load_catalog
 from jobcheck.config import Options
-from jobcheck.facts import Loc
+from jobcheck.facts import FileFacts, Loc, ScheduleEntry
 from jobcheck.findings import Finding, Fix, Related
 from jobcheck.project import Project
+from jobcheck.project.contract import TimeLimit
 from jobcheck.project.model import Job
 from jobcheck.project.reach import FunctionEntry
-from jobcheck.registry import job_part, project_parts
+from jobcheck.registry import job_part, project_parts, schedule_part, time_limit_part
 from jobcheck.triggers import Trigger
 
 
@@ -112,6 +113,20 @@ class RuleChecks:
         part = job_part(job.framework, slug)
         if part is not None:
             yield from part(self, job)
+
+    def schedule_parts(
+        self, slug: str, f: FileFacts, entry: ScheduleEntry, job: Job | None
+    ) -> Iterator[Finding]:
+        """The findings of ``entry``'s framework's own part of check ``slug``."""
+        part = schedule_part(entry.framework, slug)
+        if part is not None:
+            yield from part(self, f, entry, job)
+
+    def time_limit_parts(self, slug: str, job: Job, limit: TimeLimit) -> Iterator[Finding]:
+        """``job``'s framework's report of check ``slug``'s judgement of ``limit``."""
+        part = time_limit_part(job.framework, slug)
+        if part is not None:
+            yield from part(self, job, limit)
 
     def finding(
         self,

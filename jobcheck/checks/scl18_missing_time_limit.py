@@ -25,8 +25,7 @@ class MissingTimeLimit(RuleChecks):
             function = self.project.function(job.task.function)
             if function is not None and function.not_implemented:
                 continue  # declared here, run elsewhere: its limit is the other side's
-            framework = semantics(job.framework)
-            limit = framework.time_limit(self.project, job)
+            limit = semantics(job.framework).time_limit(self.project, job)
             if limit is not None and limit.settable and not limit.present:
-                yield from framework.missing_time_limit(self, job, limit)
+                yield from self.time_limit_parts("missing-time-limit", job, limit)
         yield from self.framework_parts("missing-time-limit")

@@ -29,7 +29,7 @@ class ScheduleExpiry(RuleChecks):
             if job is not None and job in self.project.delegated_jobs(entry):
                 yield from self._enqueued_by_scheduler(f, entry, job)
                 continue
-            yield from semantics(entry.framework).schedule_without_expiry(self, f, entry, job)
+            yield from self.schedule_parts("schedule-without-expiry", f, entry, job)
 
     def _enqueued_by_scheduler(
         self, f: FileFacts, entry: ScheduleEntry, job: Job

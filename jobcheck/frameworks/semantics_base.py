@@ -51,6 +51,12 @@ JobPart = Callable[[Check, "Job"], Iterator["Finding"]]
 """A framework's part of a check, judging one of its jobs."""
 ProjectPart = Callable[[Check], Iterator["Finding"]]
 """A framework's part of a check, judging the project (its settings, its queues)."""
+SchedulePart = Callable[[Check, "FileFacts", "ScheduleEntry", "Job | None"], Iterator["Finding"]]
+"""A framework's part of a check, judging one of its schedule entries (with the job it
+runs, when the project defines it)."""
+LimitPart = Callable[[Check, "Job", "TimeLimit"], Iterator["Finding"]]
+"""A framework's part of a check, reporting one of its jobs whose ``TimeLimit`` the
+check found wanting, in its own terms and at the place that decides it."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,8 @@ class CheckParts:
 
     per_project: Mapping[str, ProjectPart] = field(default_factory=dict)
     per_job: Mapping[str, JobPart] = field(default_factory=dict)
+    per_schedule: Mapping[str, SchedulePart] = field(default_factory=dict)
+    per_time_limit: Mapping[str, LimitPart] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -441,13 +449,6 @@ class Semantics:
         ``jobs`` prints and SCL-18 judges; None where the framework has no such notion."""
         return None
 
-    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
-        """SCL-18 missing-time-limit: the finding for a job whose contract has no limit
-        (``limit.present`` is false), in the framework's terms; nothing where the place
-        that decides it (``limit.decided_at``) is reported once by
-        :meth:`time_limits_elsewhere`."""
-        return iter(())
-
     def retries(self, project: Project, job: Job) -> Retries | None:
         """How the job retries, with the option that removes the cap when one does
         (``project/contract.py``): review prints its words, SCL-34 unbounded-retries
@@ -513,11 +514,6 @@ class Semantics:
         in a worker (so it runs in every copy of a scaled process type); None when the
         command starts none."""
         return None
-
-    def schedule_without_expiry(
-        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
-    ) -> Iterator[Finding]:
-        return iter(())
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         """How to write the entry with ``minute`` (None: the generic forms)."""

@@ -261,5 +261,8 @@ PARTS = CheckParts(
     per_job={
         "retry-without-backoff": constant_retry_delay,
     },
+    per_time_limit={
+        "missing-time-limit": missing_time_limit,
+    },
 )
 """Its own part of checks (``semantics_base.CheckParts``), by check slug."""

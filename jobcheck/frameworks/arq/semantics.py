@@ -6,13 +6,11 @@ Read in the arq 0.28.0 wheel and the 0.26.1 source (never imported): ``arq/worke
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, number, truthy
 from jobcheck.frameworks.arq.defaults import DEFAULT_JOB_TIMEOUT, WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import (
-    Check,
     ScheduleTerms,
     Semantics,
     Words,
@@ -24,7 +22,6 @@ from jobcheck.project.contract import Delivery, describe_dead_letter
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
-    from jobcheck.findings import Finding
     from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Route, Routing
@@ -176,11 +173,6 @@ class ArqSemantics(Semantics):
         from jobcheck.frameworks.arq import checks
 
         return checks.time_limit(project, job)
-
-    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
-        from jobcheck.frameworks.arq import checks
-
-        return checks.missing_time_limit(check, job, limit)
 
     def swallowed_note(self, catches: tuple[str, ...]) -> str:
         if not catches_cancellation(catches):

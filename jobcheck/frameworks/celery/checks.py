@@ -502,5 +502,11 @@ PARTS = CheckParts(
     per_job={
         "retry-without-backoff": retry_without_backoff,
     },
+    per_time_limit={
+        "missing-time-limit": missing_time_limit,
+    },
+    per_schedule={
+        "schedule-without-expiry": schedule_without_expiry,
+    },
 )
 """Its own part of checks (``semantics_base.CheckParts``), by check slug."""

@@ -26,14 +26,13 @@ from jobcheck.facts import SPLAT, TaskDef
 from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
-from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words, fixed_hours
+from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words, fixed_hours
 from jobcheck.project.contract import Delivery, describe_dead_letter
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
-    from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry
+    from jobcheck.facts import EnqueueSite, Loc, ScheduleEntry
     from jobcheck.facts.values import CallV
-    from jobcheck.findings import Finding
     from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project, Resolved
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
@@ -273,9 +272,6 @@ class CelerySemantics(Semantics):
     def time_limit(self, project: Project, job: Job) -> TimeLimit:
         return contract.time_limit(project, job)
 
-    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
-        return checks.missing_time_limit(check, job, limit)
-
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         # celery/bin/worker.py ``-B/--beat`` embeds beat in the worker; Celery's docs:
         # there must only be one beat, and -B is meant for development.
@@ -303,11 +299,6 @@ class CelerySemantics(Semantics):
             # celery/schedules.py ``crontab.__init__(minute='*', hour='*', ...)``.
             minute_default_note="Celery's crontab defaults every field to '*'",
         )
-
-    def schedule_without_expiry(
-        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
-    ) -> Iterator[Finding]:
-        return checks.schedule_without_expiry(check, f, entry, job)
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         return f"minute={minute}" if entry.timing.text.startswith("crontab(") else None

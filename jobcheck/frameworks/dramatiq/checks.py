@@ -148,5 +148,8 @@ PARTS = CheckParts(
         "no-dead-letter": middleware_without_retries,
         "jobs-run-eagerly": jobs_run_eagerly,
     },
+    per_time_limit={
+        "missing-time-limit": broken_time_limit,
+    },
 )
 """Its own part of checks (``semantics_base.CheckParts``), by check slug."""

@@ -14,19 +14,17 @@ Library facts, each read in the library's source:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_none
-from jobcheck.frameworks.dramatiq import checks, contract
-from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words
+from jobcheck.frameworks.dramatiq import contract
+from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words
 from jobcheck.project.contract import Delivery
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
-    from jobcheck.findings import Finding
     from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing, _Inventory
@@ -126,9 +124,6 @@ class DramatiqSemantics(Semantics):
 
     def time_limit(self, project: Project, job: Job) -> TimeLimit:
         return contract.time_limit(project, job)
-
-    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
-        return checks.broken_time_limit(check, job, limit)
 
     def retries(self, project: Project, job: Job) -> Retries:
         return contract.retries(project, job)

@@ -7,4 +7,5 @@ PLUGIN = Plugin(
     title="dramatiq-crontab",
     schedule_readers=("jobcheck.frameworks.dramatiq_crontab.schedules:DramatiqCrontabSchedules",),
     semantics="jobcheck.frameworks.dramatiq_crontab.semantics:SEMANTICS",
+    check_parts="jobcheck.frameworks.dramatiq_crontab.checks:PARTS",
 )

@@ -5,16 +5,13 @@ Read in the dramatiq-crontab 1.2.1 wheel (never imported). Light module: no libc
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import is_none
-from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics
+from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics
 
 if TYPE_CHECKING:
-    from jobcheck.facts import FileFacts, ScheduleEntry
-    from jobcheck.findings import Finding
-    from jobcheck.project.model import Job, Project
+    from jobcheck.facts import ScheduleEntry
+    from jobcheck.project.model import Project
 
 # dramatiq-crontab (PyPI ``dramatiq-crontab``, voiio/dramatiq-crontab; module
 # ``dramatiq_crontab``; Django only). dramatiq_crontab/__init__.py ``cron(schedule)``:
@@ -69,46 +66,10 @@ class DramatiqCrontabSemantics(Semantics):
             runs_one_at_a_time=_runs_one_at_a_time(entry),
         )
 
-    def schedule_without_expiry(
-        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
-    ) -> Iterator[Finding]:
-        """Each tick sends a message, whether or not workers take them; only Dramatiq's
-        ``max_age`` (milliseconds, on the actor or ``AgeLimit``'s) drops the ones that
-        waited too long (dramatiq/middleware/age_limit.py)."""
-        if job is None or entry.option("invalid") is not None:
-            return
-        value = job.task.option("max_age")
-        if value is not None and not is_none(value):
-            return
-        if _global_age_limit(check.project):
-            return
-        from jobcheck.project.schedule_words import describe, expiry_hint
-
-        hint, within = expiry_hint(entry, scale=1000)
-        yield check.finding(
-            "schedule-without-expiry",
-            f.path,
-            entry.loc,
-            f"{describe(entry)} sends actor '{job.task.name}', which sets no max_age: while "
-            "workers are down every tick waits in the queue, and they all run at once when "
-            f"workers return; set max_age={hint} (milliseconds) on the actor, no longer than "
-            f"the time between two runs{within}",
-        )
-
 
 def _runs_one_at_a_time(entry: ScheduleEntry) -> bool:
     # An entry dramatiq-crontab refuses (``invalid``) never runs, so never twice.
     return entry.option("invalid") is not None
-
-
-def _global_age_limit(project: Project) -> bool:
-    return any(
-        m.name.rsplit(".", 1)[-1] == "AgeLimit"
-        and m.option("max_age") is not None
-        and not is_none(m.option("max_age"))
-        for f in project.files
-        for m in f.middleware
-    )
 
 
 SEMANTICS = DramatiqCrontabSemantics()

@@ -203,5 +203,11 @@ PARTS = CheckParts(
     per_job={
         "retry-without-backoff": immediate_retries,
     },
+    per_time_limit={
+        "missing-time-limit": missing_time_limit,
+    },
+    per_schedule={
+        "schedule-without-expiry": periodic_without_expiry,
+    },
 )
 """Its own part of checks (``semantics_base.CheckParts``), by check slug."""

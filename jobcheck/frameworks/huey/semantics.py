@@ -7,17 +7,15 @@ they matter. Light module: no libcst.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, is_none, number
-from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words, fixed_hours
+from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words, fixed_hours
 from jobcheck.project.contract import Delivery
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
-    from jobcheck.facts import FileFacts, FrameworkConfig, ScheduleEntry
-    from jobcheck.findings import Finding
+    from jobcheck.facts import FrameworkConfig, ScheduleEntry
     from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing
@@ -284,11 +282,6 @@ class HueySemantics(Semantics):
 
         return checks.time_limit(project, job)
 
-    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
-        from jobcheck.frameworks.huey import checks
-
-        return checks.missing_time_limit(check, job, limit)
-
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         """huey_consumer (or djhuey's ``run_huey``, django-huey's ``djangohuey``) enqueues
         periodic tasks unless started with ``-n/--no-periodic`` (PERIODIC_IN_EVERY_CONSUMER)."""
@@ -310,13 +303,6 @@ class HueySemantics(Semantics):
             # CRONTAB_FIELD_DEFAULT
             minute_default_note="Huey's crontab() defaults every field to '*'",
         )
-
-    def schedule_without_expiry(
-        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
-    ) -> Iterator[Finding]:
-        from jobcheck.frameworks.huey import checks
-
-        return checks.periodic_without_expiry(check, f, entry, job)
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         return f"minute='{minute}'"

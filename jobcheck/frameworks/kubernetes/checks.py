@@ -1,4 +1,5 @@
-"""Kubernetes's own part of SCL-18: runs with no time limit."""
+"""Kubernetes's own part of SCL-18 (runs with no time limit) and SCL-19 (runs started
+however late)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from jobcheck.frameworks.kubernetes.semantics import SEMANTICS, _known
 from jobcheck.frameworks.semantics_base import Check, CheckParts
 
 if TYPE_CHECKING:
-    from jobcheck.facts import ScheduleEntry
+    from jobcheck.facts import FileFacts, ScheduleEntry
     from jobcheck.findings import Finding
+    from jobcheck.project.model import Job
 
 NAME = SEMANTICS.name
 
@@ -51,9 +53,28 @@ def _while_it_hangs(entry: ScheduleEntry) -> str:
     return "with concurrencyPolicy Allow the next runs start beside it and may hang too"
 
 
+def cronjob_without_deadline(
+    check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
+) -> Iterator[Finding]:
+    if _known(entry.option("startingDeadlineSeconds")):
+        return
+    yield check.finding(
+        "schedule-without-expiry",
+        f.path,
+        entry.loc,
+        f"CronJob '{entry.label}' has no startingDeadlineSeconds: a run the controller "
+        "missed (the controller down, the cluster out of room) still starts when it "
+        "catches up, however late; set startingDeadlineSeconds to how late a run may "
+        "still be useful (e.g. 300)",
+    )
+
+
 PARTS = CheckParts(
     per_project={
         "missing-time-limit": time_limits_elsewhere,
+    },
+    per_schedule={
+        "schedule-without-expiry": cronjob_without_deadline,
     },
 )
 """Its own part of checks (``semantics_base.CheckParts``), by check slug."""

@@ -6,7 +6,6 @@ files and commits are those of /work/notes/frameworks-verified.md §6. Light mod
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import Const, Opaque, string
@@ -20,9 +19,7 @@ from jobcheck.frameworks.semantics_base import (
 )
 
 if TYPE_CHECKING:
-    from jobcheck.facts import FileFacts, ScheduleEntry
-    from jobcheck.findings import Finding
-    from jobcheck.frameworks.semantics_base import Check
+    from jobcheck.facts import ScheduleEntry
     from jobcheck.project.model import Job, Project
 
 # pkg/apis/batch/v1/defaults.go ``SetDefaults_CronJob`` (kubernetes@045bbb192caa).
@@ -154,21 +151,6 @@ class KubernetesSemantics(Semantics):
 
     def rerun_cause(self, job: Job | None) -> str:
         return "a pod that backoffLimit runs again after a failure"
-
-    def schedule_without_expiry(
-        self, check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
-    ) -> Iterator[Finding]:
-        if _known(entry.option("startingDeadlineSeconds")):
-            return
-        yield check.finding(
-            "schedule-without-expiry",
-            f.path,
-            entry.loc,
-            f"CronJob '{entry.label}' has no startingDeadlineSeconds: a run the controller "
-            "missed (the controller down, the cluster out of room) still starts when it "
-            "catches up, however late; set startingDeadlineSeconds to how late a run may "
-            "still be useful (e.g. 300)",
-        )
 
     def minute_hint(self, entry: ScheduleEntry, minute: int) -> str | None:
         expression = with_minute(entry, minute)

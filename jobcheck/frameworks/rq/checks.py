@@ -160,5 +160,8 @@ PARTS = CheckParts(
     per_job={
         "retry-without-backoff": flat_retry_job,
     },
+    per_time_limit={
+        "missing-time-limit": infinite_job,
+    },
 )
 """Its own part of checks (``semantics_base.CheckParts``), by check slug."""

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, is_none, string
-from jobcheck.frameworks.rq import checks, contract
-from jobcheck.frameworks.semantics_base import Check, ScheduleTerms, Semantics, Words
+from jobcheck.frameworks.rq import contract
+from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words
 from jobcheck.project.contract import Delivery, Retries, TimeLimit
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
@@ -30,7 +30,6 @@ from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
     from jobcheck.facts.values import Value
-    from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Place, QueueUse, Route, Routing
 
@@ -178,9 +177,6 @@ class RQSemantics(Semantics):
 
     def time_limit(self, project: Project, job: Job) -> TimeLimit:
         return contract.time_limit(project, job)
-
-    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
-        return checks.infinite_job(check, job, limit)
 
     # -- schedules ----------------------------------------------------------------------------
 

@@ -170,5 +170,8 @@ PARTS = CheckParts(
     per_job={
         "retry-without-backoff": retries_at_once,
     },
+    per_time_limit={
+        "missing-time-limit": missing_time_limit,
+    },
 )
 """Its own part of checks (``semantics_base.CheckParts``), by check slug."""

@@ -7,12 +7,10 @@ Light module: no libcst.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, number
 from jobcheck.frameworks.semantics_base import (
-    Check,
     ScheduleTerms,
     Semantics,
     Words,
@@ -24,7 +22,6 @@ from jobcheck.project.contract import Delivery
 
 if TYPE_CHECKING:
     from jobcheck.facts import FrameworkConfig, ScheduleEntry
-    from jobcheck.findings import Finding
     from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Route, Routing
@@ -250,11 +247,6 @@ class TaskiqSemantics(Semantics):
         from jobcheck.frameworks.taskiq import checks
 
         return checks.time_limit(project, job)
-
-    def missing_time_limit(self, check: Check, job: Job, limit: TimeLimit) -> Iterator[Finding]:
-        from jobcheck.frameworks.taskiq import checks
-
-        return checks.missing_time_limit(check, job, limit)
 
     def swallowed_note(self, catches: tuple[str, ...]) -> str:
         if not catches_cancellation(catches):
