@@ -55,9 +55,8 @@ def looks_like_project(project: Project, entry: ScheduleEntry, name: str) -> boo
 def schedule_message(
     entry: ScheduleEntry, name: str, registered: set[str], renamed: str | None
 ) -> str:
-    problem = f"{describe(entry)} " + semantics(entry.framework).unknown_schedule_target(
-        entry, short(name)
-    )
+    words = semantics(entry.framework).words
+    problem = f"{describe(entry)} " + words.named(words.unknown_schedule_target, short(name))
     if renamed is not None:
         return problem + f"; that function is registered as '{renamed}'"
     close = difflib.get_close_matches(name, sorted(registered), n=1, cutoff=0.75)

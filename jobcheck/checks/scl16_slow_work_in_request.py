@@ -101,7 +101,7 @@ class SlowWorkOffRequests(RuleChecks):
         what, func = work
         hops = reach.chain
         through = " through " + " -> ".join(hop.label for hop in hops[:-1]) if len(hops) > 1 else ""
-        framework = semantics(body.framework)
+        words = semantics(body.framework).words
         related = tuple(Related(hop.path, hop.loc, f"calls {hop.label}") for hop in hops[1:])
         return self.finding(
             "slow-work-in-request",
@@ -109,7 +109,7 @@ class SlowWorkOffRequests(RuleChecks):
             reach.loc,
             f"request handler '{view.name}' calls job '{body.name}' directly{through}: the "
             f"job's body runs in the request and {what} ({func}) while the visitor waits, "
-            f"and the request fails when it fails; {framework.enqueue_instead(body.name)}",
+            f"and the request fails when it fails; {words.named(words.enqueue_instead, body.name)}",
             related=related,
         )
 

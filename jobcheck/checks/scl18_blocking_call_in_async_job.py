@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
+from jobcheck.frameworks.semantics_base import blocking_call_message
 from jobcheck.project.bodies import job_bodies
 from jobcheck.registry import semantics
 
@@ -23,16 +24,20 @@ class BlockingCallInAsyncJob(RuleChecks):
     def blocking_call_in_async_job(self) -> Iterator[Finding]:
         """A job that is a coroutine (arq, taskiq) making a call that blocks the thread,
         itself or through the helpers it calls; each framework words why its limit does
-        not hold (``Semantics.blocking_call``)."""
+        not hold (``Words.event_loop_limit``)."""
         for body in job_bodies(self.project):
             if body.job is None or not body.function.is_async:
                 continue
             framework = semantics(body.job.framework)
+            limit = framework.words.event_loop_limit
+            if limit is None:
+                continue
+            shown = f"{framework.job_noun} '{body.job.task.name}'"
             for reach in body.summary(self.project).blocking_calls:
                 label = f"{reach.item.func}(...){reach.through()}"
-                message = framework.blocking_call(body.job, label)
-                if message is None:
-                    break
+                message = blocking_call_message(
+                    shown, label, limit, framework.words.event_loop_also
+                )
                 yield self.finding(
                     "blocking-call-in-async-job",
                     *reach.place(body.file.path),

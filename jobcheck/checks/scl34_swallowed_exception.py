@@ -8,18 +8,15 @@ Docs: docs/rules/SCL-34.md.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts import ExceptHandler
 from jobcheck.findings import Finding, Related
+from jobcheck.frameworks.semantics_base import Semantics, catches_cancellation
 from jobcheck.project.bodies import JobBody, job_bodies
 from jobcheck.project.summaries import Hop, Reach
 from jobcheck.registry import semantics
 from jobcheck.vocabulary.words import BEST_EFFORT_WORDS, matching_word
-
-if TYPE_CHECKING:
-    from jobcheck.frameworks.semantics_base import Semantics
 
 
 class SwallowedException(RuleChecks):
@@ -78,7 +75,7 @@ class SwallowedException(RuleChecks):
             loc,
             f"{shown}{'' if at_rescue else reach.through()} in job '{body.name}' "
             f"{_CONSEQUENCE}{framework.words.report_advice} or {framework.words.let_it_fail}"
-            f"{framework.swallowed_note(handler.catches)}",
+            f"{_cancellation_note(framework, handler.catches)}",
             related=reach.related(shown),
         )
 
@@ -101,7 +98,7 @@ class SwallowedException(RuleChecks):
             handler.loc,
             f"{shown} in {reach.function.name}(), reached from jobs {jobs}, "
             f"{_CONSEQUENCE}{framework.words.report_advice} or {framework.words.let_it_fail}"
-            f"{framework.swallowed_note(handler.catches)}",
+            f"{_cancellation_note(framework, handler.catches)}",
             related=related,
         )
 
@@ -174,3 +171,9 @@ def _except_text(handler: ExceptHandler) -> str:
         return "a bare 'except:'"
     names = ", ".join(name if "(" in name else name.rsplit(".", 1)[-1] for name in handler.catches)
     return f"'except ({names})'" if len(handler.catches) > 1 else f"'except {names}'"
+
+
+def _cancellation_note(framework: Semantics, catches: tuple[str, ...]) -> str:
+    """What the handler also swallows when it catches the cancellation the framework's
+    runner sends its coroutine jobs (a time limit, a shutdown)."""
+    return framework.words.cancellation_swallowed if catches_cancellation(catches) else ""

@@ -133,6 +133,30 @@ class Words:
     single_run_advice: str = ""
     """SCL-38: a framework-specific way to run one copy at a time, or ""."""
 
+    enqueue_instead: str = "enqueue '{name}' instead of calling it"
+    """SCL-16: how to put job ``{name}`` on its queue where code calls it directly (which
+    runs its body in the caller)."""
+
+    unknown_schedule_target: str = (
+        "names '{name}', which the project does not define: every run fails to import it"
+    )
+    """JOB-02: what is wrong with a schedule entry naming ``{name}``, which is not there."""
+
+    cancellation_swallowed: str = ""
+    """SCL-34: what an ``except`` that catches its cancellation (``catches_cancellation``)
+    also swallows, as a clause starting with "; " ("" when its runner sends none)."""
+
+    event_loop_limit: str | None = None
+    """SCL-18 blocking-call-in-async-job: the limit a blocking call in one of its coroutine
+    jobs defeats (``job_timeout``); None when its jobs do not run on an event loop."""
+
+    event_loop_also: str = ""
+    """SCL-18: another way out for such a job, as a clause starting with ", "."""
+
+    def named(self, phrase: str, name: str) -> str:
+        """``phrase`` (a field with a ``{name}`` placeholder) naming ``name``."""
+        return phrase.replace("{name}", name)
+
 
 @dataclass(frozen=True)
 class ScheduleTerms:
@@ -267,16 +291,6 @@ class Semantics:
         """SCL-17: what runs a job's body a second time, as the subject of a clause."""
         return "a retried or redelivered job"
 
-    def swallowed_note(self, catches: tuple[str, ...]) -> str:
-        """SCL-34: what else an ``except`` catching ``catches`` swallows in its jobs, as a
-        clause starting with "; " ("" when nothing)."""
-        return ""
-
-    def blocking_call(self, job: Job, label: str) -> str | None:
-        """SCL-18: why a blocking call in the job's coroutine defeats its time limit (the
-        message), or None when its jobs do not run on an event loop."""
-        return None
-
     def defers_enqueue(self, project: Project, site: EnqueueSite, job: Job | None) -> bool:
         """JOB-01: whether the project's configuration makes this call wait for the commit
         (Sidekiq's ``transactional_push!``, ActiveJob's enqueue after commit)."""
@@ -296,11 +310,6 @@ class Semantics:
         """SCL-34: how a message shows an error handler (``'rescue Faraday::Error'``);
         None: Python's ``except``."""
         return None
-
-    def enqueue_instead(self, name: str) -> str:
-        """SCL-16: how to put job ``name`` on its queue where code calls it directly
-        (which runs its body in the caller)."""
-        return f"enqueue '{name}' instead of calling it"
 
     def display_name(self, job: Job) -> str:
         """How messages name a job by its code (its qualname; Ruby's ``A::B``)."""
@@ -522,10 +531,6 @@ class Semantics:
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         """A fixed-minute schedule for an interval of ``seconds``, in its own terms."""
         return f"cron='{fixed_minute_expression(seconds)}'"
-
-    def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
-        """JOB-02: what is wrong with an entry naming ``name``, which is not there."""
-        return f"names '{name}', which the project does not define: every run fails to import it"
 
     def checks_dotless_names(self, project: Project) -> bool:
         """JOB-02: whether a name without dots can be checked (Celery ``name=``)."""

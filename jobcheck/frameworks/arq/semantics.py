@@ -14,8 +14,6 @@ from jobcheck.frameworks.semantics_base import (
     ScheduleTerms,
     Semantics,
     Words,
-    blocking_call_message,
-    catches_cancellation,
     fixed_hours,
 )
 from jobcheck.project.contract import Delivery, describe_dead_letter
@@ -134,6 +132,15 @@ class ArqSemantics(Semantics):
             ", or give the cron job a fixed job_id= (arq skips enqueueing a job whose id "
             "is still queued or running) or a timeout= shorter than the time between runs"
         ),
+        unknown_schedule_target="runs '{name}', which the project does not define",
+        cancellation_swallowed=(
+            "; it also catches the CancelledError arq sends on job_timeout and on shutdown, "
+            "so a job that timed out is recorded as a success and one interrupted by a "
+            "deploy is not run again"
+        ),
+        # arq runs every job of a worker on one event loop (``max_jobs`` at once) under
+        # ``asyncio.wait_for``, which cannot cancel a coroutine that never yields.
+        event_loop_limit="job_timeout",
     )
 
     def accepts_enqueue(self, method: str) -> bool:
@@ -174,20 +181,6 @@ class ArqSemantics(Semantics):
 
         return checks.time_limit(project, job)
 
-    def swallowed_note(self, catches: tuple[str, ...]) -> str:
-        if not catches_cancellation(catches):
-            return ""
-        return (
-            "; it also catches the CancelledError arq sends on job_timeout and on shutdown, "
-            "so a job that timed out is recorded as a success and one interrupted by a "
-            "deploy is not run again"
-        )
-
-    def blocking_call(self, job: Job, label: str) -> str | None:
-        # arq runs every job of a worker on one event loop (``max_jobs`` at once) under
-        # ``asyncio.wait_for``, which cannot cancel a coroutine that never yields.
-        return blocking_call_message(f"arq job '{job.task.name}'", label, "job_timeout")
-
     # -- schedules ----------------------------------------------------------------------
 
     def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
@@ -210,9 +203,6 @@ class ArqSemantics(Semantics):
         if every_n:
             return f"cron(f, hour=set(range(0, 24, {every_n})), minute=17)"
         return "cron(f, minute=17)"
-
-    def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
-        return f"runs '{name}', which the project does not define"
 
     # -- the contract -------------------------------------------------------------------
 

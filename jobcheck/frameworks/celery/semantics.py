@@ -88,6 +88,13 @@ class CelerySemantics(Semantics):
         single_run_advice=(
             ", or give the task a single-instance base (celery-once, celery-singleton)"
         ),
+        # celery/app/task.py Task.__call__: runs self.run(*args, **kwargs) in the caller.
+        enqueue_instead="call {name}.delay(...) or .apply_async(...) instead",
+        unknown_schedule_target=(
+            "names task '{name}', but no task in the project is registered under that "
+            "name (Celery registers a task as its module path plus function name unless "
+            "name= is given): beat sends messages no worker accepts and the job never runs"
+        ),
     )
 
     def claim(self, project: Project, task: TaskDef) -> TaskDef | None:
@@ -309,13 +316,6 @@ class CelerySemantics(Semantics):
             return "crontab(minute=17, hour=3)"
         return f"crontab(minute=17, hour='*/{every_n}')" if every_n else "crontab(minute=17)"
 
-    def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
-        return (
-            f"names task '{name}', but no task in the project is registered under that "
-            "name (Celery registers a task as its module path plus function name unless "
-            "name= is given): beat sends messages no worker accepts and the job never runs"
-        )
-
     def checks_dotless_names(self, project: Project) -> bool:
         # Celery generates dotted names; a dot-less one was set with name=, in the
         # project if anywhere.
@@ -323,10 +323,6 @@ class CelerySemantics(Semantics):
 
     def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         return None  # per queue: the dead-letter exchanges routing finds
-
-    def enqueue_instead(self, name: str) -> str:
-        # celery/app/task.py Task.__call__: runs self.run(*args, **kwargs) in the caller.
-        return f"call {name}.delay(...) or .apply_async(...) instead"
 
     def retries(self, project: Project, job: Job) -> Retries:
         return contract.retries(project, job)

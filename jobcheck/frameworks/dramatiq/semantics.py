@@ -52,6 +52,8 @@ class DramatiqSemantics(Semantics):
         ),
         how_to_route="queue_name= on the actor",
         single_run_advice=", e.g. with dramatiq's ConcurrentRateLimiter(limit=1) as a mutex",
+        # dramatiq/actor.py Actor.__call__: "Synchronously call this actor" (self.fn).
+        enqueue_instead="call {name}.send(...) instead",
     )
 
     def accepts_enqueue(self, method: str) -> bool:
@@ -132,10 +134,6 @@ class DramatiqSemantics(Semantics):
         return ScheduleTerms(
             kind="periodiq actor",
         )
-
-    def enqueue_instead(self, name: str) -> str:
-        # dramatiq/actor.py Actor.__call__: "Synchronously call this actor" (self.fn).
-        return f"call {name}.send(...) instead"
 
     def contract(self, project: Project, job: Job) -> dict[str, str]:
         retrying = contract.retrying(project)

@@ -92,6 +92,8 @@ class RQSemantics(Semantics):
         let_it_fail=(
             "let it fail into RQ's failed job registry (and Retry() if it should be retried)"
         ),
+        # An RQ job is a plain function (django_rq's @job adds .delay and keeps __call__).
+        enqueue_instead="enqueue it with queue.enqueue({name}, ...) instead",
     )
 
     def accepts_enqueue(self, method: str) -> bool:
@@ -190,10 +192,6 @@ class RQSemantics(Semantics):
             kind=_schedule_kind(entry),
             interval_reset_consequence=_interval_reset_consequence(entry),
         )
-
-    def enqueue_instead(self, name: str) -> str:
-        # An RQ job is a plain function (django_rq's @job adds .delay and keeps __call__).
-        return f"enqueue it with queue.enqueue({name}, ...) instead"
 
     def retries(self, project: Project, job: Job) -> Retries:
         return contract.retries(project, job)

@@ -100,6 +100,10 @@ class SidekiqSemantics(Semantics):
             "give it a queue of its own (sidekiq_options queue: / queue_as) with a higher "
             "weight in config/sidekiq.yml, or a capsule of its own"
         ),
+        unknown_schedule_target=(
+            "names class '{name}', which the project does not define: every run fails "
+            "with NameError when the worker loads the job"
+        ),
     )
 
     def records_are_copies(self, framework: str) -> bool:
@@ -292,12 +296,6 @@ class SidekiqSemantics(Semantics):
         if entry.framework == "rufus":
             return f"scheduler.cron '{expression}'"
         return f"cron: '{expression}'"
-
-    def unknown_schedule_target(self, entry: ScheduleEntry, name: str) -> str:
-        return (
-            f"names class '{name}', which the project does not define: every run fails "
-            "with NameError when the worker loads the job"
-        )
 
     def checks_dotless_names(self, project: Project) -> bool:
         """A class a Ruby schedule names is checked once the project defines jobs of its

@@ -14,8 +14,6 @@ from jobcheck.frameworks.semantics_base import (
     ScheduleTerms,
     Semantics,
     Words,
-    blocking_call_message,
-    catches_cancellation,
     fixed_minute_expression,
 )
 from jobcheck.project.contract import Delivery
@@ -217,6 +215,14 @@ class TaskiqSemantics(Semantics):
             "; taskiq's scheduler has no leader election either: run exactly one "
             "'taskiq scheduler' process, or two send every schedule twice"
         ),
+        # taskiq/decor.py AsyncTaskiqDecoratedTask.__call__: runs the original function.
+        enqueue_instead="call await {name}.kiq(...) instead",
+        cancellation_swallowed=(
+            "; it also catches the cancellation taskiq's timeout label sends "
+            "(anyio.fail_after), so a task that timed out is saved as a success"
+        ),
+        event_loop_limit="its timeout label",
+        event_loop_also=", or make the task a plain def (taskiq runs those in its thread pool)",
     )
 
     def accepts_enqueue(self, method: str) -> bool:
@@ -248,22 +254,6 @@ class TaskiqSemantics(Semantics):
 
         return checks.time_limit(project, job)
 
-    def swallowed_note(self, catches: tuple[str, ...]) -> str:
-        if not catches_cancellation(catches):
-            return ""
-        return (
-            "; it also catches the cancellation taskiq's timeout label sends "
-            "(anyio.fail_after), so a task that timed out is saved as a success"
-        )
-
-    def blocking_call(self, job: Job, label: str) -> str | None:
-        return blocking_call_message(
-            f"taskiq task '{job.task.name}'",
-            label,
-            "its timeout label",
-            ", or make the task a plain def (taskiq runs those in its thread pool)",
-        )
-
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         programs = {w.rsplit("/", 1)[-1] for w in words}
         if "taskiq" in programs and "scheduler" in words:
@@ -283,10 +273,6 @@ class TaskiqSemantics(Semantics):
         return f'{{"cron": "{fixed_minute_expression(seconds)}"}}'
 
     # -- the contract -------------------------------------------------------------------
-
-    def enqueue_instead(self, name: str) -> str:
-        # taskiq/decor.py AsyncTaskiqDecoratedTask.__call__: runs the original function.
-        return f"call await {name}.kiq(...) instead"
 
     def retries(self, project: Project, job: Job) -> Retries:
         from jobcheck.project.contract import Retries
