@@ -27,7 +27,6 @@ class UnboundedQueue(RuleChecks):
     @check("unbounded-queue")
     def unbounded_queue(self) -> Iterator[Finding]:
         routing = self.project.routing
-        broker = self.project.broker_scheme()
         # Queues one line declares or names (``RQ_QUEUES = {q: {...} for q in (...)}``,
         # ``get_queue(cls.queue_name)`` for each job class) are one finding, naming all.
         by_place: dict[Place, list[QueueUse]] = {}
@@ -43,7 +42,7 @@ class UnboundedQueue(RuleChecks):
                 by_place.setdefault(place, []).append(use)
         for place, uses in by_place.items():
             first, others = uses[0], uses[1:]
-            message = semantics(first.framework).unbounded_queue_message(first, broker)
+            message = semantics(first.framework).unbounded_queue_message(routing, first)
             if others:
                 names = [f"'{use.name}'" for use in others]
                 listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

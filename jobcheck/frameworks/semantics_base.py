@@ -441,7 +441,7 @@ class Semantics:
         """Where a bound of its implicit default queue would be configured."""
         return None
 
-    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
         return f"queue '{use.name}' has no backlog bound"
 
     # -- retries and dead letters -------------------------------------------------------

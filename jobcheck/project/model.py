@@ -837,22 +837,6 @@ class Project:
         root = qualname.split(".")[0]
         return root not in self.root_packages and root not in semantics(job.framework).library_roots
 
-    # -- broker ---------------------------------------------------------------------
-
-    def broker_scheme(self) -> str | None:
-        """The Celery broker's transport (``redis``, ``sqs``, ``amqp``...), if known."""
-        candidates: list[Value | None] = [s.value for _, s in self.settings("broker_url")]
-        candidates += [s.value for _, s in self.settings("broker_transport")]
-        for _, app in self.apps:
-            kwargs = dict(app.kwargs)
-            candidates += [kwargs.get("broker"), kwargs.get("broker_url")]
-        for value in candidates:
-            url = _url_hint(value)
-            if url:
-                scheme = url.split("://", 1)[0].split("+", 1)[0].lower()
-                return {"rediss": "redis", "sentinel": "redis"}.get(scheme, scheme)
-        return None
-
     # -- schedules --------------------------------------------------------------------
 
     def job_at(self, qualname: str) -> Job | None:
@@ -1243,16 +1227,3 @@ _NEEDS_ITS_JOB = frozenset({"send", "send_with_options", "call", "schedule"})
 
 def _tail(qualname: str) -> str:
     return ".".join(qualname.split(".")[-2:])
-
-
-def _url_hint(value: Value | None) -> str | None:
-    """A broker URL, or the default of ``os.environ.get("X", "redis://...")``."""
-    text = string(value)
-    if text and "://" in text:
-        return text
-    if isinstance(value, CallV):
-        for candidate in (*value.args, *(v for _, v in value.kwargs)):
-            hint = _url_hint(candidate)
-            if hint:
-                return hint
-    return None

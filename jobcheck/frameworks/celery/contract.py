@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts import SPLAT, Loc
 from jobcheck.facts.values import (
+    CallV,
     DictV,
     SeqV,
     Value,
@@ -332,6 +333,34 @@ def _exceptions(value: Value | None) -> str:
 DEFAULT_VISIBILITY_TIMEOUT = {"redis": 3600.0, "sqs": 1800.0}
 
 
+def broker_scheme(project: Project) -> str | None:
+    """The Celery broker's transport (``redis``, ``sqs``, ``amqp``...), if known."""
+    candidates: list[Value | None] = [s.value for _, s in project.settings("broker_url")]
+    candidates += [s.value for _, s in project.settings("broker_transport")]
+    for _, app in project.apps:
+        kwargs = dict(app.kwargs)
+        candidates += [kwargs.get("broker"), kwargs.get("broker_url")]
+    for value in candidates:
+        url = _url_hint(value)
+        if url:
+            scheme = url.split("://", 1)[0].split("+", 1)[0].lower()
+            return {"rediss": "redis", "sentinel": "redis"}.get(scheme, scheme)
+    return None
+
+
+def _url_hint(value: Value | None) -> str | None:
+    """A broker URL, or the default of ``os.environ.get("X", "redis://...")``."""
+    text = string(value)
+    if text and "://" in text:
+        return text
+    if isinstance(value, CallV):
+        for candidate in (*value.args, *(v for _, v in value.kwargs)):
+            hint = _url_hint(candidate)
+            if hint:
+                return hint
+    return None
+
+
 def visibility_timeout(project: Project) -> tuple[float, str] | None:
     """The broker's visibility timeout in seconds and where it comes from."""
     configured = []
@@ -343,7 +372,7 @@ def visibility_timeout(project: Project) -> tuple[float, str] | None:
     if configured:
         # Several settings modules may disagree: only flag what exceeds them all.
         return max(configured), "broker_transport_options"
-    scheme = project.broker_scheme()
+    scheme = broker_scheme(project)
     if scheme in DEFAULT_VISIBILITY_TIMEOUT:
         return DEFAULT_VISIBILITY_TIMEOUT[scheme], f"the {scheme} transport's default"
     return None

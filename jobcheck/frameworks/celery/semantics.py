@@ -232,8 +232,8 @@ class CelerySemantics(Semantics):
         celery = routes.of(routing)
         return celery.default.where or celery.app_place()
 
-    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
-        return checks.unbounded_queue_message(use, broker)
+    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
+        return checks.unbounded_queue_message(use, contract.broker_scheme(routing.project))
 
     def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
         """``celery -A app worker -Q a,b`` (``--queues``), less ``-X``/``--exclude-queues``;

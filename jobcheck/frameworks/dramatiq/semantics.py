@@ -103,7 +103,7 @@ class DramatiqSemantics(Semantics):
                     if use.framework == self.name:
                         use.bounds.append(f"AgeLimit(max_age=...) at {f.path}")
 
-    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
         return (
             f"Dramatiq queue '{use.name}' has no backlog bound: no actor on it sets max_age "
             "and no AgeLimit(max_age=...) middleware is configured, so messages wait for "

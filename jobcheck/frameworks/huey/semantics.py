@@ -234,7 +234,7 @@ class HueySemantics(Semantics):
         hint, _ = expiry_hint(entry)
         return f"set expires={hint} on the task, or pass it to .schedule(expires=...)"
 
-    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
         return (
             f"Huey queue '{use.name}' has no backlog bound: no task on it sets expires=, so "
             "while the consumer lags every task waits for ever and the queue grows without "

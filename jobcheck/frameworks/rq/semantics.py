@@ -152,7 +152,7 @@ class RQSemantics(Semantics):
         hint, _ = expiry_hint(entry)
         return f"enqueue it with ttl={hint} (seconds a job may wait before RQ discards it)"
 
-    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
         return (
             f"RQ queue '{use.name}' has no backlog bound: no job enqueued on it sets ttl=, "
             "so jobs wait for ever and the queue grows without end while workers are down. "

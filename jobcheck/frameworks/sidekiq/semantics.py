@@ -253,7 +253,7 @@ class SidekiqSemantics(Semantics):
     def call_queue_option(self, site: EnqueueSite) -> Value | None:
         return site.option("queue")
 
-    def unbounded_queue_message(self, use: QueueUse, broker: str | None) -> str:
+    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
         return (
             f"Sidekiq queue '{use.name}' has no backlog bound: it is a Redis list that "
             "grows while workers fall behind, and a job waits in it however stale it "
