@@ -32,7 +32,7 @@ from jobcheck.output import FORMATS, ScrubbedStream, Writer
 from jobcheck.phases import phase
 from jobcheck.phases import report as report_timings
 from jobcheck.progress import progress_bar
-from jobcheck.scope import Scope, ScopeError, changed_files, for_paths
+from jobcheck.scope import Scope, ScopeError, analysed_kind, changed_files, for_paths
 
 if TYPE_CHECKING:
     from jobcheck import baseline, fixing
@@ -463,7 +463,22 @@ def _execute(request: _Request) -> int:
         return _fix(request, run, scope, overrides, known, show_progress)
     report = run.report(scope.targets, show_progress, overrides)
     report_timings()
-    return _finish(request, scope.restrict(report), scope, known)
+    return _finish(request, _restricted(request, scope, report), scope, known)
+
+
+def _restricted(request: _Request, scope: Scope, report: Report) -> Report:
+    """The report on the files the scope reports on; its count of files checked is theirs
+    (those the excludes keep, with ``--force-exclude``), not the project's read around
+    them."""
+    restricted = scope.restrict(report)
+    if scope.reported is None:
+        return restricted
+    named = [str(path) for path in scope.reported if analysed_kind(str(path)) and path.is_file()]
+    try:
+        kept = discover_for(request.options, named) if named else []
+    except DiscoveryError:
+        return restricted
+    return replace(restricted, files_checked=len(kept))
 
 
 def _finish(
@@ -591,7 +606,8 @@ def _fix(
             outcome.report = _remove_unused_suppressions(request, scope, outcome.report)
     if not request.quiet:
         _say_fixed(request, outcome)
-    status = _finish(request, scope.restrict(outcome.report), scope, known, len(outcome.applied))
+    restricted = _restricted(request, scope, outcome.report)
+    status = _finish(request, restricted, scope, known, len(outcome.applied))
     if outcome.unwritten:
         return EXIT_ERROR
     if request.exit_non_zero_on_fix and outcome.applied and status == EXIT_CLEAN:

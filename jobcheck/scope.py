@@ -92,17 +92,17 @@ def for_paths(paths: Sequence[str], config_root: Path | None, isolated: bool) ->
     if root is None:
         # No project to read around the files: check them alone, but only the kinds
         # of file jobcheck analyses (pre-commit also passes other text files).
-        analysed = tuple(p for p in targets if _analysed(p))
+        analysed = tuple(p for p in targets if analysed_kind(p))
         return Scope(analysed) if analysed else Scope((), reported={})
     # The files themselves too: a walk of the root skips test code, a file named on the
     # command line is checked all the same.
     return Scope(
-        (_shortest_spelling(root), *(p for p in targets if _analysed(p))),
+        (_shortest_spelling(root), *(p for p in targets if analysed_kind(p))),
         reported={f.resolve(): os.path.normpath(str(f)).replace(os.sep, "/") for f in files},
     )
 
 
-def _analysed(path: str) -> bool:
+def analysed_kind(path: str) -> bool:
     """A file jobcheck reads: Python, or another kind it knows (a CronJob manifest, a
     crontab file, a Procfile, Ruby: ``jobcheck/extract/files.py``)."""
     from jobcheck.discovery import SOURCE_SUFFIXES

@@ -399,6 +399,10 @@ def test_a_named_excluded_file_is_checked_unless_force_exclude(tmp_path: Path) -
     assert reported("--no-force-exclude") == {"tasks.py", "old_tasks.py"}
     # A folder walk skips them either way.
     assert check("--show-files", str(tmp_path)).stdout.strip() == ""
+    # The count is of the named files checked, not of the project read around them.
+    write(tmp_path, {"app/tasks.py": NO_LIMIT})
+    assert "(0 files checked)" in check("--force-exclude", *named).stdout
+    assert "(2 files checked)" in check("--no-force-exclude", *named).stdout
 
 
 def test_pre_commit_hook_forces_the_excludes() -> None:

@@ -39,7 +39,7 @@ def _self_links() -> list[tuple[str, str]]:
         if url.startswith(REPOSITORY):
             links.append((rule.name, url))
     for document in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
-        for url in re.findall(rf"{re.escape(REPOSITORY)}[^)\s>\"']*", document.read_text()):
+        for url in re.findall(rf"{re.escape(REPOSITORY)}[^)\s>\"'`,]*", document.read_text()):
             links.append((document.relative_to(ROOT).as_posix(), url))
     return links
 

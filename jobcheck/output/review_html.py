@@ -28,7 +28,7 @@ td .c{display:-webkit-box;-webkit-line-clamp:4;-webkit-box-orient:vertical;overf
 td small{display:block;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 #jobs{font-size:12.5px}
 svg{max-width:100%;height:auto}
-th{background:#f6f8fa;cursor:pointer;user-select:none}
+th{background:#f6f8fa;cursor:pointer;user-select:none;overflow-wrap:normal}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 input[type=search]{padding:.3rem;width:20rem;max-width:100%}
 .breaking{color:#b42318;font-weight:600}.missing{color:#9a6700}
@@ -217,7 +217,7 @@ def _jobs(review: Review) -> list[str]:
         "idempotency",
         "sends",
     ]
-    widths = [14, 4, 8, 6, 7, 7, 8, 8, 6, 7, 6, 7, 4, 5, 3]
+    widths = [14, 4, 8, 5, 7, 7, 7, 8, 6, 7, 6, 7, 3, 7, 4]
     said = [
         f"<li><strong>{escape(_short_delivery(text))}</strong> "
         f"({escape(', '.join(sorted(set(frameworks))))}, {len(frameworks)} job(s)): "
