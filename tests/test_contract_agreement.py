@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from jobcheck.checks.scl18_missing_time_limit import MissingTimeLimit
-from jobcheck.checks.scl34_no_dead_letter import NoDeadLetter
 from jobcheck.checks.scl18_time_limit_exceeds_visibility import TimeLimitExceedsVisibility
+from jobcheck.checks.scl34_no_dead_letter import NoDeadLetter
 from jobcheck.checks.scl34_unbounded_retries import UnboundedRetries
 from jobcheck.cli import cli
 from jobcheck.config import Options
