@@ -63,7 +63,7 @@ def contracts(project: Project, options: Options) -> list[Contract]:
             **_promises(project, job),
             schedule="; ".join(dict.fromkeys(schedules.get(job.task.function or "", []))) or "-",
             lock=_lock(locks, job),
-            delivery=semantics(job.framework).delivery(project, job).words,
+            delivery=project.contract(job).delivery.words,
         )
         for job in project.jobs
         if not is_test_code(job.file)  # jobs of the test suite run nowhere in production
@@ -77,18 +77,16 @@ def contracts(project: Project, options: Options) -> list[Contract]:
 
 
 def _promises(project: Project, job: Job) -> dict[str, str]:
-    """The job's time limit, retries, backoff and dead letter in words: the time limit
-    from the same ``TimeLimit`` SCL-18 judges, the retries from the same ``Retries``
-    SCL-34's unbounded-retries judges."""
-    framework = semantics(job.framework)
-    fields = framework.contract(project, job)
-    limit = framework.time_limit(project, job)
-    if limit is not None:
-        fields["time_limit"] = describe_time_limit(limit)
-    retries = framework.retries(project, job)
-    if retries is not None:
-        fields["retries"] = retries.words
-    return fields
+    """The job's time limit, retries, backoff and dead letter in words, from the contract
+    the checks judge (``Project.contract``)."""
+    promised = project.contract(job)
+    limit, retries = promised.time_limit, promised.retries
+    return {
+        "time_limit": describe_time_limit(limit) if limit is not None else "unknown",
+        "retries": retries.words if retries is not None else "unknown",
+        "backoff": promised.backoff,
+        "dead_letter": promised.dead_letter,
+    }
 
 
 def _scheduled_code(project: Project, locks: ScheduledJobWithoutLock) -> Iterator[Contract]:

@@ -387,9 +387,8 @@ def _overlap(project: Project, entry: ScheduleEntry, job: Job | None) -> str | N
     """The overlap line of a schedule that runs a job, from the job's contract."""
     if job is None:
         return None
-    framework = semantics(job.framework)
-    limit = framework.time_limit(project, job)
-    bound = framework.schedule_time_limit(project, entry, job)
+    limit = project.contract(job).time_limit
+    bound = semantics(job.framework).schedule_time_limit(project, entry, job)
     return overlap(gap_seconds(entry.timing), limit.present if limit else None, bound)
 
 

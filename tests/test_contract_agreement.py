@@ -27,7 +27,6 @@ from jobcheck.frameworks.sidekiq import contract as sidekiq_contract
 from jobcheck.project.contract import describe_dead_letter, describe_time_limit
 from jobcheck.project.model import Project
 from jobcheck.project.test_code import is_test_code
-from jobcheck.registry import semantics
 from tests.conftest import case_id, fixture_cases
 
 
@@ -69,7 +68,7 @@ def test_missing_time_limit_fires_exactly_when_the_contract_has_none(case: Path)
         function = project.function(job.task.function)
         if function is not None and function.not_implemented:
             continue
-        limit = semantics(job.framework).time_limit(project, job)
+        limit = project.contract(job).time_limit
         if limit is None or not limit.settable:
             continue
         named = any(f"'{job.task.name}'" in f.message and f.path == job.file.path for f in findings)
@@ -90,7 +89,7 @@ def test_unbounded_retries_fire_exactly_when_the_contract_has_no_cap(case: Path)
     project, options = _project(case)
     findings = list(UnboundedRetries(project, options).run({"unbounded-retries"}))
     for job in project.jobs:
-        retries = semantics(job.framework).retries(project, job)
+        retries = project.contract(job).retries
         if retries is None or is_test_code(job.file):
             continue
         written = f"'{job.task.name}' sets {retries.written}:"

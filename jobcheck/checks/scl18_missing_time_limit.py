@@ -13,7 +13,6 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.registry import semantics
 
 
 class MissingTimeLimit(RuleChecks):
@@ -25,7 +24,7 @@ class MissingTimeLimit(RuleChecks):
             function = self.project.function(job.task.function)
             if function is not None and function.not_implemented:
                 continue  # declared here, run elsewhere: its limit is the other side's
-            limit = semantics(job.framework).time_limit(self.project, job)
+            limit = self.project.contract(job).time_limit
             if limit is not None and limit.settable and not limit.present:
                 yield from self.time_limit_parts("missing-time-limit", job, limit)
         yield from self.framework_parts("missing-time-limit")

@@ -22,8 +22,7 @@ class UnboundedRetries(RuleChecks):
     @check("unbounded-retries")
     def unbounded_retries(self) -> Iterator[Finding]:
         for job in self.project.jobs:
-            framework = semantics(job.framework)
-            yield from self._uncapped(job, framework.retries(self.project, job))
+            yield from self._uncapped(job, self.project.contract(job).retries)
             yield from self.job_parts("unbounded-retries", job)
             found = self.project.functions.get(job.task.function or "")
             if found is None:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry, TaskDef
     from jobcheck.facts.values import CallV, Value
     from jobcheck.findings import Finding, Fix, Related
-    from jobcheck.project.contract import Delivery, Retries, TimeLimit
+    from jobcheck.project.contract import JobContract, TimeLimit
     from jobcheck.project.model import Job, Project, Resolved
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
@@ -453,18 +453,6 @@ class Semantics:
 
     # -- check hooks ---------------------------------------------------------------------
 
-    def time_limit(self, project: Project, job: Job) -> TimeLimit | None:
-        """The job's time limit as its workers apply it (``project/contract.py``): what
-        ``jobs`` prints and SCL-18 judges; None where the framework has no such notion."""
-        return None
-
-    def retries(self, project: Project, job: Job) -> Retries | None:
-        """How the job retries, with the option that removes the cap when one does
-        (``project/contract.py``): review prints its words, SCL-34 unbounded-retries
-        reports where it is written. None where the plugin still words its retries in
-        ``contract()`` alone (Sidekiq's, whose retry_on lines its own checks judge)."""
-        return None
-
     def jumps_its_queue(self, project: Project, job: Job) -> bool:
         """SCL-20: whether the job is taken before the other jobs of its queue (a priority
         its queue honours), so bulk work on the same queue does not delay it."""
@@ -538,17 +526,6 @@ class Semantics:
 
     # -- the contract (``jobcheck jobs``) ---------------------------------------------------
 
-    def contract(self, project: Project, job: Job) -> dict[str, str]:
-        """The job's backoff and dead letter in words, and its retries and time limit
-        where :meth:`retries` and :meth:`time_limit` have none to give (``review`` words
-        a ``Retries`` and a ``TimeLimit`` itself; every plugin but Sidekiq gives both)."""
-        return {
-            "time_limit": "unknown",
-            "retries": "unknown",
-            "backoff": "unknown",
-            "dead_letter": "unknown",
-        }
-
     def named_tasks(self, project: Project) -> Iterator[tuple[str, Loc, str, str]]:
         """JOB-02 route-names-unknown-task: (path, loc, task name, what names it) for the
         task names this framework's routes, annotations and by-name sends write."""
@@ -559,24 +536,25 @@ class Semantics:
         module path (a move renames it); None when its name is written down."""
         return None
 
+    def job_contract(self, project: Project, job: Job) -> JobContract:
+        """What the job promises (``project/contract.py``): its time limit, retries,
+        delivery, backoff and dead letter. Asked once per job, through
+        ``Project.contract``; the checks judge it and ``jobs`` prints it."""
+        from jobcheck.project.contract import JobContract
+
+        return JobContract()
+
     def schedule_time_limit(
         self, project: Project, entry: ScheduleEntry, job: Job | None
     ) -> float | None:
         """SCL-38 schedule-overlaps-time-limit: how long a run the entry starts may last,
         in seconds (the entry's own limit, else the job's); None when unknown or none."""
-        limit = self.time_limit(project, job) if job is not None else None
+        limit = project.contract(job).time_limit if job is not None else None
         return limit.bound_seconds if limit is not None else None
 
     def none_inherits(self, key: str) -> bool:
         """Whether a job option set to None takes the global setting's value."""
         return False
-
-    def delivery(self, project: Project, job: Job) -> Delivery:
-        """When the job's message is acknowledged and what a worker lost mid-run does to
-        it (late ack, visibility timeout, redelivery)."""
-        from jobcheck.project.contract import Delivery
-
-        return Delivery("unknown")
 
     def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
         """Contracts of jobs that are plain functions enqueued by reference (RQ)."""

@@ -191,6 +191,23 @@ class Delivery:
     when the project does not show it."""
 
 
+@dataclass(frozen=True)
+class JobContract:
+    """What one job promises, made once per job by its framework's plugin
+    (``Semantics.job_contract``, asked through ``Project.contract``): ``jobs`` and
+    ``review`` print it, and the checks judge the same value."""
+
+    time_limit: TimeLimit | None = None
+    """None where its framework has no limit jobcheck reads."""
+    retries: Retries | None = None
+    """None where jobcheck cannot say how its failed runs are retried."""
+    delivery: Delivery = Delivery("unknown")
+    backoff: str = "unknown"
+    """How long it waits between retries, in words (``-`` when nothing retries)."""
+    dead_letter: str = "unknown"
+    """Where a run that fails for good ends, in words (``describe_dead_letter``)."""
+
+
 def describe_dead_letter(dead: DeadLetter) -> str:
     """The ``dead letter`` line of ``jobcheck jobs``."""
     if dead.recorded_by and dead.lost:

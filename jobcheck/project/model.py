@@ -44,6 +44,7 @@ from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import checked, plugins, schedule_terms, semantics
 
 if TYPE_CHECKING:
+    from jobcheck.project.contract import JobContract
     from jobcheck.project.routing import Routing
     from jobcheck.project.summaries import Summaries
 
@@ -789,6 +790,15 @@ class Project:
             return resolved
         inherited = semantics(job.framework).inherited_option(self, job, key)
         return inherited if inherited is not None and inherited.value is not None else resolved
+
+    def contract(self, job: Job) -> JobContract:
+        """What the job promises (``Semantics.job_contract``), made once per job: the
+        checks judge it and ``jobs`` prints it."""
+        memo = self.__dict__.setdefault("_contract_memo", {})
+        known = memo.get(id(job))
+        if known is None or known[0] is not job:
+            known = memo[id(job)] = (job, semantics(job.framework).job_contract(self, job))
+        return known[1]
 
     def task_bases(self, job: Job) -> list[str]:
         """The task classes a job is built on: its own class (class-based tasks), its

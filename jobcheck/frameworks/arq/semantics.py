@@ -16,11 +16,11 @@ from jobcheck.frameworks.semantics_base import (
     Words,
     fixed_hours,
 )
-from jobcheck.project.contract import Delivery, describe_dead_letter
+from jobcheck.project.contract import Delivery, JobContract, describe_dead_letter
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
-    from jobcheck.project.contract import Retries, TimeLimit
+    from jobcheck.project.contract import Retries
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Route, Routing
 
@@ -176,11 +176,6 @@ class ArqSemantics(Semantics):
 
     # -- check hooks ------------------------------------------------------------------
 
-    def time_limit(self, project: Project, job: Job) -> TimeLimit:
-        from jobcheck.frameworks.arq import checks
-
-        return checks.time_limit(project, job)
-
     # -- schedules ----------------------------------------------------------------------
 
     def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
@@ -214,38 +209,39 @@ class ArqSemantics(Semantics):
             return None
         return ("*",)
 
-    def retries(self, project: Project, job: Job) -> Retries:
-        from jobcheck.frameworks.arq import checks
-        from jobcheck.project.contract import Retries
-
-        worker = checks.worker_of(project, job)
-        default_tries = CRON_DEFAULTS["max_tries"] if job.task.kind == "cron" else None
-        tries = job.task.option("max_tries")
-        if tries is None and default_tries is None and worker is not None:
-            tries = worker.option("max_tries")
-        tries_text = (
-            describe(tries)
-            if tries is not None
-            else str(default_tries or WORKER_DEFAULTS["max_tries"]) + " (arq's default)"
-        )
-        return Retries(f"max_tries {tries_text}, only on Retry and cancellation")
-
-    def contract(self, project: Project, job: Job) -> dict[str, str]:
+    def job_contract(self, project: Project, job: Job) -> JobContract:
         from jobcheck.frameworks.arq import checks
 
-        return {
-            "backoff": "Retry(defer=...) as raised",
-            "dead_letter": describe_dead_letter(checks.dead_letter(project, job)),
-        }
-
-    def delivery(self, project: Project, job: Job) -> Delivery:
-        # arq/worker.py: the job stays in the queue while it runs, marked by an
-        # in-progress key of ``max(job timeouts) + 10`` s (``in_progress_timeout_s``).
-        return Delivery(
-            "late: the job stays queued while it runs; if its worker dies another runs "
-            "it again once the in-progress key expires (the longest job timeout + 10 s)",
-            late=True,
+        return JobContract(
+            time_limit=checks.time_limit(project, job),
+            retries=_retries(project, job),
+            # arq/worker.py: the job stays in the queue while it runs, marked by an
+            # in-progress key of ``max(job timeouts) + 10`` s (``in_progress_timeout_s``).
+            delivery=Delivery(
+                "late: the job stays queued while it runs; if its worker dies another runs "
+                "it again once the in-progress key expires (the longest job timeout + 10 s)",
+                late=True,
+            ),
+            backoff="Retry(defer=...) as raised",
+            dead_letter=describe_dead_letter(checks.dead_letter(project, job)),
         )
+
+
+def _retries(project: Project, job: Job) -> Retries:
+    from jobcheck.frameworks.arq import checks
+    from jobcheck.project.contract import Retries
+
+    worker = checks.worker_of(project, job)
+    default_tries = CRON_DEFAULTS["max_tries"] if job.task.kind == "cron" else None
+    tries = job.task.option("max_tries")
+    if tries is None and default_tries is None and worker is not None:
+        tries = worker.option("max_tries")
+    tries_text = (
+        describe(tries)
+        if tries is not None
+        else str(default_tries or WORKER_DEFAULTS["max_tries"]) + " (arq's default)"
+    )
+    return Retries(f"max_tries {tries_text}, only on Retry and cancellation")
 
 
 def _runs_one_at_a_time(entry: ScheduleEntry) -> bool:

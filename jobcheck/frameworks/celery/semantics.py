@@ -27,13 +27,12 @@ from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words, fixed_hours
-from jobcheck.project.contract import Delivery, describe_dead_letter
+from jobcheck.project.contract import JobContract, describe_dead_letter
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, Loc, ScheduleEntry
     from jobcheck.facts.values import CallV
-    from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project, Resolved
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
@@ -276,9 +275,6 @@ class CelerySemantics(Semantics):
 
     # -- check hooks --------------------------------------------------------------------
 
-    def time_limit(self, project: Project, job: Job) -> TimeLimit:
-        return contract.time_limit(project, job)
-
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         # celery/bin/worker.py ``-B/--beat`` embeds beat in the worker; Celery's docs:
         # there must only be one beat, and -B is meant for development.
@@ -324,20 +320,6 @@ class CelerySemantics(Semantics):
     def dead_letter_destination(self, project: Project) -> tuple[str, frozenset[str]] | None:
         return None  # per queue: the dead-letter exchanges routing finds
 
-    def retries(self, project: Project, job: Job) -> Retries:
-        return contract.retries(project, job)
-
-    def contract(self, project: Project, job: Job) -> dict[str, str]:
-        retries = contract.retries(project, job).words
-        return {
-            "retries": retries,
-            "backoff": "-" if retries == "none" else contract.backoff(project, job),
-            "dead_letter": describe_dead_letter(contract.dead_letter(project, job)),
-        }
-
-    def delivery(self, project: Project, job: Job) -> Delivery:
-        return contract.delivery(project, job)
-
     def runs_again(self, project: Project, job: Job) -> bool:
         return contract.runs_again(project, job)
 
@@ -356,6 +338,16 @@ class CelerySemantics(Semantics):
         # celery/app/task.py ``_get_app``: ``for attr_name, config_name in
         # cls.from_config: if getattr(cls, attr_name, None) is None: setattr(...)``.
         return key in GLOBAL_TASK_SETTINGS
+
+    def job_contract(self, project: Project, job: Job) -> JobContract:
+        retries = contract.retries(project, job)
+        return JobContract(
+            time_limit=contract.time_limit(project, job),
+            retries=retries,
+            delivery=contract.delivery(project, job),
+            backoff="-" if retries.words == "none" else contract.backoff(project, job),
+            dead_letter=describe_dead_letter(contract.dead_letter(project, job)),
+        )
 
 
 def _schedule_kind(entry: ScheduleEntry) -> str:

@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import is_none
 from jobcheck.frameworks.dramatiq import contract
 from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words
-from jobcheck.project.contract import Delivery
+from jobcheck.project.contract import JobContract
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
-    from jobcheck.project.contract import Retries, TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing, _Inventory
 
@@ -124,27 +123,20 @@ class DramatiqSemantics(Semantics):
             return None  # without Retries nothing is dead-lettered (checks.py)
         return "Dramatiq's dead-letter queues", frozenset({"xq", FAILED_ITEMS_TOKEN})
 
-    def time_limit(self, project: Project, job: Job) -> TimeLimit:
-        return contract.time_limit(project, job)
-
-    def retries(self, project: Project, job: Job) -> Retries:
-        return contract.retries(project, job)
-
     def schedule_terms(self, entry: ScheduleEntry) -> ScheduleTerms:
         return ScheduleTerms(
             kind="periodiq actor",
         )
 
-    def contract(self, project: Project, job: Job) -> dict[str, str]:
+    def job_contract(self, project: Project, job: Job) -> JobContract:
         retrying = contract.retrying(project)
-        return {
-            "retries": contract.retries(project, job).words,
-            "backoff": "exponential with jitter (Dramatiq)" if retrying else "none",
-            "dead_letter": "dead-letter queue (Dramatiq, kept 7 days)" if retrying else "none",
-        }
-
-    def delivery(self, project: Project, job: Job) -> Delivery:
-        return contract.delivery(project)
+        return JobContract(
+            time_limit=contract.time_limit(project, job),
+            retries=contract.retries(project, job),
+            delivery=contract.delivery(project),
+            backoff="exponential with jitter (Dramatiq)" if retrying else "none",
+            dead_letter="dead-letter queue (Dramatiq, kept 7 days)" if retrying else "none",
+        )
 
 
 SEMANTICS = DramatiqSemantics()

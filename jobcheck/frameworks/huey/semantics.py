@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, is_none, number
 from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words, fixed_hours
-from jobcheck.project.contract import Delivery
+from jobcheck.project.contract import Delivery, JobContract
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
     from jobcheck.facts import FrameworkConfig, ScheduleEntry
-    from jobcheck.project.contract import Retries, TimeLimit
+    from jobcheck.project.contract import Retries
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing
 
@@ -277,11 +277,6 @@ class HueySemantics(Semantics):
 
     # -- check hooks --------------------------------------------------------------------
 
-    def time_limit(self, project: Project, job: Job) -> TimeLimit:
-        from jobcheck.frameworks.huey import checks
-
-        return checks.time_limit(project, job)
-
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         """huey_consumer (or djhuey's ``run_huey``, django-huey's ``djangohuey``) enqueues
         periodic tasks unless started with ``-n/--no-periodic`` (PERIODIC_IN_EVERY_CONSUMER)."""
@@ -329,40 +324,47 @@ class HueySemantics(Semantics):
             return ("*",)
         return None
 
-    def retries(self, project: Project, job: Job) -> Retries:
-        # api.py ``Huey.task(retries=0, ...)``: none unless the task says.
-        from jobcheck.project.contract import Retries
+    def job_contract(self, project: Project, job: Job) -> JobContract:
+        from jobcheck.frameworks.huey import checks
 
-        retries = number(job.task.option("retries"))
-        if job.task.has_option("retries") and retries is None:
-            return Retries(describe(job.task.option("retries")))
-        return Retries("none (Huey's default)" if not retries else f"{retries:g}")
-
-    def contract(self, project: Project, job: Job) -> dict[str, str]:
-        retries = number(job.task.option("retries"))
-        delay = job.task.option("retry_delay")
-        backoff = job.task.option("retry_backoff")
-        if not retries:
-            backoff_text = "-"
-        elif backoff is not None:
-            backoff_text = f"retry_delay={describe(delay)}, x{describe(backoff)} each retry"
-        elif delay is not None:
-            backoff_text = f"fixed retry_delay={describe(delay)} s"
-        else:
-            backoff_text = "none: retried at once"
-        return {
-            "backoff": backoff_text,
-            "dead_letter": "none (Huey keeps no failed tasks)",
-        }
-
-    def delivery(self, project: Project, job: Job) -> Delivery:
-        # huey/storage.py ``RedisStorage.dequeue``: ``brpop``/``rpop`` take the message
-        # off the queue before the task runs; nothing puts it back.
-        return Delivery(
-            "early: the consumer takes the task off the queue before running it; a "
-            "consumer killed mid-run loses it",
-            late=False,
+        return JobContract(
+            time_limit=checks.time_limit(project, job),
+            retries=_retries(project, job),
+            # huey/storage.py ``RedisStorage.dequeue``: ``brpop``/``rpop`` take the message
+            # off the queue before the task runs; nothing puts it back.
+            delivery=Delivery(
+                "early: the consumer takes the task off the queue before running it; a "
+                "consumer killed mid-run loses it",
+                late=False,
+            ),
+            backoff=_backoff(project, job),
+            dead_letter="none (Huey keeps no failed tasks)",
         )
+
+
+def _retries(project: Project, job: Job) -> Retries:
+    # api.py ``Huey.task(retries=0, ...)``: none unless the task says.
+    from jobcheck.project.contract import Retries
+
+    retries = number(job.task.option("retries"))
+    if job.task.has_option("retries") and retries is None:
+        return Retries(describe(job.task.option("retries")))
+    return Retries("none (Huey's default)" if not retries else f"{retries:g}")
+
+
+def _backoff(project: Project, job: Job) -> str:
+    retries = number(job.task.option("retries"))
+    delay = job.task.option("retry_delay")
+    backoff = job.task.option("retry_backoff")
+    if not retries:
+        backoff_text = "-"
+    elif backoff is not None:
+        backoff_text = f"retry_delay={describe(delay)}, x{describe(backoff)} each retry"
+    elif delay is not None:
+        backoff_text = f"fixed retry_delay={describe(delay)} s"
+    else:
+        backoff_text = "none: retried at once"
+    return backoff_text
 
 
 def _instance_config(project: Project, app_ref: str | None) -> FrameworkConfig | None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import CallV, is_none, string
 from jobcheck.frameworks.rq import contract
 from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words
-from jobcheck.project.contract import Delivery, Retries, TimeLimit
+from jobcheck.project.contract import Delivery, JobContract, TimeLimit
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
 
@@ -177,9 +177,6 @@ class RQSemantics(Semantics):
 
     # -- check hooks ------------------------------------------------------------------------
 
-    def time_limit(self, project: Project, job: Job) -> TimeLimit:
-        return contract.time_limit(project, job)
-
     # -- schedules ----------------------------------------------------------------------------
 
     def interval_reset_reason(self, project: Project, entry: ScheduleEntry) -> str | None:
@@ -192,20 +189,6 @@ class RQSemantics(Semantics):
             kind=_schedule_kind(entry),
             interval_reset_consequence=_interval_reset_consequence(entry),
         )
-
-    def retries(self, project: Project, job: Job) -> Retries:
-        return contract.retries(project, job)
-
-    def contract(self, project: Project, job: Job) -> dict[str, str]:
-        return {
-            "backoff": contract.backoff(project, job),
-            "dead_letter": "failed job registry (RQ)",
-        }
-
-    def delivery(self, project: Project, job: Job) -> Delivery:
-        # Taken off the queue as it starts (rq/queue.py ``dequeue_any``: ``lpop``); a
-        # dead worker's job is failed, run again only by a Retry (rq/registry.py).
-        return Delivery(contract.DELIVERY, late=False)
 
     def schedule_time_limit(
         self, project: Project, entry: ScheduleEntry, job: Job | None
@@ -233,6 +216,17 @@ class RQSemantics(Semantics):
 
     def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
         return contract.plain_functions(project)
+
+    def job_contract(self, project: Project, job: Job) -> JobContract:
+        return JobContract(
+            time_limit=contract.time_limit(project, job),
+            retries=contract.retries(project, job),
+            # Taken off the queue as it starts (rq/queue.py ``dequeue_any``: ``lpop``); a
+            # dead worker's job is failed, run again only by a Retry (rq/registry.py).
+            delivery=Delivery(contract.DELIVERY, late=False),
+            backoff=contract.backoff(project, job),
+            dead_letter="failed job registry (RQ)",
+        )
 
 
 def _schedule_kind(entry: ScheduleEntry) -> str:

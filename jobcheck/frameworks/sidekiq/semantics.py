@@ -18,13 +18,12 @@ from jobcheck.frameworks.semantics_base import (
     Words,
     fixed_minute_expression,
 )
-from jobcheck.project.contract import Delivery
+from jobcheck.project.contract import Delivery, JobContract, Retries
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, SIDEKIQ_DEAD_SET_TOKEN
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry, TaskDef
     from jobcheck.facts.values import Value
-    from jobcheck.project.contract import TimeLimit
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import QueueUse, Route, Routing
 
@@ -302,27 +301,26 @@ class SidekiqSemantics(Semantics):
         own (the app is in view); a namespace of a gem is not the project's."""
         return any(job.framework in ("sidekiq", "activejob") for job in project.jobs)
 
-    # -- the contract ------------------------------------------------------------------------
+    def job_contract(self, project: Project, job: Job) -> JobContract:
+        from jobcheck.frameworks.sidekiq import contract, defaults
 
-    def contract(self, project: Project, job: Job) -> dict[str, str]:
-        from jobcheck.frameworks.sidekiq import contract
-
-        return contract.contract(project, job)
-
-    def time_limit(self, project: Project, job: Job) -> TimeLimit:
-        from jobcheck.frameworks.sidekiq import contract
-
-        return contract.NO_TIME_LIMIT
-
-    def delivery(self, project: Project, job: Job) -> Delivery:
-        from jobcheck.frameworks.sidekiq import defaults
-
-        return Delivery(
-            f"early: BasicFetch pops the job; a process killed mid-run (OOM, SIGKILL) "
-            f"loses it, a graceful stop pushes it back after {defaults.SHUTDOWN_TIMEOUT_SECONDS} s "
-            "(Sidekiq Pro's super_fetch recovers lost jobs)",
-            late=False,
+        words = contract.contract(project, job)
+        return JobContract(
+            time_limit=contract.NO_TIME_LIMIT,
+            # Its retry_on lines and retry options are judged by its own checks.
+            retries=Retries(words["retries"]),
+            delivery=Delivery(
+                "early: BasicFetch pops the job; a process killed mid-run (OOM, SIGKILL) "
+                "loses it, a graceful stop pushes it back after "
+                f"{defaults.SHUTDOWN_TIMEOUT_SECONDS} s (Sidekiq Pro's super_fetch recovers "
+                "lost jobs)",
+                late=False,
+            ),
+            backoff=words["backoff"],
+            dead_letter=words["dead_letter"],
         )
+
+    # -- the contract ------------------------------------------------------------------------
 
 
 def _overlap_causes(entry: ScheduleEntry) -> str:

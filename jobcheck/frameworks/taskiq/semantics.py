@@ -16,11 +16,11 @@ from jobcheck.frameworks.semantics_base import (
     Words,
     fixed_minute_expression,
 )
-from jobcheck.project.contract import Delivery
+from jobcheck.project.contract import Delivery, JobContract, Retries
 
 if TYPE_CHECKING:
     from jobcheck.facts import FrameworkConfig, ScheduleEntry
-    from jobcheck.project.contract import Retries, TimeLimit
+    from jobcheck.project.contract import Retries
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Route, Routing
 
@@ -249,11 +249,6 @@ class TaskiqSemantics(Semantics):
 
     # -- check hooks ------------------------------------------------------------------
 
-    def time_limit(self, project: Project, job: Job) -> TimeLimit:
-        from jobcheck.frameworks.taskiq import checks
-
-        return checks.time_limit(project, job)
-
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:
         programs = {w.rsplit("/", 1)[-1] for w in words}
         if "taskiq" in programs and "scheduler" in words:
@@ -272,44 +267,41 @@ class TaskiqSemantics(Semantics):
     def cron_hint(self, entry: ScheduleEntry, seconds: float) -> str:
         return f'{{"cron": "{fixed_minute_expression(seconds)}"}}'
 
-    # -- the contract -------------------------------------------------------------------
-
-    def retries(self, project: Project, job: Job) -> Retries:
-        from jobcheck.project.contract import Retries
-
-        return Retries(self._retrying(project, job)[0])
-
-    def contract(self, project: Project, job: Job) -> dict[str, str]:
-        return {
-            "backoff": self._retrying(project, job)[1],
-            "dead_letter": "none (taskiq keeps no failed tasks)",
-        }
-
-    def _retrying(self, project: Project, job: Job) -> tuple[str, str]:
-        """The task's retries and backoff in words: retries only through a retry
-        middleware and ``retry_on_error``."""
+    def job_contract(self, project: Project, job: Job) -> JobContract:
         from jobcheck.frameworks.taskiq import checks
 
-        middlewares = checks.retry_middlewares(project, job)
-        retries = "none (no retry middleware)"
-        backoff = "-"
-        if middlewares and job.task.option("retry_on_error") is not None:
-            # ``retries < max_retries`` after counting this run: max_retries counts runs.
-            count = number(job.task.option("max_retries"))
-            if count is None and job.task.option("max_retries") is not None:
-                retries = describe(job.task.option("max_retries"))
-            else:
-                runs = count if count is not None else 3
-                default = "" if count is not None else ", the middleware's default"
-                retries = (
-                    f"{max(runs - 1, 0):g} (max_retries={runs:g} counts the first run{default})"
-                )
-            simple = middlewares[0].name.endswith(checks.SIMPLE_RETRY)
-            backoff = "none: sent again at once" if simple else "SmartRetryMiddleware delay"
-        return retries, backoff
+        retries, backoff = _retrying(project, job)
+        return JobContract(
+            time_limit=checks.time_limit(project, job),
+            retries=Retries(retries),
+            delivery=taskiq_delivery(project, job),
+            backoff=backoff,
+            dead_letter="none (taskiq keeps no failed tasks)",
+        )
 
-    def delivery(self, project: Project, job: Job) -> Delivery:
-        return taskiq_delivery(project, job)
+
+def _retrying(project: Project, job: Job) -> tuple[str, str]:
+    """The task's retries and backoff in words: retries only through a retry
+    middleware and ``retry_on_error``."""
+    from jobcheck.frameworks.taskiq import checks
+
+    middlewares = checks.retry_middlewares(project, job)
+    retries = "none (no retry middleware)"
+    backoff = "-"
+    if middlewares and job.task.option("retry_on_error") is not None:
+        # ``retries < max_retries`` after counting this run: max_retries counts runs.
+        count = number(job.task.option("max_retries"))
+        if count is None and job.task.option("max_retries") is not None:
+            retries = describe(job.task.option("max_retries"))
+        else:
+            runs = count if count is not None else 3
+            default = "" if count is not None else ", the middleware's default"
+            retries = f"{max(runs - 1, 0):g} (max_retries={runs:g} counts the first run{default})"
+        simple = middlewares[0].name.endswith(checks.SIMPLE_RETRY)
+        backoff = "none: sent again at once" if simple else "SmartRetryMiddleware delay"
+    return retries, backoff
+
+    # -- the contract -------------------------------------------------------------------
 
 
 # taskiq/acks.py ``AcknowledgeType``; receiver.py and cli/worker/args.py default to
