@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from jobcheck.facts.values import CallV, Value
     from jobcheck.findings import Finding, Fix, Related
     from jobcheck.project.contract import JobContract, TimeLimit
-    from jobcheck.project.model import Job, Project, Resolved
+    from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
 
@@ -354,11 +354,6 @@ class Semantics:
 
     # -- options ---------------------------------------------------------------------
 
-    def inherited_option(self, project: Project, job: Job, key: str) -> Resolved | None:
-        """An option the job, its decorator and its base classes do not set, as the
-        framework fills it (Celery: ``task_annotations``, then global settings)."""
-        return None
-
     def is_config_module(self, module: str) -> bool:
         """Whether lower-case module-level names of ``module`` are this framework's
         settings (Celery's ``celeryconfig.py``)."""
@@ -551,10 +546,6 @@ class Semantics:
         in seconds (the entry's own limit, else the job's); None when unknown or none."""
         limit = project.contract(job).time_limit if job is not None else None
         return limit.bound_seconds if limit is not None else None
-
-    def none_inherits(self, key: str) -> bool:
-        """Whether a job option set to None takes the global setting's value."""
-        return False
 
     def plain_function_contracts(self, project: Project) -> Iterator[dict[str, object]]:
         """Contracts of jobs that are plain functions enqueued by reference (RQ)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jobcheck.facts import (
     MANAGEMENT_COMMAND,
@@ -30,11 +30,9 @@ from jobcheck.facts.values import (
     Const,
     DictV,
     EnvDefault,
-    Opaque,
     Ref,
     Value,
     is_join,
-    is_none,
     string,
 )
 from jobcheck.guarded import read_text
@@ -101,6 +99,7 @@ class Project:
         self.call_depth = call_depth
         """How many calls deep summaries follow a function into its helpers."""
         self.source_of = source_of or _read_source
+        self._memos: dict[str, dict[Any, Any]] = {}
         self.by_path = {f.path: f for f in self.files}
         self.foreign_objects = {q for f in self.files for q in f.foreign_objects}
         self.instances: dict[str, str] = {
@@ -753,43 +752,10 @@ class Project:
 
     # -- effective task options ----------------------------------------------------
 
-    def option(self, job: Job, key: str) -> Resolved:
-        """The effective value of a Celery task option, wherever it is set (memoized:
-        several checks ask for the same options of every job)."""
-        memo = self.__dict__.setdefault("_option_memo", {})
-        known = memo.get((id(job), key))
-        if known is None or known[0] is not job:
-            known = memo[(id(job), key)] = (job, self._option(job, key))
-        return known[1]
-
-    def _option(self, job: Job, key: str) -> Resolved:
-        task = job.task
-        if task.has_option(key):
-            resolved = Resolved(task.option(key), "task", job.file.path, task.option_loc(key))
-            return self._filled_when_none(job, key, resolved)
-        if task.has_option(SPLAT):  # @shared_task(**OPTIONS): set there, for all we know
-            spread = task.option(SPLAT)
-            value = spread.get(key) if isinstance(spread, DictV) else None
-            return Resolved(
-                value if value is not None else Opaque(f"**{_text(spread)}"),
-                "task",
-                job.file.path,
-                task.option_loc(SPLAT),
-            )
-        found = self._base_option(job, key)
-        if found is not None:
-            return self._filled_when_none(job, key, found)
-        found = semantics(job.framework).inherited_option(self, job, key)
-        return found if found is not None else Resolved(None, "default")
-
-    def _filled_when_none(self, job: Job, key: str, resolved: Resolved) -> Resolved:
-        """An option set to None that the framework fills from a global setting (Celery's
-        ``Task.from_config``: celery/app/task.py fills a None ``time_limit`` from
-        ``task_time_limit``): the setting's value when there is one."""
-        if not is_none(resolved.value) or not semantics(job.framework).none_inherits(key):
-            return resolved
-        inherited = semantics(job.framework).inherited_option(self, job, key)
-        return inherited if inherited is not None and inherited.value is not None else resolved
+    def memo(self, name: str) -> dict[Any, Any]:
+        """A dictionary kept with the project for a plugin's own memoized answers
+        (Celery's option chain), named so two plugins never share one."""
+        return self._memos.setdefault(name, {})
 
     def contract(self, job: Job) -> JobContract:
         """What the job promises (``Semantics.job_contract``), made once per job: the
@@ -804,13 +770,13 @@ class Project:
         """The task classes a job is built on: its own class (class-based tasks), its
         ``base=``, the app's ``task_cls``, and their bases, nearest first."""
         own = [job.task.qualname] if job.task.kind == "class" else []
-        return list(self._bases_from((*own, job.task.base, *self._app_task_classes(job)), True))
+        return list(self.bases_from((*own, job.task.base, *self.app_task_classes(job)), True))
 
-    def _app_task_classes(self, job: Job) -> list[str]:
+    def app_task_classes(self, job: Job) -> list[str]:
         """Classes every task of the job's app is built on (Celery's ``task_cls``)."""
         return semantics(job.framework).app_task_classes(self, job)
 
-    def _bases_from(self, start: Iterable[str | None], plain_classes: bool) -> Iterator[str]:
+    def bases_from(self, start: Iterable[str | None], plain_classes: bool) -> Iterator[str]:
         """``start`` and the bases of each, breadth first, each once; the bases of
         classes that are not task classes only with ``plain_classes``."""
         pending = [name for name in start if name]
@@ -827,21 +793,7 @@ class Project:
             elif plain_classes:
                 pending.extend(self.classes.get(name, ()))
 
-    def _base_option(self, job: Job, key: str) -> Resolved | None:
-        for name in self._bases_from((job.task.base, *self._app_task_classes(job)), False):
-            entry = self.task_classes.get(name)
-            if entry is None:
-                if self._outside_project(name, job):  # a library's base class: it may set it
-                    return Resolved(Opaque(name), "base", job.file.path, job.task.loc)
-                continue
-            f, tc = entry
-            for attr, value in tc.attrs:
-                if attr == key:
-                    loc = dict(tc.attr_locs).get(attr, tc.loc)
-                    return Resolved(value, "base", f.path, loc)
-        return None
-
-    def _outside_project(self, qualname: str, job: Job) -> bool:
+    def outside_project(self, qualname: str, job: Job) -> bool:
         """A class of an installed library other than the job's framework (whose base
         classes set no options beyond the defaults the checks know)."""
         root = qualname.split(".")[0]
@@ -1151,15 +1103,6 @@ def _bases(
         found.append(base)
         pending[:0] = [named(b) for b in bases_of(base)]
     return found
-
-
-def _text(value: Value | None) -> str:
-    """A short name for a spread value: ``RETRY_OPTIONS`` of ``**RETRY_OPTIONS``."""
-    if isinstance(value, Ref):
-        return value.qualname.rsplit(".", 1)[-1]
-    if isinstance(value, Opaque):
-        return value.text
-    return "options"
 
 
 def custom_decorator_roots() -> dict[str, str]:

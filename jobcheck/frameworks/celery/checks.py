@@ -23,6 +23,7 @@ from jobcheck.facts.values import (
     truthy,
 )
 from jobcheck.frameworks.celery import contract, routes
+from jobcheck.frameworks.celery.options import option
 from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project import production
 from jobcheck.project.schedule_words import describe, expiry_hint, job_label
@@ -140,7 +141,7 @@ def time_limit_exceeds_visibility(check: Check) -> Iterator[Finding]:
             # With early acknowledgement (Celery's default) the message is acked
             # when the task starts, so a long run is never redelivered.
             continue
-        hard = check.project.option(job, "time_limit")
+        hard = option(check.project, job, "time_limit")
         limit = number(hard.value)
         if limit is None or limit < seconds:
             continue
@@ -194,8 +195,8 @@ def soft_limit_not_below_hard(check: Check) -> Iterator[Finding]:
     for job in check.project.jobs:
         if job.framework != NAME:
             continue
-        soft = check.project.option(job, "soft_time_limit")
-        hard = check.project.option(job, "time_limit")
+        soft = option(check.project, job, "soft_time_limit")
+        hard = option(check.project, job, "time_limit")
         soft_value, hard_value = number(soft.value), number(hard.value)
         if soft_value is None or hard_value is None or soft_value < hard_value:
             continue
@@ -235,10 +236,10 @@ def _origin(resolved: Resolved) -> str:
 
 
 def autoretry_backoff(check: Check, job: Job) -> Iterator[Finding]:
-    autoretry = check.project.option(job, "autoretry_for")
+    autoretry = option(check.project, job, "autoretry_for")
     if not autoretry.is_set or not _non_empty(autoretry.value):
         return
-    backoff = check.project.option(job, "retry_backoff")
+    backoff = option(check.project, job, "retry_backoff")
     where = (autoretry.path or job.file.path, autoretry.loc or job.task.loc)
     if not backoff.is_set or truthy(backoff.value) is False:
         yield check.finding(
@@ -261,7 +262,7 @@ def autoretry_backoff(check: Check, job: Job) -> Iterator[Finding]:
             "same pace; start small (retry_backoff=True doubles from 1 s) or raise "
             "retry_backoff_max above the wait you mean",
         )
-    jitter = check.project.option(job, "retry_jitter")
+    jitter = option(check.project, job, "retry_jitter")
     if jitter.is_set and truthy(jitter.value) is False:
         yield check.finding(
             "retry-without-backoff",
@@ -295,7 +296,7 @@ def manual_retry_backoff(check: Check, job: Job) -> Iterator[Finding]:
 def _backoff_not_applied(check: Check, job: Job) -> str:
     """A note for tasks that set retry_backoff and retry by hand: Celery applies it
     only to the retries autoretry_for makes (celery/app/autoretry.py)."""
-    backoff = check.project.option(job, "retry_backoff")
+    backoff = option(check.project, job, "retry_backoff")
     if backoff.is_set and truthy(backoff.value):
         return " (retry_backoff applies only to autoretry_for retries, not to self.retry())"
     return ""
@@ -303,7 +304,7 @@ def _backoff_not_applied(check: Check, job: Job) -> str:
 
 def _retry_delay(check: Check, job: Job) -> str:
     """How long each retry waits when no countdown is given."""
-    delay = check.project.option(job, "default_retry_delay")
+    delay = option(check.project, job, "default_retry_delay")
     if not delay.is_set:
         return f"{CELERY_DEFAULT_RETRY_DELAY} s (Celery's default_retry_delay)"
     seconds = number(delay.value)
@@ -323,7 +324,7 @@ def retry_on_all_exceptions(check: Check) -> Iterator[Finding]:
     for job in check.project.jobs:
         if job.framework != NAME:
             continue
-        autoretry = check.project.option(job, "autoretry_for")
+        autoretry = option(check.project, job, "autoretry_for")
         caught = _catch_all(autoretry.value)
         if autoretry.is_set and caught:
             yield check.finding(
@@ -433,7 +434,7 @@ def schedule_without_expiry(
         return
     if job is None:
         return  # a library's task, or one not found: its own expiry is unknown
-    if check.project.option(job, "expires").is_set:
+    if option(check.project, job, "expires").is_set:
         return
     hint, within = expiry_hint(entry)
     where = "options={'expires': " + hint + "}"

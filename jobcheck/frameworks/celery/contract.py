@@ -23,6 +23,7 @@ from jobcheck.facts.values import (
     string,
     truthy,
 )
+from jobcheck.frameworks.celery.options import option
 from jobcheck.project.contract import DeadLetter, Delivery, Origin, Retries, Seconds, TimeLimit
 
 if TYPE_CHECKING:
@@ -37,8 +38,8 @@ def time_limit(project: Project, job: Job) -> TimeLimit:
     Celery sets none by default (celery/app/defaults.py declares both with no default)."""
     pool = unenforcing_pool(project)
     return TimeLimit(
-        hard=_limit(project.option(job, "time_limit")),
-        soft=_limit(project.option(job, "soft_time_limit")),
+        hard=_limit(option(project, job, "time_limit")),
+        soft=_limit(option(project, job, "soft_time_limit")),
         per_call=limited_per_call(project, job),
         none_by_default="Celery has no default",
         unenforced=(
@@ -138,8 +139,8 @@ def retries(project: Project, job: Job) -> Retries:
     (celery/app/autoretry.py ``task.retry(exc=exc, **retry_kwargs)``) and by a
     ``self.retry(max_retries=N)`` call's own ("If set, overrides the default retry limit
     for this execution", celery/app/task.py ``Task.retry``)."""
-    autoretry = project.option(job, "autoretry_for")
-    cap = project.option(job, "max_retries")
+    autoretry = option(project, job, "autoretry_for")
+    cap = option(project, job, "max_retries")
     limit = (
         "unbounded"
         if cap.is_set and is_none(cap.value)
@@ -151,7 +152,7 @@ def retries(project: Project, job: Job) -> Retries:
         else None
     )
     written = "max_retries=None"
-    kwargs = project.option(job, "retry_kwargs").value
+    kwargs = option(project, job, "retry_kwargs").value
     given = kwargs.get("max_retries") if isinstance(kwargs, DictV) else None
     if given is not None:
         limit = "unbounded" if is_none(given) else f"max {describe(given)} (retry_kwargs)"
@@ -216,12 +217,12 @@ class CappedBackoff:
 def capped_backoff(project: Project, job: Job) -> CappedBackoff | None:
     """The task's autoretry backoff when it cannot grow; None when it can, or when
     either number is not readable."""
-    shaped = project.option(job, "retry_backoff")
+    shaped = option(project, job, "retry_backoff")
     value = project.value(shaped.value)
     factor = number(value)
     if not shaped.is_set or factor is None or truthy(value) is not True:
         return None
-    cap_option = project.option(job, "retry_backoff_max")
+    cap_option = option(project, job, "retry_backoff_max")
     cap = number(project.value(cap_option.value)) if cap_option.is_set else None
     cap = RETRY_BACKOFF_MAX_DEFAULT if not cap_option.is_set else cap
     if cap is None or int(max(1.0, factor)) < int(cap):
@@ -232,12 +233,12 @@ def capped_backoff(project: Project, job: Job) -> CappedBackoff | None:
 
 
 def backoff(project: Project, job: Job) -> str:
-    delay = project.option(job, "default_retry_delay")
+    delay = option(project, job, "default_retry_delay")
     default = f"fixed {_value(delay)} s" if delay.is_set else "fixed 180 s (Celery default)"
-    if project.option(job, "autoretry_for").is_set:
-        shaped = project.option(job, "retry_backoff")
+    if option(project, job, "autoretry_for").is_set:
+        shaped = option(project, job, "retry_backoff")
         if shaped.is_set and truthy(shaped.value):
-            jitter = project.option(job, "retry_jitter")
+            jitter = option(project, job, "retry_jitter")
             off = jitter.is_set and truthy(jitter.value) is False
             capped = capped_backoff(project, job)
             if capped is not None:
@@ -385,7 +386,7 @@ def runs_again(project: Project, job: Job) -> bool:
     is acked as the pool accepts it (celery/worker/request.py ``Request.on_accepted``
     and ``execute``: ``if not self.task.acks_late: self.acknowledge()``), so a lost run
     is lost, not repeated. An ``acks_late`` jobcheck cannot read may be true."""
-    if project.option(job, "autoretry_for").is_set:
+    if option(project, job, "autoretry_for").is_set:
         return True
     function = project.function(job.task.function)
     if function is None or function.retry_calls:
@@ -402,7 +403,7 @@ def delivery(project: Project, job: Job) -> Delivery:
     loses its broker connection leaves the message to be redelivered, on Redis and SQS
     once the visibility timeout has passed.
     """
-    late = project.option(job, "acks_late")
+    late = option(project, job, "acks_late")
     if not late.is_set:
         return Delivery(
             "early (Celery's default): acked as it starts; a worker lost mid-run loses the job",
@@ -425,7 +426,7 @@ def delivery(project: Project, job: Job) -> Delivery:
     visibility = visibility_timeout(project)
     if visibility is not None:
         text += f" after the visibility timeout, {visibility[0]:g} s ({visibility[1]})"
-    lost = project.option(job, "reject_on_worker_lost")
+    lost = option(project, job, "reject_on_worker_lost")
     if lost.is_set and truthy(lost.value):
         return Delivery(
             text + "; a killed child process's run is requeued (reject_on_worker_lost)",

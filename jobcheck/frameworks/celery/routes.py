@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts import EnqueueSite, FileFacts, ScheduleEntry
 from jobcheck.facts.values import CallV, Const, DictV, SeqV, Value, is_none, string
+from jobcheck.frameworks.celery.options import option
 from jobcheck.frameworks.celery.settings import SETTING_NAMES
 from jobcheck.project.routing import (
     NO_MATCH,
@@ -90,7 +91,7 @@ class CeleryRoutes:
         return Route(queue, default=True, where=Place(f.path, setting.loc), from_settings=True)
 
     def job_route(self, job: Job) -> Route:
-        resolved = self.routing.project.option(job, "queue")
+        resolved = option(self.routing.project, job, "queue")
         if resolved.source in ("task", "base", "annotations"):
             name = self.routing.queue_name(resolved.value)
             if name is UNKNOWN:

@@ -23,9 +23,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import SPLAT, TaskDef
-from jobcheck.facts.values import DictV, Ref, SeqV, Value, string
+from jobcheck.facts.values import Ref, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
+from jobcheck.frameworks.celery.options import option
 from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words, fixed_hours
 from jobcheck.project.contract import JobContract, describe_dead_letter
 from jobcheck.project.schedule_words import expiry_hint
@@ -33,18 +34,9 @@ from jobcheck.project.schedule_words import expiry_hint
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, Loc, ScheduleEntry
     from jobcheck.facts.values import CallV
-    from jobcheck.project.model import Job, Project, Resolved
+    from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
 
-# Celery task options that a global setting provides when the task does not
-# (celery/app/task.py reads them from ``app.conf`` under these names).
-GLOBAL_TASK_SETTINGS = {
-    "time_limit": "task_time_limit",
-    "soft_time_limit": "task_soft_time_limit",
-    "acks_late": "task_acks_late",
-    "reject_on_worker_lost": "task_reject_on_worker_lost",
-    "queue": "task_default_queue",
-}
 # Dramatiq's sends, and calls Huey's recognizer records (calling a Huey task enqueues it):
 # on a Celery task they run it here, or send nothing.
 NOT_CELERY_ENQUEUES = frozenset({"send", "send_with_options", "call", "schedule"})
@@ -165,20 +157,6 @@ class CelerySemantics(Semantics):
 
     # -- options ----------------------------------------------------------------------
 
-    def inherited_option(self, project: Project, job: Job, key: str) -> Resolved | None:
-        from jobcheck.project.model import Resolved
-
-        found = _annotation_option(project, job.task, key)
-        if found is not None:
-            return found
-        setting_key = GLOBAL_TASK_SETTINGS.get(key)
-        if setting_key is not None:
-            entry = project.setting(setting_key)
-            if entry is not None:
-                f, setting = entry
-                return Resolved(setting.value, "settings", f.path, setting.loc)
-        return None
-
     def is_config_module(self, module: str) -> bool:
         return "celery" in module.rsplit(".", 1)[-1]
 
@@ -214,7 +192,7 @@ class CelerySemantics(Semantics):
         return routes.of(routing).named(name, place)
 
     def job_age_bound(self, routing: Routing, job: Job) -> str | None:
-        resolved = routing.project.option(job, "expires")
+        resolved = option(routing.project, job, "expires")
         value = resolved.value if resolved.is_set else None
         return None if value is None or _is_none(value) else "expires"
 
@@ -334,11 +312,6 @@ class CelerySemantics(Semantics):
             return None
         return job.task.registered_name or job.task.qualname
 
-    def none_inherits(self, key: str) -> bool:
-        # celery/app/task.py ``_get_app``: ``for attr_name, config_name in
-        # cls.from_config: if getattr(cls, attr_name, None) is None: setattr(...)``.
-        return key in GLOBAL_TASK_SETTINGS
-
     def job_contract(self, project: Project, job: Job) -> JobContract:
         retries = contract.retries(project, job)
         return JobContract(
@@ -420,26 +393,6 @@ def _outside_celery(project: Project, cls: str) -> bool:
         return False
     root = cls.split(".")[0]
     return root not in CELERY_APP_ROOTS and root not in project.root_packages
-
-
-def _annotation_option(project: Project, task: TaskDef, key: str) -> Resolved | None:
-    from jobcheck.project.model import Resolved
-
-    for f, setting in project.settings("task_annotations"):
-        for mapping in _annotation_maps(setting.value):
-            for name in (task.registered_name, "*"):
-                entry = mapping.get(name) if name else None
-                if isinstance(entry, DictV) and entry.get(key) is not None:
-                    return Resolved(entry.get(key), "annotations", f.path, setting.loc)
-    return None
-
-
-def _annotation_maps(value: Value) -> list[DictV]:
-    if isinstance(value, DictV):
-        return [value]
-    if isinstance(value, SeqV):
-        return [item for item in value.items if isinstance(item, DictV)]
-    return []
 
 
 def _is_none(value: Value) -> bool:
