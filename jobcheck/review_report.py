@@ -326,7 +326,7 @@ def _queues(project: Project, options: Options) -> list[QueueReview]:
                         found,
                         use.framework,
                         use.name,
-                        semantics(use.framework).configured_queues(project.routing),
+                        project.routing.rules(use.framework).configured_queues(),
                     )
                     if any(w.framework == use.framework for w in found)
                     else None

@@ -40,7 +40,8 @@ class ScheduleExpiry(RuleChecks):
         job or on the call the scheduled function makes."""
         rules = semantics(job.framework)
         advice = rules.expiry_advice(self.project, entry)
-        if advice is None or rules.job_age_bound(self.project.routing, job) is not None:
+        bound = self.project.routing.rules(job.framework).job_age_bound(job)
+        if advice is None or bound is not None:
             return
         sites = [
             site

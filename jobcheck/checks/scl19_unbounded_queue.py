@@ -33,7 +33,7 @@ class UnboundedQueue(RuleChecks):
         for use in routing.queues().values():
             if use.bounds or use.maybe_bounded:
                 continue
-            if not semantics(use.framework).config_in_sight(routing):
+            if not routing.rules(use.framework).config_in_sight():
                 continue
             if not use.explicit and not (use.jobs or use.sites):
                 continue
@@ -42,7 +42,7 @@ class UnboundedQueue(RuleChecks):
                 by_place.setdefault(place, []).append(use)
         for place, uses in by_place.items():
             first, others = uses[0], uses[1:]
-            message = semantics(first.framework).unbounded_queue_message(routing, first)
+            message = routing.rules(first.framework).unbounded_queue_message(first)
             if others:
                 names = [f"'{use.name}'" for use in others]
                 listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
@@ -60,7 +60,7 @@ class UnboundedQueue(RuleChecks):
                 return min(places, key=_order)
         framework = semantics(use.framework)
         if framework.bounds_configured_centrally:
-            return framework.default_queue_place(self.project.routing, use)
+            return self.project.routing.rules(use.framework).default_queue_place(use)
         candidates = [Place(job.file.path, job.task.loc) for job in use.jobs]
         candidates += [Place(f.path, site.loc) for f, site in use.sites]
         return min(candidates, key=_order) if candidates else None

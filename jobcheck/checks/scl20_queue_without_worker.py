@@ -32,7 +32,7 @@ class QueueWorkers(RuleChecks):
             if framework not in started or not (use.jobs or use.sites):
                 continue
             if framework not in configured:  # once per framework, not per queue
-                configured[framework] = semantics(framework).configured_queues(routing)
+                configured[framework] = routing.rules(framework).configured_queues()
             if consumers(found, framework, name, configured[framework]):
                 continue
             if use.namings:

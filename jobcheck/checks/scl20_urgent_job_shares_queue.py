@@ -112,7 +112,7 @@ class UrgentQueue(RuleChecks):
             if not routing.uses_own_route(job):
                 continue
             route = routing.job_route(job)
-            unseen = semantics(job.framework).hides_routes_from_view(routing, route)
+            unseen = routing.rules(job.framework).hides_routes_from_view(route)
             if route.known and not unseen:
                 place = Place(job.file.path, job.task.loc)
                 if route.where is not None and semantics(job.framework).reports_route_where_named:

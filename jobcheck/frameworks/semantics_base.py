@@ -214,6 +214,79 @@ class ScheduleTerms:
     when such entries are not judged."""
 
 
+class QueueRules:
+    """How a framework routes its jobs to queues and bounds them, for one project's
+    routing (``project/routing.py`` makes one per framework, from
+    ``Semantics.queue_rules``). The defaults: no queue named, nothing bounded."""
+
+    def __init__(self, routing: Routing, semantics: Semantics) -> None:
+        self.routing = routing
+        self.semantics = semantics
+
+    def config_in_sight(self) -> bool:
+        """Whether the configuration where its queues are bounded was analysed."""
+        return True
+
+    def job_route(self, job: Job) -> Route:
+        from jobcheck.project.routing import UNKNOWN_ROUTE
+
+        return UNKNOWN_ROUTE
+
+    def call_queue_option(self, site: EnqueueSite) -> Value | None:
+        """The queue a call names in its own options (``apply_async(queue=...)``)."""
+        return None
+
+    def call_options_may_hold_queue(self, site: EnqueueSite) -> bool:
+        return False
+
+    def receiver_route(self, site: EnqueueSite, place: Place) -> Route | None:
+        """The queue the object a call is made on stands for (an RQ ``Queue``)."""
+        return None
+
+    def calls_name_own_queue(self, site: EnqueueSite) -> bool:
+        """Whether the call itself picks its queue through its receiver."""
+        return False
+
+    def unresolved_route(self, site: EnqueueSite) -> Route:
+        """The queue of a call whose job is not in the project (``send_task("x")``)."""
+        from jobcheck.project.routing import UNKNOWN_ROUTE
+
+        return UNKNOWN_ROUTE
+
+    def named_route(self, name: str, place: Place) -> Route:
+        from jobcheck.project.routing import Route
+
+        return Route(name, name == self.semantics.default_queue, place)
+
+    def job_age_bound(self, job: Job) -> str | None:
+        """What bounds how long the job's messages may wait (an option name), if set."""
+        return None
+
+    def site_count_bound(self, site: EnqueueSite) -> str | None:
+        """SCL-19: what bounds the number of the site's jobs waiting (a deduplicating
+        ``job_id``), in words, or None."""
+        return None
+
+    def collect_queues(self, inventory: _Inventory) -> None:
+        """Queues and bounds its configuration declares (routes, global middleware)."""
+
+    def default_queue_place(self, use: QueueUse) -> Place | None:
+        """Where a bound of its implicit default queue would be configured."""
+        return None
+
+    def hides_routes_from_view(self, route: Route) -> bool:
+        """SCL-20: whether a job's route came from configuration that was not analysed."""
+        return False
+
+    def configured_queues(self) -> frozenset[str] | None:
+        """The queues a worker of this framework started without a queue list consumes
+        (``worker_queues`` gave ``CONFIGURED``); None when unknown."""
+        return None
+
+    def unbounded_queue_message(self, use: QueueUse) -> str:
+        return f"queue '{use.name}' has no backlog bound"
+
+
 class Semantics:
     """The neutral answers: nothing known, nothing found."""
 
@@ -226,6 +299,8 @@ class Semantics:
 
     words = Words()
     """Its phrases (:class:`Words`)."""
+    queue_rules: type[QueueRules] = QueueRules
+    """How it routes and bounds its queues (:class:`QueueRules`)."""
 
     matches_by_tail: bool = True
     """Whether an enqueue target that is not found by its full dotted path may be
@@ -373,46 +448,7 @@ class Semantics:
 
         return NOT_A_QUEUE
 
-    def config_in_sight(self, routing: Routing) -> bool:
-        """Whether the configuration where its queues are bounded was analysed."""
-        return True
-
-    def job_route(self, routing: Routing, job: Job) -> Route:
-        from jobcheck.project.routing import UNKNOWN_ROUTE
-
-        return UNKNOWN_ROUTE
-
-    def call_queue_option(self, site: EnqueueSite) -> Value | None:
-        """The queue a call names in its own options (``apply_async(queue=...)``)."""
-        return None
-
-    def call_options_may_hold_queue(self, site: EnqueueSite) -> bool:
-        return False
-
-    def receiver_route(self, routing: Routing, site: EnqueueSite, place: Place) -> Route | None:
-        """The queue the object a call is made on stands for (an RQ ``Queue``)."""
-        return None
-
-    def calls_name_own_queue(self, site: EnqueueSite) -> bool:
-        """Whether the call itself picks its queue through its receiver."""
-        return False
-
-    def unresolved_route(self, routing: Routing, site: EnqueueSite) -> Route:
-        """The queue of a call whose job is not in the project (``send_task("x")``)."""
-        from jobcheck.project.routing import UNKNOWN_ROUTE
-
-        return UNKNOWN_ROUTE
-
-    def named_route(self, routing: Routing, name: str, place: Place) -> Route:
-        from jobcheck.project.routing import Route
-
-        return Route(name, name == self.default_queue, place)
-
     default_queue: str | None = None
-
-    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
-        """What bounds how long the job's messages may wait (an option name), if set."""
-        return None
 
     def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
         """SCL-19: how to bound how long this framework's job, enqueued on ``entry``'s
@@ -420,24 +456,9 @@ class Semantics:
         the entry's interval as the value); None when its queues are not judged."""
         return None
 
-    def site_count_bound(self, site: EnqueueSite) -> str | None:
-        """SCL-19: what bounds the number of the site's jobs waiting (a deduplicating
-        ``job_id``), in words, or None."""
-        return None
-
-    def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
-        """Queues and bounds its configuration declares (routes, global middleware)."""
-
     bounds_configured_centrally = False
     """Whether an implicit queue's bound lives in central configuration (Celery's app or
     settings), rather than on the jobs and calls that use it."""
-
-    def default_queue_place(self, routing: Routing, use: QueueUse) -> Place | None:
-        """Where a bound of its implicit default queue would be configured."""
-        return None
-
-    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
-        return f"queue '{use.name}' has no backlog bound"
 
     # -- retries and dead letters -------------------------------------------------------
 
@@ -451,10 +472,6 @@ class Semantics:
     def jumps_its_queue(self, project: Project, job: Job) -> bool:
         """SCL-20: whether the job is taken before the other jobs of its queue (a priority
         its queue honours), so bulk work on the same queue does not delay it."""
-        return False
-
-    def hides_routes_from_view(self, routing: Routing, route: Route) -> bool:
-        """SCL-20: whether a job's route came from configuration that was not analysed."""
         return False
 
     # -- schedules ------------------------------------------------------------------------
@@ -493,11 +510,6 @@ class Semantics:
         """The queues a process command line (``words``) starts a worker of this
         framework on: names, ``("*",)`` for every queue, ``()`` for the configuration's;
         None when it starts no worker of this framework."""
-        return None
-
-    def configured_queues(self, routing: Routing) -> frozenset[str] | None:
-        """The queues a worker of this framework started without a queue list consumes
-        (``worker_queues`` gave ``CONFIGURED``); None when unknown."""
         return None
 
     def process_scheduler(self, project: Project, words: list[str]) -> tuple[str, bool] | None:

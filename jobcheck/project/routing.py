@@ -20,6 +20,7 @@ from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import owner, plugins, schedule_terms, semantics
 
 if TYPE_CHECKING:
+    from jobcheck.frameworks.semantics_base import QueueRules
     from jobcheck.project.model import Job, Project
 
 ENV_READERS = frozenset(
@@ -120,6 +121,15 @@ class Routing:
         self._queues: dict[tuple[str, str], QueueUse] | None = None
         self.framework_state: dict[str, object] = {}
         """What a framework's semantics computes once per project (Celery's routes)."""
+        self._rules: dict[str | None, QueueRules] = {}
+
+    def rules(self, framework: str | None) -> QueueRules:
+        """How ``framework`` routes and bounds its queues in this project, made once."""
+        found = self._rules.get(framework)
+        if found is None:
+            owner = semantics(framework)
+            found = self._rules[framework] = owner.queue_rules(self, owner)
+        return found
 
     # -- names ----------------------------------------------------------------------
 
@@ -174,14 +184,14 @@ class Routing:
         """The queue a job's plain enqueue (``.delay()``, ``.send()``) lands on."""
         key = f"{job.file.path}:{job.task.qualname}"
         if key not in self._job_routes:
-            self._job_routes[key] = semantics(job.framework).job_route(self, job)
+            self._job_routes[key] = self.rules(job.framework).job_route(job)
         return self._job_routes[key]
 
     # -- enqueue sites ----------------------------------------------------------------
 
     def site_route(self, f: FileFacts, site: EnqueueSite, job: Job | None) -> Route:
         """The queue one enqueue call lands on."""
-        framework = semantics(site.framework_hint or (job.framework if job else None))
+        framework = self.rules(site.framework_hint or (job.framework if job else None))
         place = Place(f.path, site.loc)
         named = self.project.as_bound(site, self._site_queues.get((f.path, site.order)))
         if named is None:
@@ -193,13 +203,13 @@ class Routing:
             if name is UNKNOWN:
                 return UNKNOWN_ROUTE
             if isinstance(name, str):
-                return framework.named_route(self, name, place)
-        through_receiver = framework.receiver_route(self, site, place)
+                return framework.named_route(name, place)
+        through_receiver = framework.receiver_route(site, place)
         if through_receiver is not None:
             return through_receiver
         if job is not None:
             return self.job_route(job)
-        return framework.unresolved_route(self, site)
+        return framework.unresolved_route(site)
 
     @staticmethod
     def queue_arguments(
@@ -223,7 +233,7 @@ class Routing:
     def site_names_queue(self, f: FileFacts, site: EnqueueSite, job: Job | None) -> bool:
         """Whether the call picks its queue itself (``queue=``, ``.set(queue=)``, the RQ
         queue it is made on), known or not, rather than relying on the job's route."""
-        framework = semantics(site.framework_hint or (job.framework if job else None))
+        framework = self.rules(site.framework_hint or (job.framework if job else None))
         if (f.path, site.order) in self._site_queues:
             return True
         queue = framework.call_queue_option(site)
@@ -276,7 +286,7 @@ class Routing:
         self._collect_jobs(inventory)
         self._collect_sites(inventory)
         for plugin in plugins():
-            semantics(plugin.name).collect_queues(self, inventory)
+            self.rules(plugin.name).collect_queues(inventory)
         for use in inventory.uses.values():
             if use.framework in inventory.unsure_bounds:
                 use.maybe_bounded = True
@@ -318,7 +328,7 @@ class Routing:
                 use.bounds.append("expires on its task_routes entry")
 
     def _job_age_bound(self, job: Job) -> str | None:
-        return semantics(job.framework).job_age_bound(self, job)
+        return self.rules(job.framework).job_age_bound(job)
 
     def _collect_sites(self, inventory: _Inventory) -> None:
         for f, written, job in self.project.enqueues():
@@ -350,7 +360,7 @@ class Routing:
             use.namings.append(route.where)
         if bound:
             use.bounds.append(f"{key} on the call at line {site.loc.line}")
-        elif (count := rules.site_count_bound(site)) is not None:
+        elif (count := self.rules(framework).site_count_bound(site)) is not None:
             use.bounds.append(count)
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from jobcheck.facts.values import describe, number, truthy
 from jobcheck.frameworks.arq.defaults import DEFAULT_JOB_TIMEOUT, WORKER_DEFAULTS
 from jobcheck.frameworks.semantics_base import (
+    QueueRules,
     ScheduleTerms,
     Semantics,
     Words,
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
     from jobcheck.project.contract import Retries
     from jobcheck.project.model import Job, Project
-    from jobcheck.project.routing import Route, Routing
+    from jobcheck.project.routing import Route
 
 FUNC = frozenset({"arq.func", "arq.worker.func"})
 CRON = frozenset({"arq.cron", "arq.cron.cron"})
@@ -107,8 +108,33 @@ PLAIN_EXCEPTIONS_ARE_RETRIED = False
 # ``semantics_base.CANCELLATION``).
 
 
+class ArqQueueRules(QueueRules):
+    """How Arq routes its jobs and bounds its queues (``QueueRules``)."""
+
+    def job_route(self, job: Job) -> Route:
+        """A worker reads one queue, its settings' ``queue_name`` ("arq:queue" by default:
+        arq/constants.py ``default_queue_name``)."""
+        from jobcheck.frameworks.arq import checks
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Route
+
+        worker = checks.worker_of(self.routing.project, job)
+        if worker is None:
+            return UNKNOWN_ROUTE
+        value = worker.option("queue_name")
+        if value is None:
+            return Route(str(WORKER_DEFAULTS["queue_name"]), True)
+        name = self.routing.queue_name(value)
+        return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
+
+    def job_age_bound(self, job: Job) -> str | None:
+        # connections.py ``enqueue_job``: every job key expires ``_expires or defer +
+        # expires_extra_ms`` (one day) after it is enqueued.
+        return "arq's job expiry (a day after enqueueing by default)"
+
+
 class ArqSemantics(Semantics):
     name = "arq"
+    queue_rules = ArqQueueRules
     title = "arq"
     job_noun = "arq job"
     library_roots = frozenset({"arq"})
@@ -147,26 +173,6 @@ class ArqSemantics(Semantics):
         return method == "enqueue_job"
 
     # -- queues -------------------------------------------------------------------------
-
-    def job_route(self, routing: Routing, job: Job) -> Route:
-        """A worker reads one queue, its settings' ``queue_name`` ("arq:queue" by default:
-        arq/constants.py ``default_queue_name``)."""
-        from jobcheck.frameworks.arq import checks
-        from jobcheck.project.routing import UNKNOWN_ROUTE, Route
-
-        worker = checks.worker_of(routing.project, job)
-        if worker is None:
-            return UNKNOWN_ROUTE
-        value = worker.option("queue_name")
-        if value is None:
-            return Route(str(WORKER_DEFAULTS["queue_name"]), True)
-        name = routing.queue_name(value)
-        return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
-
-    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
-        # connections.py ``enqueue_job``: every job key expires ``_expires or defer +
-        # expires_extra_ms`` (one day) after it is enqueued.
-        return "arq's job expiry (a day after enqueueing by default)"
 
     def hint_is_certain(self, site: EnqueueSite) -> bool:
         return site.method == "enqueue_job"

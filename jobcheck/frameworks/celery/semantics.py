@@ -27,7 +27,13 @@ from jobcheck.facts.values import Ref, Value, string
 from jobcheck.frameworks.celery import checks, contract, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.frameworks.celery.options import option
-from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words, fixed_hours
+from jobcheck.frameworks.semantics_base import (
+    QueueRules,
+    ScheduleTerms,
+    Semantics,
+    Words,
+    fixed_hours,
+)
 from jobcheck.project.contract import JobContract, describe_dead_letter
 from jobcheck.project.schedule_words import expiry_hint
 
@@ -35,7 +41,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, Loc, ScheduleEntry
     from jobcheck.facts.values import CallV
     from jobcheck.project.model import Job, Project
-    from jobcheck.project.routing import Place, QueueUse, Route, Routing, _Inventory
+    from jobcheck.project.routing import Place, QueueUse, Route, _Inventory
 
 # Dramatiq's sends, and calls Huey's recognizer records (calling a Huey task enqueues it):
 # on a Celery task they run it here, or send nothing.
@@ -50,8 +56,71 @@ _SCHEDULE_KINDS = {
 }
 
 
+class CeleryQueueRules(QueueRules):
+    """How Celery routes its jobs and bounds its queues (``QueueRules``)."""
+
+    def config_in_sight(self) -> bool:
+        return routes.of(self.routing).config_in_sight()
+
+    def job_route(self, job: Job) -> Route:
+        return routes.of(self.routing).job_route(job)
+
+    def call_queue_option(self, site: EnqueueSite) -> Value | None:
+        return site.option("queue")
+
+    def call_options_may_hold_queue(self, site: EnqueueSite) -> bool:
+        return routes.may_hold_queue(site)
+
+    def unresolved_route(self, site: EnqueueSite) -> Route:
+        from jobcheck.project.routing import UNKNOWN_ROUTE
+
+        if site.method == "send_task":
+            return routes.of(self.routing).route_by_name(site.target_text)
+        return UNKNOWN_ROUTE
+
+    def named_route(self, name: str, place: Place) -> Route:
+        return routes.of(self.routing).named(name, place)
+
+    def job_age_bound(self, job: Job) -> str | None:
+        resolved = option(self.routing.project, job, "expires")
+        value = resolved.value if resolved.is_set else None
+        return None if value is None or _is_none(value) else "expires"
+
+    def collect_queues(self, inventory: _Inventory) -> None:
+        routes.of(self.routing).collect(inventory)
+
+    def default_queue_place(self, use: QueueUse) -> Place | None:
+        celery = routes.of(self.routing)
+        return celery.default.where or celery.app_place()
+
+    def hides_routes_from_view(self, route: Route) -> bool:
+        celery = routes.of(self.routing)
+        from_config = route.where is None or route.where == celery.default.where
+        return from_config and not celery.config_in_sight()
+
+    def configured_queues(self) -> frozenset[str] | None:
+        """The default queue and the queues ``task_queues`` declares (kombu Queues); None
+        when ``task_queues`` is set to something jobcheck cannot read."""
+        celery = routes.of(self.routing)
+        default = celery.default.queue
+        if default is None:
+            return None
+        declared = {
+            name
+            for (framework, name), use in self.routing.queues().items()
+            if framework == self.semantics.name and use.declarations
+        }
+        if self.routing.project.settings("task_queues") and not declared:
+            return None
+        return frozenset({default, *declared}) if not declared else frozenset(declared)
+
+    def unbounded_queue_message(self, use: QueueUse) -> str:
+        return checks.unbounded_queue_message(use, contract.broker_scheme(self.routing.project))
+
+
 class CelerySemantics(Semantics):
     name = "celery"
+    queue_rules = CeleryQueueRules
     title = "Celery"
     job_noun = "Celery task"
     decorator_roots = {"celery.shared_task": "celery"}
@@ -169,48 +238,11 @@ class CelerySemantics(Semantics):
             return string(value.arg(0, "name"))
         return NOT_A_QUEUE
 
-    def config_in_sight(self, routing: Routing) -> bool:
-        return routes.of(routing).config_in_sight()
-
-    def job_route(self, routing: Routing, job: Job) -> Route:
-        return routes.of(routing).job_route(job)
-
-    def call_queue_option(self, site: EnqueueSite) -> Value | None:
-        return site.option("queue")
-
-    def call_options_may_hold_queue(self, site: EnqueueSite) -> bool:
-        return routes.may_hold_queue(site)
-
-    def unresolved_route(self, routing: Routing, site: EnqueueSite) -> Route:
-        from jobcheck.project.routing import UNKNOWN_ROUTE
-
-        if site.method == "send_task":
-            return routes.of(routing).route_by_name(site.target_text)
-        return UNKNOWN_ROUTE
-
-    def named_route(self, routing: Routing, name: str, place: Place) -> Route:
-        return routes.of(routing).named(name, place)
-
-    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
-        resolved = option(routing.project, job, "expires")
-        value = resolved.value if resolved.is_set else None
-        return None if value is None or _is_none(value) else "expires"
-
     def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
         # celery/app/task.py ``apply_async(expires=)`` (seconds or a datetime); the task's
         # own ``expires`` attribute fills calls that give none (``extract_exec_options``).
         hint, _ = expiry_hint(entry)
         return f"enqueue it with apply_async(expires={hint}), or set expires= on the task"
-
-    def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
-        routes.of(routing).collect(inventory)
-
-    def default_queue_place(self, routing: Routing, use: QueueUse) -> Place | None:
-        celery = routes.of(routing)
-        return celery.default.where or celery.app_place()
-
-    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
-        return checks.unbounded_queue_message(use, contract.broker_scheme(routing.project))
 
     def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
         """``celery -A app worker -Q a,b`` (``--queues``), less ``-X``/``--exclude-queues``;
@@ -229,27 +261,6 @@ class CelerySemantics(Semantics):
         if chosen:
             return tuple(q for q in chosen if q not in excluded)
         return (CONFIGURED, *sorted(EXCLUDED + q for q in excluded))
-
-    def configured_queues(self, routing: Routing) -> frozenset[str] | None:
-        """The default queue and the queues ``task_queues`` declares (kombu Queues); None
-        when ``task_queues`` is set to something jobcheck cannot read."""
-        celery = routes.of(routing)
-        default = celery.default.queue
-        if default is None:
-            return None
-        declared = {
-            name
-            for (framework, name), use in routing.queues().items()
-            if framework == self.name and use.declarations
-        }
-        if routing.project.settings("task_queues") and not declared:
-            return None
-        return frozenset({default, *declared}) if not declared else frozenset(declared)
-
-    def hides_routes_from_view(self, routing: Routing, route: Route) -> bool:
-        celery = routes.of(routing)
-        from_config = route.where is None or route.where == celery.default.where
-        return from_config and not celery.config_in_sight()
 
     # -- check hooks --------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import is_none
 from jobcheck.frameworks.dramatiq import contract
-from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words
+from jobcheck.frameworks.semantics_base import QueueRules, ScheduleTerms, Semantics, Words
 from jobcheck.project.contract import JobContract
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
@@ -26,14 +26,58 @@ from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
     from jobcheck.project.model import Job, Project
-    from jobcheck.project.routing import QueueUse, Route, Routing, _Inventory
+    from jobcheck.project.routing import QueueUse, Route, _Inventory
 
 DRAMATIQ_DEFAULT_QUEUE = "default"
 SEND_METHODS = frozenset({"send", "send_with_options"})
 
 
+class DramatiqQueueRules(QueueRules):
+    """How Dramatiq routes its jobs and bounds its queues (``QueueRules``)."""
+
+    def job_route(self, job: Job) -> Route:
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Place, Route
+
+        value = job.task.option("queue_name")
+        if value is None:
+            return Route(DRAMATIQ_DEFAULT_QUEUE, True)
+        name = self.routing.queue_name(value)
+        if not isinstance(name, str):
+            return UNKNOWN_ROUTE
+        where = Place(job.file.path, job.task.option_loc("queue_name"))
+        return Route(name, name == DRAMATIQ_DEFAULT_QUEUE, where)
+
+    def job_age_bound(self, job: Job) -> str | None:
+        if job.task.option("periodic") is not None:
+            return "periodic= (periodiq's skip_delay)"
+        value = job.task.option("max_age")
+        return None if value is None or is_none(value) else "max_age"
+
+    def collect_queues(self, inventory: _Inventory) -> None:
+        ages = [
+            (f, m)
+            for f in self.routing.project.files
+            for m in f.middleware
+            if m.name == "AgeLimit" and m.option("max_age") is not None
+        ]
+        for f, middleware in ages:
+            if not is_none(middleware.option("max_age")):
+                for use in inventory.uses.values():
+                    if use.framework == self.semantics.name:
+                        use.bounds.append(f"AgeLimit(max_age=...) at {f.path}")
+
+    def unbounded_queue_message(self, use: QueueUse) -> str:
+        return (
+            f"Dramatiq queue '{use.name}' has no backlog bound: no actor on it sets max_age "
+            "and no AgeLimit(max_age=...) middleware is configured, so messages wait for "
+            "ever and the queue grows without end. Set max_age= (milliseconds) on its "
+            "actors or add AgeLimit(max_age=...) to the broker"
+        )
+
+
 class DramatiqSemantics(Semantics):
     name = "dramatiq"
+    queue_rules = DramatiqQueueRules
     title = "Dramatiq"
     job_noun = "Dramatiq actor"
     decorator_roots = {"dramatiq.actor": "dramatiq"}
@@ -58,24 +102,6 @@ class DramatiqSemantics(Semantics):
     def accepts_enqueue(self, method: str) -> bool:
         return method in SEND_METHODS
 
-    def job_route(self, routing: Routing, job: Job) -> Route:
-        from jobcheck.project.routing import UNKNOWN_ROUTE, Place, Route
-
-        value = job.task.option("queue_name")
-        if value is None:
-            return Route(DRAMATIQ_DEFAULT_QUEUE, True)
-        name = routing.queue_name(value)
-        if not isinstance(name, str):
-            return UNKNOWN_ROUTE
-        where = Place(job.file.path, job.task.option_loc("queue_name"))
-        return Route(name, name == DRAMATIQ_DEFAULT_QUEUE, where)
-
-    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
-        if job.task.option("periodic") is not None:
-            return "periodic= (periodiq's skip_delay)"
-        value = job.task.option("max_age")
-        return None if value is None or is_none(value) else "max_age"
-
     def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
         # dramatiq/middleware/age_limit.py: a message older than max_age (milliseconds,
         # the actor's option or the middleware's) is skipped.
@@ -88,27 +114,6 @@ class DramatiqSemantics(Semantics):
             return None
         hint, _ = expiry_hint(entry, scale=1000)
         return f"set max_age={hint} (milliseconds) on the actor, or send it with that option"
-
-    def collect_queues(self, routing: Routing, inventory: _Inventory) -> None:
-        ages = [
-            (f, m)
-            for f in routing.project.files
-            for m in f.middleware
-            if m.name == "AgeLimit" and m.option("max_age") is not None
-        ]
-        for f, middleware in ages:
-            if not is_none(middleware.option("max_age")):
-                for use in inventory.uses.values():
-                    if use.framework == self.name:
-                        use.bounds.append(f"AgeLimit(max_age=...) at {f.path}")
-
-    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
-        return (
-            f"Dramatiq queue '{use.name}' has no backlog bound: no actor on it sets max_age "
-            "and no AgeLimit(max_age=...) middleware is configured, so messages wait for "
-            "ever and the queue grows without end. Set max_age= (milliseconds) on its "
-            "actors or add AgeLimit(max_age=...) to the broker"
-        )
 
     def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
         """``dramatiq app --queues a b`` (``-Q``); without it every queue."""

@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, is_none, number
-from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words, fixed_hours
+from jobcheck.frameworks.semantics_base import (
+    QueueRules,
+    ScheduleTerms,
+    Semantics,
+    Words,
+    fixed_hours,
+)
 from jobcheck.project.contract import Delivery, JobContract
 from jobcheck.project.schedule_words import expiry_hint
 
@@ -18,7 +24,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import FrameworkConfig, ScheduleEntry
     from jobcheck.project.contract import Retries
     from jobcheck.project.model import Job, Project
-    from jobcheck.project.routing import QueueUse, Route, Routing
+    from jobcheck.project.routing import QueueUse, Route
 
 DJHUEY_MODULE = "huey.contrib.djhuey"
 DJANGO_HUEY_MODULE = "django_huey"
@@ -162,8 +168,41 @@ ENQUEUE_METHODS = frozenset({"call", "schedule"})
 """How the recognizer names its enqueue sites: calling a task, ``task.schedule(...)``."""
 
 
+class HueyQueueRules(QueueRules):
+    """How Huey routes its jobs and bounds its queues (``QueueRules``)."""
+
+    def job_route(self, job: Job) -> Route:
+        """A Huey instance is one queue, named by its ``name`` (INSTANCE_DEFAULTS: "huey";
+        djhuey's default is the database's NAME, unknown here)."""
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Route
+
+        config = _instance_config(self.routing.project, job.task.app_ref)
+        if config is None:
+            return UNKNOWN_ROUTE
+        value = config.option("name")
+        if value is None:
+            if config.kind == "settings":
+                return UNKNOWN_ROUTE  # djhuey: default_queue_name(), the database NAME
+            return Route(INSTANCE_DEFAULTS["name"], True)  # type: ignore[arg-type]
+        name = self.routing.queue_name(value)
+        return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
+
+    def job_age_bound(self, job: Job) -> str | None:
+        value = job.task.option("expires")
+        return None if value is None or is_none(value) else "expires"
+
+    def unbounded_queue_message(self, use: QueueUse) -> str:
+        return (
+            f"Huey queue '{use.name}' has no backlog bound: no task on it sets expires=, so "
+            "while the consumer lags every task waits for ever and the queue grows without "
+            "end; set expires= (seconds or a timedelta) on its tasks, or on the calls that "
+            "enqueue them"
+        )
+
+
 class HueySemantics(Semantics):
     name = "huey"
+    queue_rules = HueyQueueRules
     title = "Huey"
     job_noun = "Huey task"
     library_roots = frozenset({"huey"})
@@ -208,39 +247,11 @@ class HueySemantics(Semantics):
 
     # -- queues -------------------------------------------------------------------------
 
-    def job_route(self, routing: Routing, job: Job) -> Route:
-        """A Huey instance is one queue, named by its ``name`` (INSTANCE_DEFAULTS: "huey";
-        djhuey's default is the database's NAME, unknown here)."""
-        from jobcheck.project.routing import UNKNOWN_ROUTE, Route
-
-        config = _instance_config(routing.project, job.task.app_ref)
-        if config is None:
-            return UNKNOWN_ROUTE
-        value = config.option("name")
-        if value is None:
-            if config.kind == "settings":
-                return UNKNOWN_ROUTE  # djhuey: default_queue_name(), the database NAME
-            return Route(INSTANCE_DEFAULTS["name"], True)  # type: ignore[arg-type]
-        name = routing.queue_name(value)
-        return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
-
-    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
-        value = job.task.option("expires")
-        return None if value is None or is_none(value) else "expires"
-
     def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
         # huey/api.py ``Task.__init__(expires=)`` / ``TaskWrapper.schedule(expires=)``:
         # ``Huey.execute`` drops a task past its expiry.
         hint, _ = expiry_hint(entry)
         return f"set expires={hint} on the task, or pass it to .schedule(expires=...)"
-
-    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
-        return (
-            f"Huey queue '{use.name}' has no backlog bound: no task on it sets expires=, so "
-            "while the consumer lags every task waits for ever and the queue grows without "
-            "end; set expires= (seconds or a timedelta) on its tasks, or on the calls that "
-            "enqueue them"
-        )
 
     def jumps_its_queue(self, project: Project, job: Job) -> bool:
         """huey/storage.py: the priority storages (``PriorityRedisStorage``, the SQL ones,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import CallV, is_none, string
 from jobcheck.frameworks.rq import contract
-from jobcheck.frameworks.semantics_base import ScheduleTerms, Semantics, Words
+from jobcheck.frameworks.semantics_base import QueueRules, ScheduleTerms, Semantics, Words
 from jobcheck.project.contract import Delivery, JobContract, TimeLimit
 from jobcheck.project.schedule_words import expiry_hint
 from jobcheck.vocabulary.runbooks import FAILED_ITEMS_TOKEN, RQ_FAILED_TOKEN
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry
     from jobcheck.facts.values import Value
     from jobcheck.project.model import Job, Project
-    from jobcheck.project.routing import Place, QueueUse, Route, Routing
+    from jobcheck.project.routing import Place, QueueUse, Route
 
 RQ_DEFAULT_QUEUE = "default"
 RQ_QUEUES = frozenset(
@@ -69,8 +69,54 @@ RQ_WORKER_FLAGS = frozenset(
 )
 
 
+class RQQueueRules(QueueRules):
+    """How RQ routes its jobs and bounds its queues (``QueueRules``)."""
+
+    def job_route(self, job: Job) -> Route:
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Place, Route
+
+        value = job.task.option("queue")
+        if value is None:
+            return Route(RQ_DEFAULT_QUEUE, True, Place(job.file.path, job.task.loc))
+        name = self.routing.queue_name(value)
+        if not isinstance(name, str):
+            return UNKNOWN_ROUTE
+        return Route(name, name == RQ_DEFAULT_QUEUE, Place(job.file.path, job.task.loc))
+
+    def receiver_route(self, site: EnqueueSite, place: Place) -> Route | None:
+        from jobcheck.project.routing import UNKNOWN_ROUTE
+
+        if not self.calls_name_own_queue(site):
+            return None
+        binding = self.routing.binding(site.receiver or "")
+        if binding is None or binding.name is None:
+            return UNKNOWN_ROUTE
+        return self.named_route(binding.name, place)
+
+    def calls_name_own_queue(self, site: EnqueueSite) -> bool:
+        return bool(site.receiver) and site.method != "delay"
+
+    def job_age_bound(self, job: Job) -> str | None:
+        value = job.task.option("ttl")
+        return None if value is None or is_none(value) else "ttl"
+
+    def site_count_bound(self, site: EnqueueSite) -> str | None:
+        if site.option(DEDUPLICATED) is None:
+            return None
+        return f"one job per job_id (looked up before the enqueue at line {site.loc.line})"
+
+    def unbounded_queue_message(self, use: QueueUse) -> str:
+        return (
+            f"RQ queue '{use.name}' has no backlog bound: no job enqueued on it sets ttl=, "
+            "so jobs wait for ever and the queue grows without end while workers are down. "
+            "Pass ttl= (seconds a job may wait) to enqueue() or @job, and check len(queue) "
+            "before enqueueing more"
+        )
+
+
 class RQSemantics(Semantics):
     name = "rq"
+    queue_rules = RQQueueRules
     title = "RQ"
     job_noun = "RQ job"
     decorator_roots = {"rq.job": "rq", "rq.decorators.job": "rq", "django_rq.job": "rq"}
@@ -119,46 +165,10 @@ class RQSemantics(Semantics):
         name = value.arg(0, "name")
         return RQ_DEFAULT_QUEUE if name is None else string(name)
 
-    def job_route(self, routing: Routing, job: Job) -> Route:
-        from jobcheck.project.routing import UNKNOWN_ROUTE, Place, Route
-
-        value = job.task.option("queue")
-        if value is None:
-            return Route(RQ_DEFAULT_QUEUE, True, Place(job.file.path, job.task.loc))
-        name = routing.queue_name(value)
-        if not isinstance(name, str):
-            return UNKNOWN_ROUTE
-        return Route(name, name == RQ_DEFAULT_QUEUE, Place(job.file.path, job.task.loc))
-
-    def receiver_route(self, routing: Routing, site: EnqueueSite, place: Place) -> Route | None:
-        from jobcheck.project.routing import UNKNOWN_ROUTE
-
-        if not self.calls_name_own_queue(site):
-            return None
-        binding = routing.binding(site.receiver or "")
-        if binding is None or binding.name is None:
-            return UNKNOWN_ROUTE
-        return self.named_route(routing, binding.name, place)
-
-    def calls_name_own_queue(self, site: EnqueueSite) -> bool:
-        return bool(site.receiver) and site.method != "delay"
-
-    def job_age_bound(self, routing: Routing, job: Job) -> str | None:
-        value = job.task.option("ttl")
-        return None if value is None or is_none(value) else "ttl"
-
     def expiry_advice(self, project: Project, entry: ScheduleEntry) -> str | None:
         # rq/queue.py ``enqueue_call(ttl=)``: a job waiting longer is discarded.
         hint, _ = expiry_hint(entry)
         return f"enqueue it with ttl={hint} (seconds a job may wait before RQ discards it)"
-
-    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
-        return (
-            f"RQ queue '{use.name}' has no backlog bound: no job enqueued on it sets ttl=, "
-            "so jobs wait for ever and the queue grows without end while workers are down. "
-            "Pass ttl= (seconds a job may wait) to enqueue() or @job, and check len(queue) "
-            "before enqueueing more"
-        )
 
     def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
         """``rq worker high low`` (rq/cli/cli.py ``worker``: no names, "default")."""
@@ -205,11 +215,6 @@ class RQSemantics(Semantics):
         queue = entry.option("queue_name")
         default = contract.queue_default_timeout(project, string(queue))
         return TimeLimit(hard=default).bound_seconds
-
-    def site_count_bound(self, site: EnqueueSite) -> str | None:
-        if site.option(DEDUPLICATED) is None:
-            return None
-        return f"one job per job_id (looked up before the enqueue at line {site.loc.line})"
 
     def schedule_contract(self, project: Project, entry: ScheduleEntry) -> dict[str, str] | None:
         return contract.schedule_contract(project, entry)

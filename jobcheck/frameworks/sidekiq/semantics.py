@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jobcheck.frameworks.semantics_base import (
+    QueueRules,
     ScheduleTerms,
     Semantics,
     Words,
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, ScheduleEntry, TaskDef
     from jobcheck.facts.values import Value
     from jobcheck.project.model import Job, Project
-    from jobcheck.project.routing import QueueUse, Route, Routing
+    from jobcheck.project.routing import QueueUse, Route
 
 from jobcheck.frameworks.sidekiq.defaults import (
     ACTIVEJOB_ENQUEUE,
@@ -44,8 +45,31 @@ from jobcheck.frameworks.sidekiq.defaults import (
 )
 
 
+class SidekiqQueueRules(QueueRules):
+    """How Sidekiq routes its jobs and bounds its queues (``QueueRules``)."""
+
+    def job_route(self, job: Job) -> Route:
+        from jobcheck.frameworks.sidekiq import contract
+
+        return contract.job_route(self.routing, job)
+
+    def call_queue_option(self, site: EnqueueSite) -> Value | None:
+        return site.option("queue")
+
+    def unbounded_queue_message(self, use: QueueUse) -> str:
+        return (
+            f"Sidekiq queue '{use.name}' has no backlog bound: it is a Redis list that "
+            "grows while workers fall behind, and a job waits in it however stale it "
+            "gets (Sidekiq has no job expiry; Sidekiq Pro has expires_in:); push back on "
+            f'producers (check Sidekiq::Queue.new("{use.name}").latency or .size before '
+            "enqueueing bulk work) and drop stale work at the top of perform (compare the "
+            "job's enqueued time with its deadline)"
+        )
+
+
 class SidekiqSemantics(Semantics):
     name = "sidekiq"
+    queue_rules = SidekiqQueueRules
     title = "Sidekiq"
     job_noun = "Sidekiq job"
     scheduler_noun = "rufus-scheduler"
@@ -243,24 +267,6 @@ class SidekiqSemantics(Semantics):
         return job.task.name
 
     # -- queues --------------------------------------------------------------------------------
-
-    def job_route(self, routing: Routing, job: Job) -> Route:
-        from jobcheck.frameworks.sidekiq import contract
-
-        return contract.job_route(routing, job)
-
-    def call_queue_option(self, site: EnqueueSite) -> Value | None:
-        return site.option("queue")
-
-    def unbounded_queue_message(self, routing: Routing, use: QueueUse) -> str:
-        return (
-            f"Sidekiq queue '{use.name}' has no backlog bound: it is a Redis list that "
-            "grows while workers fall behind, and a job waits in it however stale it "
-            "gets (Sidekiq has no job expiry; Sidekiq Pro has expires_in:); push back on "
-            f'producers (check Sidekiq::Queue.new("{use.name}").latency or .size before '
-            "enqueueing bulk work) and drop stale work at the top of perform (compare the "
-            "job's enqueued time with its deadline)"
-        )
 
     def worker_queues(self, words: list[str]) -> tuple[str, ...] | None:
         """``sidekiq -q critical,3 -q default`` (a weight after the comma); without ``-q``

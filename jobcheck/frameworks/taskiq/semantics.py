@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts.values import describe, number
 from jobcheck.frameworks.semantics_base import (
+    QueueRules,
     ScheduleTerms,
     Semantics,
     Words,
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from jobcheck.facts import FrameworkConfig, ScheduleEntry
     from jobcheck.project.contract import Retries
     from jobcheck.project.model import Job, Project
-    from jobcheck.project.routing import Route, Routing
+    from jobcheck.project.routing import Route
 
 
 def is_taskiq(qualname: str | None) -> bool:
@@ -192,8 +193,30 @@ AIO_PIKA_DLQ_GETS_FAILED_TASKS = False
 # saves a success.
 
 
+class TaskiqQueueRules(QueueRules):
+    """How Taskiq routes its jobs and bounds its queues (``QueueRules``)."""
+
+    def config_in_sight(self) -> bool:
+        return False  # its queues are bounded, if at all, in Redis or RabbitMQ themselves
+
+    def job_route(self, job: Job) -> Route:
+        """A broker's ``queue_name`` ("taskiq" by default in taskiq-redis and
+        taskiq-aio-pika: DEFAULT_QUEUE); other brokers' queues are not modelled."""
+        from jobcheck.project.routing import UNKNOWN_ROUTE, Route
+
+        broker = _broker_config(self.routing.project, job.task.app_ref)
+        if broker is None or not (broker.cls or "").startswith(QUEUE_NAMED_BROKERS):
+            return UNKNOWN_ROUTE
+        value = broker.option("queue_name")
+        if value is None:
+            return Route(DEFAULT_QUEUE, True)
+        name = self.routing.queue_name(value)
+        return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
+
+
 class TaskiqSemantics(Semantics):
     name = "taskiq"
+    queue_rules = TaskiqQueueRules
     title = "taskiq"
     job_noun = "taskiq task"
     library_roots = frozenset({"taskiq"})
@@ -229,23 +252,6 @@ class TaskiqSemantics(Semantics):
         return method in ENQUEUE_METHODS
 
     # -- queues -------------------------------------------------------------------------
-
-    def job_route(self, routing: Routing, job: Job) -> Route:
-        """A broker's ``queue_name`` ("taskiq" by default in taskiq-redis and
-        taskiq-aio-pika: DEFAULT_QUEUE); other brokers' queues are not modelled."""
-        from jobcheck.project.routing import UNKNOWN_ROUTE, Route
-
-        broker = _broker_config(routing.project, job.task.app_ref)
-        if broker is None or not (broker.cls or "").startswith(QUEUE_NAMED_BROKERS):
-            return UNKNOWN_ROUTE
-        value = broker.option("queue_name")
-        if value is None:
-            return Route(DEFAULT_QUEUE, True)
-        name = routing.queue_name(value)
-        return Route(name, False) if isinstance(name, str) else UNKNOWN_ROUTE
-
-    def config_in_sight(self, routing: Routing) -> bool:
-        return False  # its queues are bounded, if at all, in Redis or RabbitMQ themselves
 
     # -- check hooks ------------------------------------------------------------------
 
