@@ -1,17 +1,14 @@
 """What the project model and the checks ask of a framework.
 
-Each plugin's ``semantics.py`` subclasses :class:`Semantics` and answers for its
-framework: its defaults, its option chain, how it routes and bounds queues, how it
-retries, where its dead letters go, what its schedules mean, and the framework's own
-part of each check (in its own terms: a Dramatiq actor's limit is ``time_limit=`` in
-milliseconds, an RQ job's ``job_timeout=``). :data:`UNKNOWN` answers for a framework no
-plugin knows and assumes nothing of it: a job of an unknown framework is never checked
-as another framework's.
+Each plugin's ``semantics.py`` subclasses :class:`Semantics`, a normaliser: it turns the
+framework's options into values the checks judge and review prints, each once: a
+``JobContract`` per job (``project/contract.py``), :class:`ScheduleTerms` per schedule
+entry, :class:`QueueRules` for its routes and queue bounds, and its phrases as data
+(:class:`Words`). :data:`UNKNOWN` answers for a framework no plugin knows and assumes
+nothing of it: a job of an unknown framework is never checked as another framework's.
 
 A framework's own part of a check is not a method here: its ``checks.py`` lists them by
-check slug in a :class:`CheckParts`. The hooks left that take the rule's check (a
-:class:`Check`) word a judgement the check makes from the contract. The defaults here say
-nothing and find nothing.
+check slug in a :class:`CheckParts`. The defaults here say nothing and find nothing.
 """
 
 from __future__ import annotations

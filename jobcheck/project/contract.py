@@ -1,13 +1,12 @@
 """What a job promises, computed once: the values ``review``/``jobs`` print and the checks
 judge (docs/ARCHITECTURE.md, "One contract per job").
 
-A framework plugin normalises its options into these types (``Semantics.time_limit``);
-the words ``jobs`` prints are made here from them (:func:`describe_time_limit`), and
-the checks judge the same objects, so what review says and what a check reports cannot
-disagree. A value set in the project says where (:class:`Origin`); a framework's default
-is named in words with the library source it was checked against (``none_by_default``).
-
-The fields move here one at a time; the time limit is the first (issue 27).
+A framework plugin normalises its options into a :class:`JobContract` per job
+(``Semantics.job_contract``, asked once through ``Project.contract``); the words ``jobs``
+prints are made here from it (:func:`describe_time_limit`...), and the checks judge the
+same object, so what review says and what a check reports cannot disagree. A value set
+in the project says where (:class:`Origin`); a framework's default is named in words
+with the library source it was checked against (``none_by_default``).
 """
 
 from __future__ import annotations
