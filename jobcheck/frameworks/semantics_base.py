@@ -640,10 +640,11 @@ def with_minute(entry: ScheduleEntry, minute: int) -> str | None:
 
 def spaced_minutes(entry: ScheduleEntry, minute: int) -> str:
     """The minute field that starts at ``minute`` and keeps the entry's runs per hour:
-    ``*/15`` moved to 7 is ``7-59/15``, ``0,30`` is ``7,37``; one minute stays one."""
+    ``*/15`` moved to 7 is ``7-59/15``, ``0,30`` is ``7,37``; one minute stays one, and
+    so does ``*`` (every minute of an hour is the mistake a minute fixes)."""
     expanded = entry.timing.expanded
     minutes = sorted(expanded[0]) if expanded and expanded[0] else []
-    if len(minutes) <= 1:
+    if len(minutes) <= 1 or len(minutes) == 60:
         return str(minute)
     steps = {b - a for a, b in zip(minutes, minutes[1:])}
     if len(steps) == 1 and 60 % (step := steps.pop()) == 0 and len(minutes) == 60 // step:
