@@ -13,12 +13,17 @@ bounds live there).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
 from jobcheck.project.routing import Place, QueueUse
 from jobcheck.registry import semantics
+from jobcheck.timing import gap_seconds
+
+HOURLY = 3600.0
+"""Schedules that fire at most this often feed a queue a few messages a day."""
 
 
 class UnboundedQueue(RuleChecks):
@@ -37,6 +42,8 @@ class UnboundedQueue(RuleChecks):
                 continue
             if not use.explicit and not (use.jobs or use.sites):
                 continue
+            if self._fed_only_by_schedules(use):
+                continue
             place = self._place_of(use)
             if place is not None:
                 by_place.setdefault(place, []).append(use)
@@ -49,6 +56,31 @@ class UnboundedQueue(RuleChecks):
                 noun, verb = ("queue", "has") if len(names) == 1 else ("queues", "have")
                 message += f"; the other {noun} this line names, {listed}, {verb} no bound either"
             yield self.finding("unbounded-queue", place.path, place.loc, message)
+
+    def _fed_only_by_schedules(self, use: QueueUse) -> bool:
+        """A queue no call sends to, whose jobs run only on schedules that fire at most
+        once an hour: a few messages a day, not a backlog that grows while the workers
+        lag (what they may do while workers are down is schedule-without-expiry's)."""
+        if use.sites or not use.jobs:
+            return False
+        sent, gaps = self._producers
+        for job in use.jobs:
+            if id(job) in sent:
+                return False
+            found = gaps.get(id(job))
+            if not found or any(gap is None or gap < HOURLY for gap in found):
+                return False
+        return True
+
+    @functools.cached_property
+    def _producers(self) -> tuple[set[int], dict[int, list[float | None]]]:
+        """The jobs some call enqueues, and each scheduled job's gaps between runs."""
+        sent = {id(job) for _, _, job in self.project.enqueues() if job is not None}
+        gaps: dict[int, list[float | None]] = {}
+        for _, entry, job in self.project.scheduled_jobs():
+            if job is not None:
+                gaps.setdefault(id(job), []).append(gap_seconds(entry.timing))
+        return sent, gaps
 
     def _place_of(self, use: QueueUse) -> Place | None:
         """Its first declaration, else the first place naming it, else (an implicit
