@@ -248,14 +248,14 @@ def _advice(
 
 
 def _uncommitted_session_work(commits: list[int], writes: list[int], enqueue: int) -> bool:
-    """A commit follows the enqueue, and the session may hold uncommitted work when the
-    job is enqueued: nothing was committed before it, or something was written since."""
+    """A commit follows the enqueue, and the function wrote something (a session write,
+    an attribute of an object) after its last commit before the enqueue: that work is
+    what the job may miss. A function that only read before the enqueue commits what it
+    does after it (a kicked task's id saved on the row)."""
     if not any(order > enqueue for order in commits):
         return False
-    earlier = [order for order in commits if order < enqueue]
-    if not earlier:
-        return True
-    return any(max(earlier) < order < enqueue for order in writes)
+    since = max((order for order in commits if order < enqueue), default=-1)
+    return any(since < order < enqueue for order in writes)
 
 
 def _name(site: EnqueueSite, job: Job | None) -> str:

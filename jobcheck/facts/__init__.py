@@ -191,7 +191,9 @@ class FunctionFacts:
     calls: list[str] = field(default_factory=list)
     """Dotted names this function calls (for following helpers across files)."""
     session_writes: list[int] = field(default_factory=list)
-    """Walk order of SQLAlchemy session writes (add, merge, flush, delete, execute...)."""
+    """Walk order of SQLAlchemy session writes (add, merge, flush, delete, execute...)
+    and of assignments to an attribute of a local object (``document.status = ...``),
+    which a session's next commit writes."""
     call_sites: list[CallSite] = field(default_factory=list)
     """Calls of functions the project may define (not of libraries)."""
     opens_transaction: str | None = None

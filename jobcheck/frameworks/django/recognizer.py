@@ -48,6 +48,8 @@ class DjangoRecognizer(Recognizer):
         self, targets: list[cst.BaseExpression], value: cst.BaseExpression, node: cst.CSTNode
     ) -> None:
         walker = self.walker
+        if walker.function is not None:
+            self._object_writes(targets)
         if not walker.at_settings_level:
             return
         for target in targets:
@@ -73,6 +75,20 @@ class DjangoRecognizer(Recognizer):
                 inner = target.value
                 if isinstance(inner, cst.Subscript) and dotted(inner.value) == "DATABASES":
                     self._atomic_requests(walker.evaluate(value), node)
+
+    def _object_writes(self, targets: list[cst.BaseExpression]) -> None:
+        """``document.status = "queued"``: a change to an object a session may hold,
+        written by its next commit (JOB-01 reads these with the session writes)."""
+        scope = self.walker.function
+        for target in targets:
+            if (
+                scope is not None
+                and isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value not in ("self", "cls")
+            ):
+                scope.facts.session_writes.append(self.walker.order)
+                return
 
     def _databases(self, value: object, node: cst.CSTNode) -> None:
         if not isinstance(value, DictV):
