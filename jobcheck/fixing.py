@@ -82,7 +82,7 @@ def _apply_round(chosen: list[Finding], buffers: dict[str, bytes], outcome: Outc
         text = _current(path, buffers, outcome)
         if text is None:
             continue
-        new, applied = _apply_checked(text, findings)
+        new, applied = _apply_checked(text, findings, _checker(path))
         if not applied or new == text:
             continue
         outcome.fixed[path] = new
@@ -102,22 +102,35 @@ def _current(path: str, buffers: dict[str, bytes], outcome: Outcome) -> str | No
     return text
 
 
-def _apply_checked(text: str, findings: list[Finding]) -> tuple[str, list[Finding]]:
+def _apply_checked(
+    text: str, findings: list[Finding], parses: Callable[[str], bool]
+) -> tuple[str, list[Finding]]:
     """All fixes at once when the result parses, else one at a time, keeping those
     after which the file still parses."""
     fixes = [f.fix for f in findings if f.fix is not None]
     new, applied = apply_fixes(text, fixes)
-    if _parses(new):
+    if parses(new):
         return new, [f for f in findings if f.fix in applied]
     kept: list[Finding] = []
     current = text
     for finding in findings:
         assert finding.fix is not None
         candidate, done = apply_fixes(current, [finding.fix])
-        if done and _parses(candidate):
+        if done and parses(candidate):
             current = candidate
             kept.append(finding)
     return current, kept
+
+
+def _checker(path: str) -> Callable[[str], bool]:
+    """How a fixed file is checked before it is kept: Python must still parse; a shell
+    script, a crontab or a manifest is edited a word at a time (``exec`` before a
+    command), which a whole-file parse would not judge better."""
+    return _parses if path.endswith((".py", ".pyi")) else _any_text
+
+
+def _any_text(text: str) -> bool:
+    return True
 
 
 def _parses(text: str) -> bool:

@@ -31,6 +31,7 @@ def test_catalog_has_every_rule_of_the_spec() -> None:
         "JOB-02",
         "JOB-03",
         "JOB-04",
+        "JOB-05",
     ]
 
 

@@ -229,6 +229,8 @@ SUPERVISORD_OPTIONS = (
     "startsecs",
     "stopwaitsecs",
     "stopsignal",
+    "stopasgroup",
+    "killasgroup",
     "user",
     "directory",
     "priority",
@@ -296,6 +298,7 @@ def read_script(facts: FileFacts, text: str) -> None:
     runs (``jobcheck/project/commands.py``). A line that may start a worker (an
     entrypoint's ``exec celery -A app worker -Q mail``) is also a process definition."""
     lines = text.splitlines()
+    traps = (("trap", Const(True)),) if _TRAP.search(text) else ()
     number = 0
     while number < len(lines):
         first, parts = number, [lines[number]]
@@ -312,8 +315,11 @@ def read_script(facts: FileFacts, text: str) -> None:
         if _WORKER_PROGRAMS.search(stripped):
             name = facts.path.replace("\\", "/").rsplit("/", 1)[-1]
             where = line_loc(first + 1, lines[first])
-            facts.processes.append(ProcessDecl("script", name, stripped, where))
+            facts.processes.append(ProcessDecl("script", name, stripped, where, traps))
 
+
+# A script that traps a signal (``trap 'kill -TERM $child' TERM``) may forward it itself.
+_TRAP = re.compile(r"^\s*trap\b", re.MULTILINE)
 
 # Programs that start a job system's worker (each framework reads the command itself).
 _WORKER_PROGRAMS = re.compile(
