@@ -330,6 +330,7 @@ def test_rules_lists_every_rule_with_state() -> None:
         "JOB-02",
         "JOB-03",
         "JOB-04",
+        "JOB-05",
     }
     states = {c["slug"]: c["implemented"] for c in rules["SCL-18"]["checks"]}
     assert states["missing-time-limit"] is True

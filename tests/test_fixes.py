@@ -50,7 +50,8 @@ def test_fixing_every_fixture_twice_is_fixing_it_once(case: Path, tmp_path: Path
     after, before = outcome.report, outcome.first
     assert before is not None
     for path, text in outcome.fixed.items():
-        ast.parse(text, filename=path)
+        if path.endswith(".py"):  # a fixed shell script or manifest is not Python
+            ast.parse(text, filename=path)
     # Nothing is left that a fix would change: a second --fix changes nothing.
     assert not [f for f in after.findings if applicable(f.fix, unsafe=True)], after.findings
     # A fix removes its finding and makes no new finding of a fixable check.
