@@ -24,6 +24,7 @@ from jobcheck.facts.values import (
 )
 from jobcheck.frameworks.celery import contract, routes
 from jobcheck.frameworks.celery.options import option
+from jobcheck.frameworks.celery.prefetch import prefetch_holds_short_jobs
 from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project import production
 from jobcheck.project.schedule_words import describe, expiry_hint, job_label
@@ -499,6 +500,7 @@ PARTS = CheckParts(
         "soft-limit-not-below-hard": soft_limit_not_below_hard,
         "retry-on-all-exceptions": retry_on_all_exceptions,
         "no-dead-letter": no_dead_letter,
+        "prefetch-holds-short-jobs": prefetch_holds_short_jobs,
     },
     per_job={
         "retry-without-backoff": retry_without_backoff,
