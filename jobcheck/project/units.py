@@ -53,6 +53,7 @@ def split_copies(facts: list[FileFacts], loader: ModuleLoader | None) -> list[Un
         for path in paths:
             root_of[path] = root = import_root(path, module)
             modules.setdefault(root, set()).add(module)
+    _attach_other_files(facts, root_of, modules)
     groups = _colour(modules)
     if len(groups) <= 1:
         return [Unit(facts, loader, frozenset(modules))]
@@ -71,6 +72,30 @@ def split_copies(facts: list[FileFacts], loader: ModuleLoader | None) -> list[Un
             )
         )
     return units
+
+
+def _attach_other_files(
+    facts: list[FileFacts], root_of: dict[str, str], modules: dict[str, set[str]]
+) -> None:
+    """A file that is not Python (a script, a manifest, a Procfile) belongs to the copy
+    whose import root holds it (``first/bin/worker.sh`` to ``first``), not to every
+    copy: the nearest enclosing root of Python modules, if one holds it."""
+    python_roots = {root for root, names in modules.items() if names - {""}}
+    for f in facts:
+        if f.module:
+            continue
+        folder = root_of[f.path]
+        while folder and folder not in python_roots:
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        if folder in python_roots and folder != root_of[f.path]:
+            modules.get(root_of[f.path], set()).discard("")
+            if not modules.get(root_of[f.path]):
+                modules.pop(root_of[f.path], None)
+            root_of[f.path] = folder
+            modules[folder].add("")
 
 
 def _packages(names: set[str]) -> set[str]:
