@@ -42,6 +42,7 @@ class PickleSerializer(RuleChecks):
                     "the broker runs code on every worker; use 'json' and pass IDs and "
                     "plain values",
                 )
+        yield from self.framework_parts("pickle-serializer")
         for job in self.project.jobs:
             value = job.task.option("serializer")
             if production.is_production(job.file) and _names_pickle(value):

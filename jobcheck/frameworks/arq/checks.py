@@ -16,6 +16,7 @@ from jobcheck.frameworks.arq.defaults import DEFAULT_JOB_TIMEOUT, WORKER_DEFAULT
 from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project.contract import DeadLetter, Origin, Seconds, TimeLimit
 from jobcheck.project.schedule_words import short
+from jobcheck.project.test_code import is_test_code
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FrameworkConfig
@@ -230,6 +231,26 @@ def _hint(project: Project, name: str, registered: set[str]) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
+def pickle_serializer(check: Check) -> Iterator[Finding]:
+    """JOB-03: an arq ``WorkerSettings`` without ``job_deserializer`` unpickles every job:
+    arq/worker.py ``Worker(job_deserializer=None)`` and arq/jobs.py ``deserialize_job``
+    fall back to ``pickle.loads`` (``serialize_job`` to ``pickle.dumps``; arq 3914e48).
+    One finding per settings class."""
+    for f, config in check.project.configs(NAME, "worker"):
+        if config.option("job_deserializer") is not None or is_test_code(f):
+            continue
+        yield check.finding(
+            "pickle-serializer",
+            f.path,
+            config.loc,
+            f"arq worker '{short(config.qualname)}' sets no job_deserializer, so arq "
+            "unpickles every job it takes (pickle.loads by default): whoever can write to "
+            "its Redis (reachable without a password, a leaked one) runs code on the "
+            "workers; set job_serializer and job_deserializer to JSON (or msgpack) "
+            "functions here and in create_pool, and pass IDs and plain values",
+        )
+
+
 def constant_retry_delay(check: Check, job: Job) -> Iterator[Finding]:
     """``raise Retry(defer=5)`` with a constant: every retry of a failing job comes the
     same few seconds after the last; arq passes the attempt number in ``ctx["job_try"]``
@@ -255,6 +276,7 @@ def constant_retry_delay(check: Check, job: Job) -> Iterator[Finding]:
 
 PARTS = CheckParts(
     per_project={
+        "pickle-serializer": pickle_serializer,
         "no-dead-letter": no_dead_letter,
         "enqueue-names-unknown-task": unknown_enqueue_names,
     },

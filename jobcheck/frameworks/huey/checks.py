@@ -18,7 +18,7 @@ from jobcheck.project.contract import Origin, Seconds, TimeLimit
 from jobcheck.project.schedule_words import describe, expiry_hint
 
 if TYPE_CHECKING:
-    from jobcheck.facts import FileFacts, Loc, ScheduleEntry
+    from jobcheck.facts import FileFacts, FrameworkConfig, Loc, ScheduleEntry
     from jobcheck.findings import Finding
     from jobcheck.project.model import Job, Project
 
@@ -146,6 +146,36 @@ def _instance_place(check: Check) -> tuple[str, Loc] | None:
     return (configs[0][0].path, configs[0][1].loc) if configs else None
 
 
+def pickle_serializer(check: Check) -> Iterator[Finding]:
+    """JOB-03: a Huey instance (or djhuey's ``HUEY`` setting) without ``serializer=``
+    pickles its tasks: huey/api.py ``Huey.__init__`` makes ``Serializer(compression,
+    use_zlib)`` when ``serializer`` is None, and huey/serializer.py ``Serializer`` is
+    ``pickle.dumps``/``pickle.loads`` (huey 358bdc5). One finding per instance. Left
+    alone: test and development modules, ``immediate=True`` and ``MemoryHuey`` (no
+    storage another process writes to)."""
+    for f, config in check.project.configs(NAME):
+        if config.kind not in ("instance", "settings") or not production.is_production(f):
+            continue
+        if config.option("serializer") is not None or _in_memory(config):
+            continue
+        shown = config.qualname.rsplit(".", 1)[-1]
+        yield check.finding(
+            "pickle-serializer",
+            f.path,
+            config.loc,
+            f"Huey instance '{shown}' keeps Huey's default serializer, pickle (no "
+            "serializer= given): the consumer unpickles every task it takes, so whoever "
+            "can write to its storage (a Redis reachable without a password, a leaked "
+            "one) runs code on the consumers; give it a serializer that writes JSON (a "
+            "huey.serializer.Serializer subclass with json in _serialize and "
+            "_deserialize) and pass IDs and plain values",
+        )
+
+
+def _in_memory(config: FrameworkConfig) -> bool:
+    return truthy(config.option("immediate")) is True or (config.cls or "").endswith("MemoryHuey")
+
+
 def periodic_without_expiry(
     check: Check, f: FileFacts, entry: ScheduleEntry, job: Job | None
 ) -> Iterator[Finding]:
@@ -197,6 +227,7 @@ def jobs_run_eagerly(check: Check) -> Iterator[Finding]:
 
 PARTS = CheckParts(
     per_project={
+        "pickle-serializer": pickle_serializer,
         "no-dead-letter": no_dead_letter,
         "jobs-run-eagerly": jobs_run_eagerly,
     },
