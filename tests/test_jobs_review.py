@@ -301,8 +301,10 @@ def test_jobs_lists_sidekiq_and_activejob_contracts() -> None:
     assert jobs["ChargeWorker"]["backoff"] == "sidekiq_retry_in { |count| 30 }"
     assert jobs["NotifyWorker"]["dead_letter"].startswith("none: retry: false")
     assert jobs["LoudWorker"]["dead_letter"].startswith("discarded (dead: false)")
+    # Its own retry_on, then the one it inherits from ApplicationJob, then Sidekiq's.
     assert jobs["CrmPushJob"]["retries"].startswith(
-        "retry_on Faraday::ConnectionFailed: 8 attempts, wait :polynomially_longer; then"
+        "retry_on Faraday::ConnectionFailed: 8 attempts, wait :polynomially_longer; "
+        "retry_on ActiveRecord::Deadlocked: 5 attempts, wait 3 s (retry_on's default); then"
     )
 
 
