@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.findings import Finding
-from jobcheck.project.routing import Place, QueueUse
+from jobcheck.project.routing import Place, QueueUse, Routing
 from jobcheck.registry import semantics
 from jobcheck.timing import gap_seconds
 
@@ -47,14 +47,14 @@ class UnboundedQueue(RuleChecks):
             place = self._place_of(use)
             if place is not None:
                 by_place.setdefault(place, []).append(use)
-        for place, uses in by_place.items():
+        for place, uses, where in _by_file(by_place, routing):
             first, others = uses[0], uses[1:]
             message = routing.rules(first.framework).unbounded_queue_message(first)
             if others:
                 names = [f"'{use.name}'" for use in others]
                 listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
                 noun, verb = ("queue", "has") if len(names) == 1 else ("queues", "have")
-                message += f"; the other {noun} this line names, {listed}, {verb} no bound either"
+                message += f"; the other {noun} {where}, {listed}, {verb} no bound either"
             yield self.finding("unbounded-queue", place.path, place.loc, message)
 
     def _fed_only_by_schedules(self, use: QueueUse) -> bool:
@@ -96,6 +96,25 @@ class UnboundedQueue(RuleChecks):
         candidates = [Place(job.file.path, job.task.loc) for job in use.jobs]
         candidates += [Place(f.path, site.loc) for f, site in use.sites]
         return min(candidates, key=_order) if candidates else None
+
+
+def _by_file(
+    by_place: dict[Place, list[QueueUse]], routing: Routing
+) -> Iterator[tuple[Place, list[QueueUse], str]]:
+    """The groups to report, each with how the message names the others: queues one line
+    names stay together ("this line names"); where a framework offers no bound to any
+    queue (Sidekiq), every queue of a file is one finding at its first ("this file
+    lists"), as a reader wants one finding, not one per line of config/sidekiq.yml."""
+    files: dict[tuple[str, str], list[tuple[Place, list[QueueUse]]]] = {}
+    for place, uses in by_place.items():
+        framework = uses[0].framework
+        if routing.rules(framework).one_finding_per_file:
+            files.setdefault((framework, place.path), []).append((place, uses))
+        else:
+            yield place, uses, "this line names"
+    for groups in files.values():
+        groups.sort(key=lambda group: _order(group[0]))
+        yield groups[0][0], [use for _, uses in groups for use in uses], "this file lists"
 
 
 def _order(place: Place) -> tuple[str, int, int]:

@@ -220,6 +220,10 @@ class QueueRules:
         self.routing = routing
         self.semantics = semantics
 
+    one_finding_per_file = False
+    """SCL-19: its queues have no bound to set (Sidekiq), so the unbounded queues of one
+    file are one finding that lists them, not one per line."""
+
     def config_in_sight(self) -> bool:
         """Whether the configuration where its queues are bounded was analysed."""
         return True

@@ -48,6 +48,8 @@ from jobcheck.frameworks.sidekiq.defaults import (
 class SidekiqQueueRules(QueueRules):
     """How Sidekiq routes its jobs and bounds its queues (``QueueRules``)."""
 
+    one_finding_per_file = True  # Sidekiq has no queue bound (Sidekiq Pro: expires_in)
+
     def job_route(self, job: Job) -> Route:
         from jobcheck.frameworks.sidekiq import contract
 
