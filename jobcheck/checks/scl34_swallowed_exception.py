@@ -45,6 +45,8 @@ class SwallowedException(RuleChecks):
                     # telemetry) does what it was written for: only a catch-all that
                     # carries on in the job's own work loses it (``push_to_erp(order)``).
                     continue
+                if not handler.inert and matching_word(body.name, BEST_EFFORT_WORDS):
+                    continue  # a job that only tracks or emits (analytics) is best effort
                 key = (reach.path, handler.loc.line, handler.loc.column)
                 if key in seen:
                     continue  # the same helper's handler, reached by another call
@@ -74,7 +76,7 @@ class SwallowedException(RuleChecks):
             path,
             loc,
             f"{shown}{'' if at_rescue else reach.through()} in job '{body.name}' "
-            f"{_CONSEQUENCE}{framework.words.report_advice} or {framework.words.let_it_fail}"
+            f"{_consequence(handler, framework)}"
             f"{_cancellation_note(framework, handler.catches)}",
             related=reach.related(shown),
         )
@@ -97,7 +99,7 @@ class SwallowedException(RuleChecks):
             reach.path,
             handler.loc,
             f"{shown} in {reach.function.name}(), reached from jobs {jobs}, "
-            f"{_CONSEQUENCE}{framework.words.report_advice} or {framework.words.let_it_fail}"
+            f"{_consequence(handler, framework)}"
             f"{_cancellation_note(framework, handler.catches)}",
             related=related,
         )
@@ -140,6 +142,26 @@ _CONSEQUENCE = (
     "swallows the error (no raise, retry, log at info or above, error tracker or saved "
     "failure): the job is marked successful and the work is silently lost; "
 )
+
+
+_SUCCEEDS = (
+    "catches every error and {does}, then lets the job end normally: the queue records a "
+    "success, so the failure is never retried and never reaches a dead letter, and the "
+    "work is lost; "
+)
+
+
+def _consequence(handler: ExceptHandler, framework: Semantics) -> str:
+    """Why the handler loses the work, and what to do instead."""
+    words = framework.words
+    if handler.inert:
+        return f"{_CONSEQUENCE}{words.report_advice} or {words.let_it_fail}"
+    does = "logs it" if handler.records else "carries on"
+    return (
+        _SUCCEEDS.format(does=does)
+        + f"raise it again after logging (a bare raise), catch only the errors that may be "
+        f"skipped, or {words.let_it_fail}"
+    )
 
 
 def _shown(framework: Semantics, handler: ExceptHandler) -> str:

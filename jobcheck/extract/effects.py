@@ -389,7 +389,8 @@ class EffectsRecognizer(Recognizer):
         found = handlers.shape(node, handler, walker.names, in_loop=bool(walker.loops))
         if found.exits and any(n.split(".")[-1] == "IntegrityError" for n in found.catches):
             frame.guards.append(("conflict", walker.order, handler))
-        if not found.swallows or all(handlers.is_expected(n) for n in found.catches):
+        succeeds = found.lets_the_job_succeed and not walker.loops and self._ends_work(node)
+        if not (found.swallows or succeeds) or all(handlers.is_expected(n) for n in found.catches):
             return
         if walker.handlers or walker.cleanup or handlers.is_cleanup(node):
             # Best-effort cleanup on a path that already failed or finishes anyway
@@ -405,8 +406,21 @@ class EffectsRecognizer(Recognizer):
                 retries=found.retries,
                 records=found.records,
                 exits=found.exits,
+                inert=found.swallows,
             )
         )
+
+    def _ends_work(self, node: cst.Try | cst.TryStar) -> bool:
+        """The ``try`` is the last statement of its function's body: what follows the
+        handler is the function's end, so a caught failure ends the job as a success. A
+        ``try`` with more work after it is an optional step (a notification, a thumbnail)
+        before the job's own work."""
+        scope = self.walker.function
+        if scope is None:
+            return False
+        body = scope.node.body
+        statements = body.body if isinstance(body, cst.IndentedBlock) else []
+        return bool(statements) and statements[-1] is node
 
     # -- calls -------------------------------------------------------------------------
 

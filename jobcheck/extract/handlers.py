@@ -9,6 +9,12 @@ the error on purpose, even when it records nothing: precision first. So is a ``p
 after a ``try`` that only computes names (the value set before the ``try`` is the
 fallback).
 
+A catch-all handler (``except Exception``, a bare ``except``) that logs or does other work
+but neither re-raises, retries, stores a failed state, returns a value nor gives a
+fallback *lets the job succeed* (:attr:`HandlerShape.lets_the_job_succeed`): recorded too
+when its ``try`` ends the function (jobcheck/extract/effects.py), as the queue then sees a
+success and never retries the work.
+
 A handler *records* a failure when it leaves a trace someone can act on: a log call at
 info level or above, an error tracker (Sentry's ``capture_exception``, Rollbar, ...), a
 failed status or error text saved on a record, or the exception handed to another call.
@@ -138,10 +144,31 @@ class HandlerShape:
     exits: bool
     inert: bool
     """The body does nothing with the error (see the module docstring)."""
+    stores_state: bool = False
+    """The body saves a failed state where someone can act on it (``job.status =
+    "failed"``, ``.update(error=...)``, a failure table): a recovery, not a swallow."""
+    fallback: bool = False
+    """The body gives a local name a fallback value (``thumb = None``): an optional step
+    whose result the job still produces."""
+    returns_value: bool = False
+    """The body returns a value (``return {"error": ...}``, ``return e``): the job's
+    result carries the failure to whoever waits for it."""
 
     @property
     def swallows(self) -> bool:
         return self.inert and not (self.reraises or self.retries or self.records)
+
+    @property
+    def lets_the_job_succeed(self) -> bool:
+        """A catch-all that logs (or does other work) and carries on, neither re-raising,
+        retrying nor storing a failed state, with no fallback value: whatever the queue
+        would do with a failure (a retry, a dead letter) it never sees."""
+        return (
+            self.catches_all
+            and not (self.reraises or self.retries or self.stores_state or self.fallback)
+            and not self.returns_value
+            and not self.swallows
+        )
 
 
 def caught_names(
@@ -202,7 +229,7 @@ def shape(
 ) -> HandlerShape:
     catches = caught_names(handler, names)
     error_name = _bound_name(handler)
-    reraises = retries = records = exits = False
+    reraises = retries = records = exits = stores = returned = False
     for item in _body_nodes(handler.body):
         if isinstance(item, cst.Raise):
             reraises = True
@@ -210,14 +237,18 @@ def shape(
             exits = True
         elif isinstance(item, cst.Return):
             exits = True
+            returned = returned or (item.value is not None and not _is_constant(item.value))
             if item.value is not None and _mentions(item.value, error_name):
                 records = True
         elif isinstance(item, cst.Call):
             kind = _call_kind(item, error_name, in_loop)
             retries = retries or kind == "retry"
             records = records or kind == "record"
+            stores = stores or (kind == "record" and _stores_state_call(item))
         elif isinstance(item, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            records = records or _stores_failure(item)
+            stored = _stores_failure(item)
+            records = records or stored
+            stores = stores or stored
     if in_loop and not retries and _is_retry_loop_body(node):
         retries = True
     return HandlerShape(
@@ -228,7 +259,49 @@ def shape(
         records=records,
         exits=exits,
         inert=_is_inert(handler.body) and not _computes_values_only(node.body),
+        stores_state=stores,
+        fallback=_assigns_fallback(handler.body),
+        returns_value=returned,
     )
+
+
+# Words of a call that keeps the failure where someone can act on it: a failure table,
+# a dead-letter store (a log line or an error tracker only tells).
+STATE_CALL_WORDS = ("fail", "record", "dead_letter", "deadletter", "dlq")
+
+
+def _stores_state_call(call: cst.Call) -> bool:
+    """``record_failure(...)``, ``.update(status=...)``, ``job.set_status("failed")``,
+    ``cache.set(key, "failed")``: the failure is kept where the product shows it."""
+    name = (dotted(call.func) or "").lower()
+    if any(word in name.rsplit(".", 1)[-1] for word in STATE_CALL_WORDS):
+        return True
+    last = name.rsplit(".", 1)[-1]
+    for arg in call.args:
+        if arg.keyword is not None and any(w in arg.keyword.value.lower() for w in STATE_WORDS):
+            return True
+        value = arg.value
+        if (
+            last not in LOG_METHODS
+            and isinstance(value, cst.SimpleString)
+            and any(word in value.value.lower() for word in ("fail", "error"))
+        ):
+            return True
+    return False
+
+
+def _assigns_fallback(body: cst.BaseSuite) -> bool:
+    """A plain local name assigned in the handler (``result = default``)."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and all(
+                isinstance(target.target, cst.Name) for target in small.targets
+            ):
+                return True
+    return False
 
 
 def _computes_values_only(body: cst.BaseSuite) -> bool:

@@ -65,6 +65,9 @@ class ExceptHandler:
     retries: bool
     records: bool
     exits: bool
+    inert: bool = True
+    """Its body does nothing with the error (``pass``, ``print``...); False for a
+    catch-all that logs it (or does other work) and lets the job end as a success."""
 
 
 @dataclass(frozen=True, slots=True)
