@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts.values import SeqV, Value, string
+from jobcheck.facts.values import SeqV, Value, is_none, string
 from jobcheck.findings import Finding
-from jobcheck.project import production
+from jobcheck.project import Project, production
 
 # celery/app/defaults.py: ``task.serializer``, ``result.serializer`` and
 # ``event_serializer`` default to 'json', ``accept_content`` to ['json'] and
@@ -28,7 +28,10 @@ class PickleSerializer(RuleChecks):
 
     @check("pickle-serializer")
     def pickle_serializer(self) -> Iterator[Finding]:
+        stores_results = _stores_results(self.project)
         for key in (*SERIALIZER_SETTINGS, *ACCEPT_SETTINGS):
+            if key.startswith("result_") and not stores_results:
+                continue  # no result backend: results are never serialized or read back
             for f, setting in production.production_settings(self.project, key):
                 if not _names_pickle(setting.value):
                     continue
@@ -54,6 +57,21 @@ class PickleSerializer(RuleChecks):
                     "workers must accept pickle, so whoever can write to the broker runs "
                     "code on them; send IDs and plain values as JSON",
                 )
+
+
+def _stores_results(project: Project) -> bool:
+    """Whether a Celery result backend is configured. ``result_backend`` defaults to None
+    (celery/app/defaults.py), which celery/app/backends.py makes ``'disabled'``
+    (``DisabledBackend``): results are then neither serialized nor read back, and the
+    result serializer settings say nothing."""
+    for _, setting in project.settings("result_backend"):
+        if not is_none(setting.value) and string(setting.value) != "":
+            return True
+    for _, app in project.apps:
+        backend = dict(app.kwargs).get("backend")
+        if backend is not None and not is_none(backend):
+            return True
+    return False
 
 
 def _names_pickle(value: Value | None) -> bool:
