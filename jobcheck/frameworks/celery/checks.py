@@ -29,6 +29,7 @@ from jobcheck.frameworks.semantics_base import Check, CheckParts
 from jobcheck.project import production
 from jobcheck.project.schedule_words import describe, expiry_hint, job_label
 from jobcheck.project.test_code import is_test_code
+from jobcheck.registry import semantics
 
 if TYPE_CHECKING:
     from jobcheck.facts import ScheduleEntry
@@ -437,6 +438,8 @@ def schedule_without_expiry(
         return  # a library's task, or one not found: its own expiry is unknown
     if option(check.project, job, "expires").is_set:
         return
+    if _beat_only_inside_workers(check):
+        return
     hint, within = expiry_hint(entry)
     where = "options={'expires': " + hint + "}"
     if entry.source == "add_periodic_task":
@@ -454,6 +457,35 @@ def schedule_without_expiry(
         f"once when workers return; set {where}, no longer than the time between "
         f"two runs{within}, or expires= on the task",
     )
+
+
+def _beat_only_inside_workers(check: Check) -> bool:
+    """Every Celery worker in sight runs beat inside it (``celery worker -B``) and no beat
+    runs on its own: while the workers are down, beat is down too and sends nothing, so
+    nothing piles up for them to run at once (celery/bin/worker.py ``-B/--beat``)."""
+    memo = check.project.memo(NAME)
+    if "beat_only_inside_workers" not in memo:
+        memo["beat_only_inside_workers"] = _beat_inside(check)
+    return bool(memo["beat_only_inside_workers"])
+
+
+def _beat_inside(check: Check) -> bool:
+    from jobcheck.commandline import programs
+
+    rules = semantics(NAME)
+    embedded = standalone = lone_worker = False
+    for f in check.project.files:
+        if is_test_code(f):
+            continue
+        for process in f.processes:
+            for words in programs(process.command):
+                started = rules.process_scheduler(check.project, words)
+                if started is not None:
+                    embedded = embedded or started[1]
+                    standalone = standalone or not started[1]
+                elif rules.worker_queues(words) is not None:
+                    lone_worker = True
+    return embedded and not standalone and not lone_worker
 
 
 # celery/app/defaults.py ``always_eager=Option(False, type='bool')`` under ``task``:
