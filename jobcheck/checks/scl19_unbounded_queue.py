@@ -17,6 +17,7 @@ import functools
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
+from jobcheck.facts.values import string
 from jobcheck.findings import Finding
 from jobcheck.project.routing import Place, QueueUse, Routing
 from jobcheck.registry import semantics
@@ -61,7 +62,8 @@ class UnboundedQueue(RuleChecks):
         """A queue no call sends to, whose jobs run only on schedules that fire at most
         once an hour: a few messages a day, not a backlog that grows while the workers
         lag (what they may do while workers are down is schedule-without-expiry's)."""
-        if use.sites or not use.jobs:
+        named_by_schedules = self._schedules_naming.get(use.name, [])
+        if use.sites or not (use.jobs or named_by_schedules):
             return False
         sent, gaps = self._producers
         for job in use.jobs:
@@ -70,7 +72,18 @@ class UnboundedQueue(RuleChecks):
             found = gaps.get(id(job))
             if not found or any(gap is None or gap < HOURLY for gap in found):
                 return False
-        return True
+        return all(gap is not None and gap >= HOURLY for gap in named_by_schedules)
+
+    @functools.cached_property
+    def _schedules_naming(self) -> dict[str, list[float | None]]:
+        """Queue name -> the gaps of the schedule entries that send to it by name (a
+        sidekiq-cron entry's ``queue: "scheduled"``, a beat entry's options)."""
+        found: dict[str, list[float | None]] = {}
+        for _, entry, job in self.project.scheduled_jobs():
+            queue = string(entry.option("queue"))
+            if queue and job is not None:
+                found.setdefault(queue, []).append(gap_seconds(entry.timing))
+        return found
 
     @functools.cached_property
     def _producers(self) -> tuple[set[int], dict[int, list[float | None]]]:
