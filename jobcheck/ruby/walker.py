@@ -874,7 +874,8 @@ class RubyWalker:
                 swallows, exits, catches = handler
                 if exits and any("RecordNotUnique" in c for c in catches):
                     scope.facts.guards.append(Guard("conflict", self.order, self.loc(node)))
-                if swallows and not all(lib.is_expected(c) for c in catches):
+                succeeds = not swallows and _lets_the_job_succeed(self, node, catches)
+                if (swallows or succeeds) and not all(lib.is_expected(c) for c in catches):
                     start = self.loc(node)
                     scope.facts.handlers.append(
                         ExceptHandler(
@@ -883,8 +884,9 @@ class RubyWalker:
                             catches_all=any(c in lib.CATCH_ALL for c in catches),
                             reraises=False,
                             retries=False,
-                            records=False,
+                            records=succeeds and _LOGS.search(self.text(node, 4000)) is not None,
                             exits=exits,
+                            inert=swallows,
                         )
                     )
         self.rescue_depth += 1
@@ -1199,6 +1201,32 @@ def _handler(walker: RubyWalker, node: Any) -> tuple[bool, bool, list[str]] | No
             continue
         return False, exits, catches
     return True, exits, catches
+
+
+# A rescue that hands the error on or keeps a failed state where the product shows it.
+_RERAISES = re.compile(r"\b(?:raise|retry|retry_job|fail)\b")
+_STORES_STATE = re.compile(r"\b(?:status|state|error|failed|failure)\w*\s*:|[\"':]failed\b")
+_FALLBACK = re.compile(r"^\s*@?[a-z_]\w*\s*=(?![=~>])", re.MULTILINE)
+_LOGS = re.compile(r"\b(?:logger|Rails\.logger|Sentry|Honeybadger|Bugsnag|Rollbar)\b|\.report\(")
+
+
+def _lets_the_job_succeed(walker: RubyWalker, node: Any, catches: list[str]) -> bool:
+    """A method's own ``rescue => e`` (catching StandardError) that logs or resets a flag
+    and ends the method, neither re-raising, retrying, keeping a failed state nor giving
+    a fallback value: Sidekiq sees a success and never retries the job (Python's rule:
+    jobcheck/extract/handlers.py ``lets_the_job_succeed``)."""
+    if not any(c in lib.CATCH_ALL for c in catches):
+        return False
+    parent = node.parent
+    if parent is None or parent.type != "body_statement":
+        return False  # a begin/rescue inside the method: work may follow it
+    if parent.parent is None or parent.parent.type not in ("method", "singleton_method"):
+        return False
+    body = node.child_by_field_name("body")
+    text = walker.text(body, 4000) if body is not None else ""
+    if not text.strip():
+        return False
+    return not (_RERAISES.search(text) or _STORES_STATE.search(text) or _FALLBACK.search(text))
 
 
 def _inert(node: Any) -> bool:
