@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry, TaskDef
+    from jobcheck.facts import EnqueueSite, FileFacts, Loc, ScheduleEntry, Setting, TaskDef
     from jobcheck.facts.values import CallV, Value
     from jobcheck.findings import Finding, Fix, Related
     from jobcheck.project.contract import JobContract, TimeLimit
@@ -543,6 +543,11 @@ class Semantics:
         """JOB-04: the name a job is registered under when that name is made from its
         module path (a move renames it); None when its name is written down."""
         return None
+
+    def reads_setting(self, project: Project, setting: Setting) -> bool:
+        """Whether the framework reads ``setting`` as written, given how the project loads
+        its settings (False: a spelling it ignores there)."""
+        return True
 
     def job_contract(self, project: Project, job: Job) -> JobContract:
         """What the job promises (``project/contract.py``): its time limit, retries,

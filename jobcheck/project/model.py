@@ -712,6 +712,8 @@ class Project:
             return _in_modules(f.module, self.settings_modules)
         if self.celery_app and setting.origin == "conf" and setting.app in self.every_app:
             return setting.app == self.celery_app
+        if not all(semantics(plugin.name).reads_setting(self, setting) for plugin in plugins()):
+            return False
         if setting.origin != "module" or setting.raw_key.isupper():
             return True
         # Lower-case names count only in a Celery config module.

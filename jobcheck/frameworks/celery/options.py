@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import SPLAT, TaskDef
-from jobcheck.facts.values import DictV, Opaque, Ref, SeqV, Value, is_none
+from jobcheck.facts.values import DictV, Opaque, Ref, SeqV, Value, is_none, string
 from jobcheck.project.model import Resolved
 
 if TYPE_CHECKING:
+    from jobcheck.facts import Setting
     from jobcheck.project.model import Job, Project
 
 # Celery task options that a global setting provides when the task does not
@@ -123,3 +124,33 @@ def _text(value: Value | None) -> str:
     if isinstance(value, Opaque):
         return value.text
     return "options"
+
+
+def read_under_namespace(project: Project, setting: Setting) -> bool:
+    """Whether Celery reads a Django setting under the namespace the project's apps load
+    Django's settings with. celery/app/utils.py ``detect_settings``: "always use new format
+    if prefix is used", so with ``config_from_object("django.conf:settings",
+    namespace="CELERY")`` only ``CELERY_`` plus the upper-cased new name counts
+    (``CELERY_TASK_QUEUES``); an old name (``CELERY_QUEUES``, ``CELERYD_PREFETCH_MULTIPLIER``)
+    is ignored. Judged only when every app in sight loads Django's settings that way
+    (celery 5dc781f)."""
+    if setting.origin != "module" or not setting.raw_key.isupper() or not setting.key.islower():
+        return True
+    if setting.raw_key == "CELERY_" + setting.key.upper():
+        return True
+    return not _django_settings_namespaced(project)
+
+
+def _django_settings_namespaced(project: Project) -> bool:
+    memo = project.memo("celery")
+    if "django_namespaced" not in memo:
+        namespaces = [
+            source.namespace
+            for f in project.files
+            for source in f.config_sources
+            if (string(source.target) or "")
+            .replace(".settings", ":settings")
+            .startswith("django.conf:settings")
+        ]
+        memo["django_namespaced"] = bool(namespaces) and all(n == "CELERY" for n in namespaces)
+    return bool(memo["django_namespaced"])

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts import SPLAT, TaskDef
 from jobcheck.facts.values import Ref, Value, string
-from jobcheck.frameworks.celery import checks, contract, routes, tasks
+from jobcheck.frameworks.celery import checks, contract, options, routes, tasks
 from jobcheck.frameworks.celery.foreign import is_foreign
 from jobcheck.frameworks.celery.options import option
 from jobcheck.frameworks.semantics_base import (
@@ -38,7 +38,7 @@ from jobcheck.project.contract import JobContract, describe_dead_letter
 from jobcheck.project.schedule_words import expiry_hint
 
 if TYPE_CHECKING:
-    from jobcheck.facts import EnqueueSite, Loc, ScheduleEntry
+    from jobcheck.facts import EnqueueSite, Loc, ScheduleEntry, Setting
     from jobcheck.facts.values import CallV
     from jobcheck.project.model import Job, Project
     from jobcheck.project.routing import Place, QueueUse, Route, _Inventory
@@ -322,6 +322,9 @@ class CelerySemantics(Semantics):
         if job.task.has_option("name") or job.task.has_option(SPLAT):
             return None
         return job.task.registered_name or job.task.qualname
+
+    def reads_setting(self, project: Project, setting: Setting) -> bool:
+        return options.read_under_namespace(project, setting)
 
     def job_contract(self, project: Project, job: Job) -> JobContract:
         retries = contract.retries(project, job)
