@@ -159,7 +159,7 @@ def forwarded_sites(project: Project) -> list[tuple[FileFacts, EnqueueSite, str]
                 if entry is None or call.deferred:
                     continue
                 function, site = entry
-                spread = _into_spread(function, call)
+                spread = _consumed_on_the_way(project, site, _into_spread(function, call))
                 if spread:
                     forwarded = _forwarded(site, call, caller, spread, project.per_class(site))
                     found.append((f, forwarded, function.name))
@@ -176,6 +176,29 @@ def _runs(project: Project, callee: str) -> str:
     if owner in project.classes:
         return project.method_of(owner, name) or callee
     return callee
+
+
+def _consumed_on_the_way(
+    project: Project, site: EnqueueSite, spread: tuple[Argument, ...]
+) -> tuple[Argument, ...]:
+    """Of the spread, what reaches the queue when the "enqueue" the forwarding function
+    makes is itself a project method (netbox's ``JobRunner.enqueue(**kwargs)`` calling
+    ``Job.enqueue(cls.handle, **kwargs)``): the keywords that method takes as named
+    parameters (``instance``, ``user``, stored on a Job row) are consumed there, not
+    sent."""
+    if not site.receiver or not site.method:
+        return spread
+    inner = project.function(_runs(project, f"{site.receiver}.{site.method}"))
+    if inner is None:
+        # A class re-exported by its package (``core.models.Job`` for
+        # ``core.models.jobs.Job``): the one project method of that class and name.
+        tail = f".{site.receiver.rpartition('.')[2]}.{site.method}"
+        found = [q for q in project.defined_functions if q.endswith(tail)]
+        inner = project.function(found[0]) if len(found) == 1 else None
+    if inner is None:
+        return spread
+    consumed = {p.name for p in inner.params}
+    return tuple(a for a in spread if a.keyword is None or a.keyword not in consumed)
 
 
 def _into_spread(function: FunctionFacts, call: CallSite) -> tuple[Argument, ...]:
