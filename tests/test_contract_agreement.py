@@ -50,6 +50,15 @@ def _python_job_cases() -> list[Path]:
     ]
 
 
+def _cases_mentioning(word: bytes, files: str = "*.py") -> list[Path]:
+    """The fixture cases with a file matching ``files`` that mentions ``word``."""
+    return [
+        case
+        for case in fixture_cases()
+        if any(word in path.read_bytes() for path in case.rglob(files) if path.is_file())
+    ]
+
+
 _JOB_LIBRARIES = re.compile(rb"celery|rq|dramatiq|huey|arq|taskiq", re.IGNORECASE)
 
 
@@ -98,15 +107,7 @@ def test_unbounded_retries_fire_exactly_when_the_contract_has_no_cap(case: Path)
         assert ("unbounded" in retries.words) == retries.unbounded, retries.words
 
 
-def _sidekiq_cases() -> list[Path]:
-    return [
-        case
-        for case in fixture_cases()
-        if any(b"Sidekiq" in path.read_bytes() for path in case.rglob("*.rb") if path.is_file())
-    ]
-
-
-@pytest.mark.parametrize("case", _sidekiq_cases(), ids=case_id)
+@pytest.mark.parametrize("case", _cases_mentioning(b"Sidekiq", "*.rb"), ids=case_id)
 def test_no_dead_letter_fires_exactly_when_the_contract_keeps_nothing(case: Path) -> None:
     """Sidekiq's dead letter: ``no-dead-letter`` names the job exactly when its contract
     keeps nothing of a failure, and ``jobs`` says "none" then (``retry: 0`` is the dead
@@ -123,15 +124,7 @@ def test_no_dead_letter_fires_exactly_when_the_contract_keeps_nothing(case: Path
         assert describe_dead_letter(dead).startswith("none") == (not dead.kept)
 
 
-def _arq_cases() -> list[Path]:
-    return [
-        case
-        for case in fixture_cases()
-        if any(b"arq" in path.read_bytes() for path in case.rglob("*.py") if path.is_file())
-    ]
-
-
-@pytest.mark.parametrize("case", _arq_cases(), ids=case_id)
+@pytest.mark.parametrize("case", _cases_mentioning(b"arq"), ids=case_id)
 def test_arq_no_dead_letter_fires_exactly_when_a_job_keeps_nothing(case: Path) -> None:
     """arq: the project's no-dead-letter finding exists exactly when some job's contract
     keeps nothing of a failure (``keep_result_forever=True`` keeps every failed result, a
@@ -162,15 +155,7 @@ def test_arq_results_kept_forever_are_the_dead_letter_in_review() -> None:
     }
 
 
-def _celery_cases() -> list[Path]:
-    return [
-        case
-        for case in fixture_cases()
-        if any(b"celery" in path.read_bytes() for path in case.rglob("*.py") if path.is_file())
-    ]
-
-
-@pytest.mark.parametrize("case", _celery_cases(), ids=case_id)
+@pytest.mark.parametrize("case", _cases_mentioning(b"celery"), ids=case_id)
 def test_celery_no_dead_letter_fires_exactly_when_a_task_keeps_nothing(case: Path) -> None:
     """Celery: the project's no-dead-letter finding counts exactly the tasks whose
     contract keeps nothing of a failure (no dead-letter exchange on their queue, no
@@ -194,15 +179,7 @@ def test_celery_no_dead_letter_fires_exactly_when_a_task_keeps_nothing(case: Pat
         assert (describe_dead_letter(dead) == "none found") == (not dead.kept)
 
 
-def _celery_cases() -> list[Path]:
-    return [
-        case
-        for case in fixture_cases()
-        if any(b"celery" in path.read_bytes() for path in case.rglob("*.py") if path.is_file())
-    ]
-
-
-@pytest.mark.parametrize("case", _celery_cases(), ids=case_id)
+@pytest.mark.parametrize("case", _cases_mentioning(b"celery"), ids=case_id)
 def test_visibility_findings_name_only_tasks_review_calls_late(case: Path) -> None:
     """Celery's delivery: ``time-limit-exceeds-visibility`` names a task only when its
     contract's delivery is late (an ``acks_late`` jobcheck cannot read is neither), and
