@@ -121,10 +121,10 @@ def _worker_multiplier(words: list[str], configured: float | None) -> float | No
     if "--disable-prefetch" in words:
         return 1.0
     given = option_values(words, ("--prefetch-multiplier",))
-    return number_text(given[-1]) if given else configured
+    return _number_text(given[-1]) if given else configured
 
 
-def number_text(text: str) -> float | None:
+def _number_text(text: str) -> float | None:
     try:
         return float(text)
     except ValueError:
