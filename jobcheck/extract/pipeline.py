@@ -13,6 +13,7 @@ from jobcheck.extract.delegation import DelegationRecognizer
 from jobcheck.extract.effects import EffectsRecognizer
 from jobcheck.extract.fan_out import FanOutRecognizer
 from jobcheck.extract.locks import LockRecognizer
+from jobcheck.extract.lookups import LookupRecognizer
 from jobcheck.extract.parts import Outline
 from jobcheck.extract.routing import RoutingRecognizer
 from jobcheck.extract.schedules import ScheduleBookkeeping
@@ -41,6 +42,7 @@ def recognizers() -> tuple[type, ...]:
         *schedules,
         ScheduleBookkeeping,
         LockRecognizer,
+        LookupRecognizer,
         StartupRecognizer,
         RoutingRecognizer,
         FanOutRecognizer,

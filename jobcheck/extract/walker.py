@@ -1123,6 +1123,7 @@ def _worth_keeping(facts: FunctionFacts, tasks: list[TaskDef]) -> bool:
         return True  # a method left to subclasses: which of them are jobs (bound sites)
     if (
         facts.retry_calls
+        or facts.lookups
         or facts.handlers
         or facts.retry_loops
         or facts.http_calls

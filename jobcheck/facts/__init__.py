@@ -106,6 +106,20 @@ class Guard:
 
 
 @dataclass(frozen=True, slots=True)
+class Lookup:
+    """A lookup that raises when its row is gone (``Order.objects.get(pk=order_id)``,
+    ``get_object_or_404``, ActiveRecord ``find``) and whose "not found" nothing around it
+    catches: when the record is deleted before the job runs, every attempt fails."""
+
+    loc: Loc
+    text: str
+    """The lookup as the message names it (``Order.objects.get()``, ``Report.find``)."""
+    missing: str
+    """The exception a missing row raises, as the remedy names it (``Order.DoesNotExist``,
+    ``ActiveRecord::RecordNotFound``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class SlowCall:
     """Slow work done directly in a function (email, image resize, export, webhook)."""
 
@@ -177,6 +191,8 @@ class FunctionFacts:
     """Its body only raises NotImplementedError (after a docstring): a declaration whose
     work runs elsewhere (another service consumes the queue), nothing to judge here."""
     retry_calls: list[RetryCall] = field(default_factory=list)
+    lookups: list[Lookup] = field(default_factory=list)
+    """Lookups that raise when the row is gone, their "not found" not caught here."""
     handlers: list[ExceptHandler] = field(default_factory=list)
     retry_loops: list[Loc] = field(default_factory=list)
     http_calls: list[HttpCall] = field(default_factory=list)

@@ -149,10 +149,31 @@ class Retries:
     """The framework's cap when the option is left out (``Celery's default is 3``)."""
     forever: str = "retried forever"
     """What no cap means in this framework, as the message says it."""
+    every_error: str = ""
+    """How the framework runs the job again after any error at all, a missing record's
+    included (``25 times over about 20 days (Sidekiq's default)``); "" when only some
+    errors are retried, or none."""
+    every_error_seconds: float | None = None
+    """How long those attempts go on, in seconds (infinity without a cap); None when
+    :attr:`every_error` is ""."""
+    given_up_on: tuple[str, ...] = ()
+    """Exceptions the job handles itself instead of retrying them (ActiveJob
+    ``discard_on``/``rescue_from``, Dramatiq ``throws``), as written."""
 
     @property
     def unbounded(self) -> bool:
         return self.unbounded_at is not None
+
+
+def span_words(seconds: float) -> str:
+    """``about 20 days``, ``about 5 hours``, ``without end``."""
+    if seconds == math.inf:
+        return "without end"
+    for unit, size in (("day", 86400.0), ("hour", 3600.0), ("minute", 60.0)):
+        if seconds >= size:
+            count = round(seconds / size)
+            return f"about {count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds:g} s"
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from jobcheck.facts import (
     Guard,
     HttpCall,
     Loc,
+    Lookup,
     LoopEnqueue,
     ModelClass,
     Param,
@@ -521,6 +522,8 @@ class RubyWalker:
         scope = self.method
         if scope is not None:
             self._effects(scope, node, receiver, method, args)
+            if block is None and args is not None:
+                self._lookup(scope, node, receiver, method)
         for recognizer in self.recognizers:
             recognizer.call(node, receiver, method, args, block)
         if receiver is not None:
@@ -529,6 +532,25 @@ class RubyWalker:
             self._body(args)
         if block is not None:
             self._block(node, receiver, method, args, block)
+
+    def _lookup(self, scope: MethodContext, node: Any, receiver: Any, method: str) -> None:
+        """``Report.find(id)``, ``User.find_by!(...)``: ActiveRecord raises RecordNotFound
+        when the row is gone. Handled when the method rescues RecordNotFound or rescues
+        everything without raising again."""
+        if method not in _RAISING_FINDS:
+            return
+        root, _ = _chain(receiver)
+        if root is None or not root[:1].isupper():
+            return
+        if _HANDLES_NOT_FOUND.search(self.text(scope.node, 20_000)):
+            return
+        scope.facts.lookups.append(
+            Lookup(
+                self.loc(node),
+                f"{root.replace('.', '::')}.{method}",
+                "ActiveRecord::RecordNotFound",
+            )
+        )
 
     def _bare_call(self, node: Any) -> None:
         """An identifier that may be a call without arguments (``retry`` is its own node)."""
@@ -974,6 +996,15 @@ def _after_private(class_node: Any, method_node: Any) -> bool:
         if child.type == "identifier" and child.text in (b"private", b"protected"):
             return True
     return False
+
+
+# ActiveRecord finders that raise RecordNotFound when no row matches (finder_methods.rb).
+_RAISING_FINDS = frozenset({"find", "find_by!", "find_sole_by", "sole", "take!", "first!"})
+# A rescue of RecordNotFound, or a catch-all rescue whose body does not raise again.
+_HANDLES_NOT_FOUND = re.compile(
+    r"RecordNotFound|rescue(?:\s*(?:=>\s*\w+)?\s*\n|\s+(?:StandardError|Exception)\b)"
+    r"(?![\s\S]*\braise\b)"
+)
 
 
 def _chain(receiver: Any | None) -> tuple[str | None, list[str]]:

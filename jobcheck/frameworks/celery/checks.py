@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from jobcheck.facts import FileFacts, RetryCall
 from jobcheck.facts.values import (
-    Ref,
     SeqV,
     Value,
     env_note,
@@ -38,9 +37,6 @@ if TYPE_CHECKING:
     from jobcheck.project.model import Job, Resolved
     from jobcheck.project.routing import QueueUse
 
-CATCH_ALL = frozenset(
-    {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
-)
 # Celery: Task.default_retry_delay = 3 * 60 (celery/app/task.py) is the fixed delay
 # ``self.retry()`` waits when no countdown is given; autoretry_for only backs off when
 # retry_backoff is set (celery/app/autoretry.py reads it with a default of False).
@@ -327,7 +323,7 @@ def retry_on_all_exceptions(check: Check) -> Iterator[Finding]:
         if job.framework != NAME:
             continue
         autoretry = option(check.project, job, "autoretry_for")
-        caught = _catch_all(autoretry.value)
+        caught = contract.catch_all(autoretry.value)
         if autoretry.is_set and caught:
             yield check.finding(
                 "retry-on-all-exceptions",
@@ -342,7 +338,7 @@ def retry_on_all_exceptions(check: Check) -> Iterator[Finding]:
         if function is None:
             continue
         for call in function.retry_calls:
-            broad = [name for name in call.in_handler_of if name in CATCH_ALL]
+            broad = [name for name in call.in_handler_of if name in contract.CATCH_ALL]
             if broad:
                 label = "a bare except" if broad[0] == "BaseException" else broad[0]
                 yield check.finding(
@@ -395,14 +391,6 @@ def _non_empty(value: Value | None) -> bool:
     if isinstance(value, SeqV):
         return bool(value.items)
     return value is not None and not is_none(value)
-
-
-def _catch_all(value: Value | None) -> str | None:
-    items = value.items if isinstance(value, SeqV) else (value,) if value is not None else ()
-    for item in items:
-        if isinstance(item, Ref) and item.qualname in CATCH_ALL:
-            return item.qualname.rsplit(".", 1)[-1]
-    return None
 
 
 def unbounded_queue_message(use: QueueUse, broker: str | None = None) -> str:

@@ -7,13 +7,16 @@ shapes only the retries ``autoretry_for`` makes (celery/app/autoretry.py).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jobcheck.facts import SPLAT, Loc
 from jobcheck.facts.values import (
     CallV,
+    Const,
     DictV,
+    Ref,
     SeqV,
     Value,
     describe,
@@ -24,7 +27,14 @@ from jobcheck.facts.values import (
     truthy,
 )
 from jobcheck.frameworks.celery.options import option
-from jobcheck.project.contract import DeadLetter, Delivery, Origin, Retries, Seconds, TimeLimit
+from jobcheck.project.contract import (
+    DeadLetter,
+    Delivery,
+    Origin,
+    Retries,
+    Seconds,
+    TimeLimit,
+)
 
 if TYPE_CHECKING:
     from jobcheck.project.model import Job, Project, Resolved
@@ -133,6 +143,47 @@ def limited_per_call(project: Project, job: Job) -> bool:
     return any({key for key, _ in site.options} & _PER_CALL_OPTIONS for _, site in sites)
 
 
+CATCH_ALL = frozenset(
+    {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
+)
+# celery/app/task.py ``Task.default_retry_delay = 3 * 60``; celery/app/autoretry.py
+# ``retry_backoff_max`` 600 s by default.
+_RETRY_DELAY = 180.0
+_BACKOFF_MAX = 600.0
+
+
+def catch_all(value: Value | None) -> str | None:
+    """The catch-all exception an ``autoretry_for`` lists (``Exception``), or None."""
+    items = value.items if isinstance(value, SeqV) else (value,) if value is not None else ()
+    for item in items:
+        if isinstance(item, Ref) and item.qualname in CATCH_ALL:
+            return item.qualname.rsplit(".", 1)[-1]
+    return None
+
+
+def _every_error(project: Project, job: Job, cap: float | None) -> tuple[str, float | None]:
+    """``autoretry_for=(Exception,)``: every error is retried ``cap`` times (None: no
+    cap), each after ``default_retry_delay`` or, with ``retry_backoff``, after
+    ``min(2**n * factor, retry_backoff_max)`` (celery/app/autoretry.py, utils/time.py
+    ``get_exponential_backoff_interval``)."""
+    autoretry = option(project, job, "autoretry_for")
+    caught = catch_all(autoretry.value) if autoretry.is_set else None
+    if caught is None:
+        return "", None
+    if cap is None:
+        return f"without a cap, autoretry_for={caught} with max_retries=None", math.inf
+    backoff = option(project, job, "retry_backoff")
+    if backoff.is_set and truthy(backoff.value):
+        given = number(backoff.value)
+        factor = 1.0 if given is None or isinstance(given, bool) else float(given)
+        span = sum(min(2**n * factor, _BACKOFF_MAX) for n in range(int(cap)))
+    else:
+        delay = option(project, job, "default_retry_delay")
+        each = number(delay.value) if delay.is_set else None
+        span = cap * (float(each) if each is not None else _RETRY_DELAY)
+    return f"{cap:g} times, autoretry_for={caught}", span
+
+
 def retries(project: Project, job: Job) -> Retries:
     """How the task retries (``autoretry_for``, ``self.retry()``) and its cap:
     ``max_retries`` (3 by default, celery/app/task.py), overridden by ``retry_kwargs``'
@@ -178,8 +229,22 @@ def retries(project: Project, job: Job) -> Retries:
         words = f"none in sight; unbounded if retried ({written}, {unbounded_at.where})"
     else:
         words = "none"
+    cap_value = given if given is not None else (cap.value if cap.is_set else Const(3))
+    count = None if unbounded_at is not None else number(cap_value)
+    every, span = (
+        _every_error(project, job, count)
+        if unbounded_at is not None or count is not None
+        else ("", None)
+    )
     # celery/app/task.py ``Task.max_retries = 3``.
-    return Retries(words, unbounded_at, written, "Celery's default is 3")
+    return Retries(
+        words,
+        unbounded_at,
+        written,
+        "Celery's default is 3",
+        every_error=every,
+        every_error_seconds=span,
+    )
 
 
 def _listed(value: Value | None) -> bool:

@@ -4,9 +4,10 @@ dead-lettered messages are kept 7 days (dramatiq/brokers/)."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import Const, describe, is_infinite, is_none, number
+from jobcheck.facts.values import Const, Ref, SeqV, describe, is_infinite, is_none, number
 from jobcheck.frameworks.dramatiq.companions import (
     BrokerMiddleware,
     broker_class,
@@ -71,17 +72,72 @@ def retries(project: Project, job: Job) -> Retries:
         return Retries(words)
     if job.task.has_option("retry_when"):
         return Retries(f"while retry_when says so ({describe(job.task.option('retry_when'))})")
+    every = _every_error(job, middleware)
+    thrown = _thrown(job)
     if job.task.has_option("max_retries"):
         value = job.task.option("max_retries")
         if is_none(value):
             origin = Origin("actor", job.file.path, job.task.option_loc("max_retries"))
-            return Retries("unbounded", origin, "max_retries=None", default, forever)
-        return Retries(f"max {describe(value)}")
+            return Retries(
+                "unbounded",
+                origin,
+                "max_retries=None",
+                default,
+                forever,
+                every_error=every[0],
+                every_error_seconds=every[1],
+                given_up_on=thrown,
+            )
+        return Retries(
+            f"max {describe(value)}",
+            every_error=every[0],
+            every_error_seconds=every[1],
+            given_up_on=thrown,
+        )
     # retries.py: ``Retries(max_retries=N)`` is the default of every actor.
     given = _middleware_option(middleware, "Retries", "max_retries")
-    if given is not None:
-        return Retries(f"max {given:g} (Retries middleware)")
-    return Retries("max 20 (Dramatiq default)")
+    words = (
+        f"max {given:g} (Retries middleware)" if given is not None else "max 20 (Dramatiq default)"
+    )
+    return Retries(words, every_error=every[0], every_error_seconds=every[1], given_up_on=thrown)
+
+
+def _thrown(job: Job) -> tuple[str, ...]:
+    """The actor's ``throws``: exceptions failed at once, not retried (retries.py)."""
+    value = job.task.option("throws")
+    items = value.items if isinstance(value, SeqV) else (value,) if value is not None else ()
+    return tuple(item.qualname for item in items if isinstance(item, Ref))
+
+
+# retries.py ``DEFAULT_MIN_BACKOFF = 15000``, ``DEFAULT_MAX_BACKOFF = 86400000 * 7`` (ms).
+_MIN_BACKOFF_MS = 15_000.0
+_MAX_BACKOFF_MS = 86_400_000.0 * 7
+
+
+def _every_error(job: Job, middleware: BrokerMiddleware | None) -> tuple[str, float | None]:
+    """The Retries middleware retries any exception (``after_process_message``) unless
+    the actor's ``throws`` lists it; the n-th retry waits ``min_backoff * 2**n`` ms,
+    capped at ``max_backoff`` (common.py ``compute_backoff``; jitter only lengthens it).
+    ("", None) when ``retry_when`` decides, or the cap is not a number."""
+    if job.task.has_option("retry_when"):
+        return "", None
+
+    def setting(key: str, default: float | None) -> float | None:
+        if job.task.has_option(key):
+            return number(job.task.option(key))
+        given = _middleware_option(middleware, "Retries", key)
+        return given if given is not None else default
+
+    if job.task.has_option("max_retries") and is_none(job.task.option("max_retries")):
+        return "without end (max_retries=None)", math.inf
+    count = setting("max_retries", 20.0)
+    low = setting("min_backoff", _MIN_BACKOFF_MS)
+    high = min(setting("max_backoff", _MAX_BACKOFF_MS) or _MAX_BACKOFF_MS, _MAX_BACKOFF_MS)
+    if not count or low is None:
+        return "", None
+    span = sum(min(low * 2**n, high) for n in range(int(count))) / 1000
+    where = "Dramatiq's default" if not job.task.has_option("max_retries") else "max_retries"
+    return f"{count:g} times with backoff, {where}", span
 
 
 def _middleware_option(middleware: BrokerMiddleware | None, name: str, key: str) -> float | None:

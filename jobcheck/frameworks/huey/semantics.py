@@ -360,7 +360,23 @@ def _retries(project: Project, job: Job) -> Retries:
     retries = number(job.task.option("retries"))
     if job.task.has_option("retries") and retries is None:
         return Retries(describe(job.task.option("retries")))
-    return Retries("none (Huey's default)" if not retries else f"{retries:g}")
+    if not retries:
+        return Retries("none (Huey's default)")
+    every, span = _every_error(job, retries)
+    return Retries(f"{retries:g}", every_error=every, every_error_seconds=span)
+
+
+def _every_error(job: Job, retries: float) -> tuple[str, float | None]:
+    """api.py ``_requeue_task``: any exception the task raises is retried, each after
+    ``retry_delay`` seconds (0 by default), multiplied by ``retry_backoff`` after each
+    retry when it is set."""
+    delay = number(job.task.option("retry_delay")) if job.task.has_option("retry_delay") else 0
+    factor = number(job.task.option("retry_backoff")) if job.task.has_option("retry_backoff") else 0
+    if delay is None or factor is None:
+        return "", None
+    growth = float(factor) if factor else 1.0
+    span = sum(float(delay) * growth**n for n in range(int(retries)))
+    return f"{retries:g} times, retries={retries:g}", span
 
 
 def _backoff(project: Project, job: Job) -> str:

@@ -4,7 +4,6 @@ Semantics and their sources: ``semantics.py``; option lookup: ``contract.py``.""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -20,10 +19,6 @@ if TYPE_CHECKING:
 
 FRAMEWORKS = ("sidekiq", "activejob")
 CATCH_ALL = frozenset({"StandardError", "Exception", "::StandardError", "::Exception"})
-# ``sidekiq_retry_in { 10 }`` / ``{ |count| 30 }``: a block whose value is one number.
-_CONSTANT_BLOCK = re.compile(
-    r"^(?:\{|do)\s*(?:\|[^|]*\|)?\s*(\d+(?:\.\d+)?(?:\.\w+)?)\s*(?:\}|end)$"
-)
 
 
 def _jobs(check: Check) -> Iterator[Job]:
@@ -40,7 +35,7 @@ def retry_without_backoff(check: Check, job: Job) -> Iterator[Finding]:
         return
     for key, value in job.task.options:
         if key == "sidekiq_retry_in" and isinstance(value, Opaque):
-            constant = _CONSTANT_BLOCK.match(" ".join(value.text.split()))
+            constant = contract.constant_retry_in(value)
             if constant:
                 yield check.finding(
                     "retry-without-backoff",

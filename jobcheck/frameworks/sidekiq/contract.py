@@ -6,12 +6,18 @@ project's configuration (``config/sidekiq.yml``, ``Sidekiq.default_job_options``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jobcheck.facts.values import CallV, Const, DictV, Ref, Value, number, string, truthy
+from jobcheck.facts.values import CallV, Const, DictV, Opaque, Ref, Value, number, string, truthy
 from jobcheck.frameworks.sidekiq import defaults as sk
-from jobcheck.project.contract import DeadLetter, Origin, TimeLimit, describe_dead_letter
+from jobcheck.project.contract import (
+    DeadLetter,
+    Origin,
+    TimeLimit,
+    describe_dead_letter,
+)
 
 if TYPE_CHECKING:
     from jobcheck.facts import EnqueueSite, FileFacts, Loc, Setting, TaskDef
@@ -432,6 +438,64 @@ def contract(project: Project, job: Job) -> dict[str, str]:
         "backoff": backoff.strip(),
         "dead_letter": describe_dead_letter(dead_letter(project, job)),
     }
+
+
+# ``sidekiq_retry_in { 10 }`` / ``{ |count| 30 }``: a block whose value is one number.
+_CONSTANT_BLOCK = re.compile(
+    r"^(?:\{|do)\s*(?:\|[^|]*\|)?\s*(\d+(?:\.\d+)?(?:\.\w+)?)\s*(?:\}|end)$"
+)
+
+
+def constant_retry_in(value: Value) -> re.Match[str] | None:
+    """A ``sidekiq_retry_in`` block that returns one number (group 1, as written)."""
+    if not isinstance(value, Opaque):
+        return None
+    return _CONSTANT_BLOCK.match(" ".join(value.text.split()))
+
+
+_UNITS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0}
+
+
+def _duration(text: str) -> float | None:
+    """``30``, ``2.5``, ``10.minutes``: seconds."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(?:\.(second|minute|hour|day)s?)?", text)
+    if match is None:
+        return None
+    return float(match.group(1)) * _UNITS[match.group(2) or "second"]
+
+
+def every_error(project: Project, job: Job) -> tuple[str, float | None]:
+    """Sidekiq retries a job after any error it raises (job_retry.rb ``local`` rescues
+    Exception), ``count`` times by the backoff formula; an ActiveJob job too when Sidekiq
+    runs ActiveJob (its wrapper is a Sidekiq job) and no ``retry_on`` catches the error
+    first. ("", None) when nothing retries, or the count cannot be read."""
+    if is_activejob(job) and activejob_adapter(project) != "sidekiq":
+        return "", None
+    count, source = max_retries(project, job)
+    if not count:
+        return "", None
+    custom = option(project, job, "sidekiq_retry_in")
+    if custom is not None:
+        constant = constant_retry_in(custom[1])
+        delay = _duration(constant.group(1)) if constant else None
+        if delay is None:
+            return "", None  # a delay the block computes: the span is not known
+        span = count * delay
+    else:
+        span = sk.retries_span(count)
+    where = "Sidekiq's default" if source == "default" else source
+    return f"{count:g} times, {where}", span
+
+
+def given_up_on(project: Project, job: Job) -> tuple[str, ...]:
+    """The errors the job (or its base class) handles itself: ``discard_on`` and
+    ``rescue_from`` (activejob exceptions.rb, ActiveSupport rescuable.rb)."""
+    names: list[str] = []
+    for key in ("discard_on", "rescue_from"):
+        for _, value in declarations(project, job, key):
+            if isinstance(value, CallV):
+                names.extend(exception_names(value))
+    return tuple(names)
 
 
 def _attempts(value: float | None) -> str:

@@ -36,6 +36,12 @@ def retry_delay(count: int) -> float:
     return float(count**4 + 15)
 
 
+def retries_span(count: float) -> float:
+    """Seconds from the first failure to the last of ``count`` retries, by the formula
+    without jitter (25 retries: about 20 days)."""
+    return sum(retry_delay(n) for n in range(int(count)))
+
+
 RETRY_FALSE = "no retry, no dead set, no sidekiq_retries_exhausted; only death handlers"
 """``retry: false``: ``raise e unless msg["retry"]`` in ``local`` (job_retry.rb:133) and
 ``global`` runs only the death handlers (:96-104)."""

@@ -59,6 +59,9 @@ ACTIVEJOB_DECLARATIONS = frozenset(
 # GoodJob ``good_job_control_concurrency_with``, Solid Queue ``limits_concurrency``. Kept
 # as options, never taken as a sign that a class is a job.
 LOCK_DECLARATIONS = frozenset({"unique", "good_job_control_concurrency_with", "limits_concurrency"})
+# ActiveSupport's ``rescue_from`` (controllers have it too, so never a sign of a job):
+# kept for the errors a job handles itself (SCL-34 lookup-retried-forever).
+HANDLER_DECLARATIONS = frozenset({"rescue_from"})
 # Folders Rails apps keep their jobs in: a class there that defines ``perform`` and
 # inherits from a base defined elsewhere is taken for a job of that folder's framework.
 FOLDER_FRAMEWORK = (
@@ -166,7 +169,7 @@ class SidekiqRecognizer(RubyRecognizer):
         elif method == "queue_as":
             value = walker.evaluate(positional[0]) if positional else Opaque(walker.text(node))
             declarations.append(("queue", value, node))
-        elif method in ("retry_on", "discard_on"):
+        elif method in ("retry_on", "discard_on", "rescue_from"):
             call = CallV(
                 method,
                 tuple(walker.evaluate(a) for a in positional),
@@ -190,6 +193,7 @@ class SidekiqRecognizer(RubyRecognizer):
             method in SIDEKIQ_DECLARATIONS
             or method in ACTIVEJOB_DECLARATIONS
             or method in LOCK_DECLARATIONS
+            or method in HANDLER_DECLARATIONS
         ):
             self._declaration(node, method, args, block)
             return

@@ -313,10 +313,16 @@ class SidekiqSemantics(Semantics):
         from jobcheck.frameworks.sidekiq import contract, defaults
 
         words = contract.contract(project, job)
+        every = contract.every_error(project, job)
         return JobContract(
             time_limit=contract.NO_TIME_LIMIT,
             # Its retry_on lines and retry options are judged by its own checks.
-            retries=Retries(words["retries"]),
+            retries=Retries(
+                words["retries"],
+                every_error=every[0],
+                every_error_seconds=every[1],
+                given_up_on=contract.given_up_on(project, job),
+            ),
             delivery=Delivery(
                 "early: BasicFetch pops the job; a process killed mid-run (OOM, SIGKILL) "
                 "loses it, a graceful stop pushes it back after "
