@@ -50,6 +50,9 @@ class Finding:
     url: str = ""
     fix: Fix | None = None
     related: tuple[Related, ...] = ()
+    grouped: tuple[Finding, ...] = ()
+    """The findings of other places this one stands for (a check's findings in one file
+    made one, ``checks.base.one_per_file``): each is fixed with it."""
 
     @property
     def sort_key(self) -> tuple:

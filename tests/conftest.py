@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 from jobcheck.catalog import load_catalog
 from jobcheck.config import Options, load
 from jobcheck.engine import RunSettings, Selection, check_paths
-from jobcheck.findings import Report
+from jobcheck.findings import Finding, Report
 
 FIXTURES = Path(__file__).parent / "fixtures"
 """Cases live at ``<RULE>/<check slug>/<case>/`` (``SCL-19/unbounded-fan-out/fan_out_celery``)
@@ -87,10 +88,23 @@ def case_options(case: Path) -> Options:
     return load(config) if config.is_file() else Options(root=str(case))
 
 
+def each_place(findings: Iterable[Finding]) -> Iterator[Finding]:
+    """Every finding, and the findings of the other places a grouped one stands for
+    (``Finding.grouped``): what each place was judged, as tests ask it line by line."""
+    for finding in findings:
+        yield finding
+        yield from finding.grouped
+
+
 def actual(case: Path, report: Report) -> set[Expected]:
+    """The findings of a run, as expectations; a finding that stands for others of its
+    file (``Finding.grouped``) counts at each of their lines too, so a fixture judges
+    every place while the report shows one finding (tests/test_grouped_findings.py)."""
     prefix = case.as_posix().rstrip("/") + "/"
     return {
-        Expected(f.path.removeprefix(prefix), f.loc.line, f.rule, f.check) for f in report.findings
+        Expected(g.path.removeprefix(prefix), g.loc.line, g.rule, g.check)
+        for f in report.findings
+        for g in (f, *f.grouped)
     }
 
 

@@ -154,9 +154,10 @@ def test_fixture_cases_through_open_and_edited_buffers(case: Path, tmp_path: Pat
         assert state.set_buffer(str(file), "".join(lines)) is None
     run = state.check(thorough=True)
     found = {
-        Expected(os.path.relpath(f.path, root), f.loc.line, f.rule, f.check)
+        Expected(os.path.relpath(g.path, root), g.loc.line, g.rule, g.check)
         for findings in run.findings.values()
         for f in findings
+        for g in (f, *f.grouped)
     }
     assert found == expectations(case)
 

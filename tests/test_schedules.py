@@ -26,7 +26,7 @@ from jobcheck.timing import (
     shortest_gap,
     timedelta_seconds,
 )
-from tests.conftest import run_case
+from tests.conftest import each_place, run_case
 
 
 def minutes(timing: Timing) -> set[int] | None:
@@ -155,7 +155,7 @@ def test_apscheduler_minute_note_reads_the_call_not_its_shortened_text(tmp_path:
     report = run_case(tmp_path)
     notes = {
         f.loc.line: "APScheduler sets minute=0" in f.message
-        for f in report.findings
+        for f in each_place(report.findings)
         if f.check == "schedule-on-the-hour"
     }
     assert notes == {6: False, 7: True}
@@ -332,7 +332,9 @@ def test_configured_lock_decorators_and_base_classes(tmp_path: Path) -> None:
     def flagged(options: Options) -> list[int]:
         report = run_case(tmp_path, options=options)
         return sorted(
-            f.loc.line for f in report.findings if f.check == "scheduled-job-without-lock"
+            f.loc.line
+            for f in each_place(report.findings)
+            if f.check == "scheduled-job-without-lock"
         )
 
     assert flagged(Options(root=str(tmp_path))) == [3, 4]
@@ -396,7 +398,7 @@ def test_an_in_process_lock_is_named_in_the_single_run_finding(tmp_path: Path) -
     )
     messages = {
         f.loc.line: f.message
-        for f in run_case(tmp_path).findings
+        for f in each_place(run_case(tmp_path).findings)
         if f.check == "scheduled-job-without-lock"
     }
     assert set(messages) == {5, 9}

@@ -20,6 +20,7 @@ from jobcheck.registry import semantics
 
 class ScheduleExpiry(RuleChecks):
     rule = "SCL-19"
+    one_finding_per_file = "schedule entries"
 
     @check("schedule-without-expiry")
     def schedule_without_expiry(self) -> Iterator[Finding]:

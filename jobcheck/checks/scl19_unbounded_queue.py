@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
 from jobcheck.facts.values import string
-from jobcheck.findings import Finding
+from jobcheck.findings import Finding, Related
 from jobcheck.project.routing import Place, QueueUse, Routing
 from jobcheck.registry import semantics
 from jobcheck.timing import gap_seconds
@@ -48,7 +48,7 @@ class UnboundedQueue(RuleChecks):
             place = self._place_of(use)
             if place is not None:
                 by_place.setdefault(place, []).append(use)
-        for place, uses, where in _by_file(by_place, routing):
+        for place, uses, where, elsewhere in _by_file(by_place, routing):
             first, others = uses[0], uses[1:]
             message = routing.rules(first.framework).unbounded_queue_message(first)
             if others:
@@ -56,7 +56,11 @@ class UnboundedQueue(RuleChecks):
                 listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
                 noun, verb = ("queue", "has") if len(names) == 1 else ("queues", "have")
                 message += f"; the other {noun} {where}, {listed}, {verb} no bound either"
-            yield self.finding("unbounded-queue", place.path, place.loc, message)
+            related = tuple(
+                Related(other.path, other.loc, "another queue without a bound")
+                for other in elsewhere
+            )
+            yield self.finding("unbounded-queue", place.path, place.loc, message, related=related)
 
     def _fed_only_by_schedules(self, use: QueueUse) -> bool:
         """A queue no call sends to, whose jobs run only on schedules that fire at most
@@ -113,21 +117,28 @@ class UnboundedQueue(RuleChecks):
 
 def _by_file(
     by_place: dict[Place, list[QueueUse]], routing: Routing
-) -> Iterator[tuple[Place, list[QueueUse], str]]:
-    """The groups to report, each with how the message names the others: queues one line
-    names stay together ("this line names"); where a framework offers no bound to any
-    queue (Sidekiq), every queue of a file is one finding at its first ("this file
-    lists"), as a reader wants one finding, not one per line of config/sidekiq.yml."""
-    files: dict[tuple[str, str], list[tuple[Place, list[QueueUse]]]] = {}
+) -> Iterator[tuple[Place, list[QueueUse], str, list[Place]]]:
+    """The groups to report, each with how the message names the others and the other
+    places: queues one line names stay together ("this line names"); where a framework
+    offers no bound to any queue (Sidekiq), its queues are one finding for the project
+    ("this project uses"), at its queue configuration (``config/sidekiq.yml``) when in
+    sight, as a reader wants one finding, not one per job file or line of config."""
+    projects: dict[str, list[tuple[Place, list[QueueUse]]]] = {}
     for place, uses in by_place.items():
         framework = uses[0].framework
-        if routing.rules(framework).one_finding_per_file:
-            files.setdefault((framework, place.path), []).append((place, uses))
+        if routing.rules(framework).one_finding_per_project:
+            projects.setdefault(framework, []).append((place, uses))
         else:
-            yield place, uses, "this line names"
-    for groups in files.values():
-        groups.sort(key=lambda group: _order(group[0]))
-        yield groups[0][0], [use for _, uses in groups for use in uses], "this file lists"
+            yield place, uses, "this line names", []
+    for groups in projects.values():
+        groups.sort(key=lambda group: (not _is_queue_config(group[0]), _order(group[0])))
+        places = [place for place, _ in groups]
+        uses = [use for _, group in groups for use in group]
+        yield places[0], uses, "this project uses", places[1:]
+
+
+def _is_queue_config(place: Place) -> bool:
+    return place.path.replace("\\", "/").endswith(("sidekiq.yml", "sidekiq.yaml"))
 
 
 def _order(place: Place) -> tuple[str, int, int]:

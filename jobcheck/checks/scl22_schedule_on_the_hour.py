@@ -18,6 +18,7 @@ from jobcheck.registry import schedule_terms
 
 class ScheduleOnTheHour(RuleChecks):
     rule = "SCL-22"
+    one_finding_per_file = "schedule entries"
 
     @check("schedule-on-the-hour")
     def schedule_on_the_hour(self) -> Iterator[Finding]:

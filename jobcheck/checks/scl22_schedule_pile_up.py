@@ -24,6 +24,7 @@ from jobcheck.timing import first_shared_moment
 
 class SchedulePileUp(RuleChecks):
     rule = "SCL-22"
+    one_finding_per_file = "schedule entries"
 
     @check("schedule-pile-up")
     def schedule_pile_up(self) -> Iterator[Finding]:

@@ -46,12 +46,8 @@ class LookupRetriedForever(RuleChecks):
             yield self._finding(job, defined_in.path, function.lookups[0], retries)
 
     def _finding(self, job: Job, path: str, lookup: Lookup, retries: Retries) -> Finding:
-        noun = "ActiveJob" if job.framework == "activejob" else semantics(job.framework).job_noun
-        remedy = (
-            f"add discard_on {lookup.missing}, or rescue it and return"
-            if job.framework == "activejob"
-            else f"catch {lookup.missing} and return"
-        )
+        noun = semantics(job.framework).job_noun
+        remedy = retries.give_up.format(error=lookup.missing)
         seconds = retries.every_error_seconds or 0.0
         span = "without end" if seconds == math.inf else f"for {span_words(seconds)}"
         return self.finding(

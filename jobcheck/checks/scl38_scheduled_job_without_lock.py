@@ -25,6 +25,7 @@ from jobcheck.registry import schedule_terms, semantics
 
 class ScheduledJobWithoutLock(LockReading, RuleChecks):
     rule = "SCL-38"
+    one_finding_per_file = "scheduled jobs"
 
     @check("scheduled-job-without-lock")
     def scheduled_job_without_lock(self) -> Iterator[Finding]:

@@ -22,7 +22,7 @@ from dataclasses import replace
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from jobcheck.findings import Finding
+from jobcheck.findings import Finding, Fix
 
 if TYPE_CHECKING:
     from jobcheck.config import Options
@@ -97,7 +97,20 @@ class Fixer:
         self._sources: dict[str, Source] = {}
 
     def fixed(self, finding: Finding) -> Finding:
-        """``finding`` with its fix, if a fix module gives it one."""
+        """``finding`` with its fix, if a fix module gives it one; a finding that stands
+        for others of its file (``Finding.grouped``) gets their edits too."""
+        fixed = self._fixed_one(finding)
+        if not finding.grouped:
+            return fixed
+        fixes = [f.fix for f in (fixed, *map(self._fixed_one, finding.grouped)) if f.fix]
+        if len(fixes) < 2:
+            return replace(fixed, fix=fixes[0]) if fixes else fixed
+        applicability = max((fix.applicability for fix in fixes), key=APPLICABILITIES.index)
+        edits = tuple(edit for fix in fixes for edit in fix.edits)
+        title = f"{fixes[0].title} (and {len(fixes) - 1} more)"
+        return replace(fixed, fix=Fix(title, edits, applicability))
+
+    def _fixed_one(self, finding: Finding) -> Finding:
         module = fixer_module(finding.rule, finding.check) if finding.fix is None else None
         if module is None:
             return finding

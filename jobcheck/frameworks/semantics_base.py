@@ -220,9 +220,9 @@ class QueueRules:
         self.routing = routing
         self.semantics = semantics
 
-    one_finding_per_file = False
-    """SCL-19: its queues have no bound to set (Sidekiq), so the unbounded queues of one
-    file are one finding that lists them, not one per line."""
+    one_finding_per_project = False
+    """SCL-19: its queues have no bound to set (Sidekiq), so its unbounded queues are one
+    finding that lists them, not one per line of config or per job file."""
 
     def config_in_sight(self) -> bool:
         """Whether the configuration where its queues are bounded was analysed."""

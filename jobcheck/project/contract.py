@@ -159,6 +159,9 @@ class Retries:
     given_up_on: tuple[str, ...] = ()
     """Exceptions the job handles itself instead of retrying them (ActiveJob
     ``discard_on``/``rescue_from``, Dramatiq ``throws``), as written."""
+    give_up: str = "catch {error} and return"
+    """How the job gives up on an error at once, as a remedy says it (``{error}``: the
+    exception's name): ActiveJob's ``discard_on``."""
 
     @property
     def unbounded(self) -> bool:

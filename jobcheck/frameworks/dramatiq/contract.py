@@ -99,7 +99,17 @@ def retries(project: Project, job: Job) -> Retries:
     words = (
         f"max {given:g} (Retries middleware)" if given is not None else "max 20 (Dramatiq default)"
     )
-    return Retries(words, every_error=every[0], every_error_seconds=every[1], given_up_on=thrown)
+    return Retries(
+        words,
+        every_error=every[0],
+        every_error_seconds=every[1],
+        given_up_on=thrown,
+        give_up=_GIVE_UP,
+    )
+
+
+# retries.py: an exception the actor's ``throws`` lists fails the message at once.
+_GIVE_UP = "catch {error} and return (or add it to the actor's throws=)"
 
 
 def _thrown(job: Job) -> tuple[str, ...]:

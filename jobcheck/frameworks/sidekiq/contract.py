@@ -498,6 +498,13 @@ def given_up_on(project: Project, job: Job) -> tuple[str, ...]:
     return tuple(names)
 
 
+def give_up(job: Job) -> str:
+    """An ActiveJob job gives up on an error with ``discard_on`` (exceptions.rb)."""
+    if is_activejob(job):
+        return "add discard_on {error}, or rescue it and return"
+    return "rescue {error} and return"
+
+
 def _attempts(value: float | None) -> str:
     if value is None:
         return "?"

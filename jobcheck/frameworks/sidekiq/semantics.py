@@ -48,7 +48,7 @@ from jobcheck.frameworks.sidekiq.defaults import (
 class SidekiqQueueRules(QueueRules):
     """How Sidekiq routes its jobs and bounds its queues (``QueueRules``)."""
 
-    one_finding_per_file = True  # Sidekiq has no queue bound (Sidekiq Pro: expires_in)
+    one_finding_per_project = True  # Sidekiq has no queue bound (Sidekiq Pro: expires_in)
 
     def job_route(self, job: Job) -> Route:
         from jobcheck.frameworks.sidekiq import contract
@@ -322,6 +322,7 @@ class SidekiqSemantics(Semantics):
                 every_error=every[0],
                 every_error_seconds=every[1],
                 given_up_on=contract.given_up_on(project, job),
+                give_up=contract.give_up(job),
             ),
             delivery=Delivery(
                 "early: BasicFetch pops the job; a process killed mid-run (OOM, SIGKILL) "
