@@ -23,6 +23,7 @@ from jobcheck.discovery.reading import DEFAULT_MAX_FILE_SIZE
 from jobcheck.extract.docs import doc_facts
 from jobcheck.facts import UNCLOSED_SUPPRESSION, DocFile, FileFacts, FunctionFacts
 from jobcheck.findings import FileError, Finding, Report, UnusedSuppression
+from jobcheck.grouping import one_per_file
 from jobcheck.guarded import Boundary, ReadError, read_bytes, read_text
 from jobcheck.phases import phase
 from jobcheck.project import Project
@@ -178,6 +179,8 @@ def _check_paths(
         report.findings, report.unused_suppressions = apply_suppressions(
             findings, {f.path: f for f in analysed}, load_catalog(), options, selection, helpers
         )
+        # A report groups configuration findings; the editor shows each at its place.
+        report.findings = sorted(one_per_file(report.findings), key=lambda f: f.sort_key)
     if settings.fixes:
         from jobcheck.fixes import attach_fixes, read_text
 

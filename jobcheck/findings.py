@@ -50,9 +50,12 @@ class Finding:
     url: str = ""
     fix: Fix | None = None
     related: tuple[Related, ...] = ()
+    group_as: str = ""
+    """What its check calls the places it reports when their findings in one file are
+    to be one (``jobcheck/grouping.py``), or ""."""
     grouped: tuple[Finding, ...] = ()
-    """The findings of other places this one stands for (a check's findings in one file
-    made one, ``checks.base.one_per_file``): each is fixed with it."""
+    """The findings of other places this one stands for (``jobcheck/grouping.py``): each
+    is fixed with it."""
 
     @property
     def sort_key(self) -> tuple:

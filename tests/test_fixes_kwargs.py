@@ -72,11 +72,15 @@ def _fixes_by_function(case: Path) -> dict[str, bool]:
     """Whether each flagged line's finding has a fix, by the name on the next line."""
     report = run_case(case, fixes=True)
     found: dict[str, bool] = {}
-    for finding in report.findings:
-        lines = Path(finding.path).read_text(encoding="utf-8").splitlines()
-        following = lines[finding.loc.line] if finding.loc.line < len(lines) else ""
-        if following.startswith("def "):
-            found[following[4:].split("(")[0]] = finding.fix is not None
+    for head in report.findings:
+        # A grouped finding's fix holds the edits of each place it stands for.
+        edited = {edit.loc.line for edit in head.fix.edits} if head.fix else set()
+        for finding in (head, *head.grouped):
+            lines = Path(finding.path).read_text(encoding="utf-8").splitlines()
+            following = lines[finding.loc.line] if finding.loc.line < len(lines) else ""
+            if following.startswith("def "):
+                span = range(finding.loc.line, finding.loc.end_line + 1)
+                found[following[4:].split("(")[0]] = any(line in edited for line in span)
     return found
 
 

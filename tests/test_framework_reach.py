@@ -11,6 +11,7 @@ from pathlib import Path
 from jobcheck.catalog import load_catalog
 from jobcheck.config import Options
 from jobcheck.engine import RunSettings, Selection, check_paths
+from tests.conftest import each_place
 
 
 def _run(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
@@ -21,7 +22,10 @@ def _run(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
     selection = Selection.resolve(load_catalog(), ["ALL"], [])
     report = check_paths([str(tmp_path)], Options(root=str(tmp_path)), selection, RunSettings())
     assert not report.errors
-    return {(Path(f.path).name, f.loc.line, f"{f.check}: {f.message}") for f in report.findings}
+    return {
+        (Path(f.path).name, f.loc.line, f"{f.check}: {f.message}")
+        for f in each_place(report.findings)
+    }
 
 
 def _checks(found: set[tuple[str, int, str]]) -> set[tuple[str, int, str]]:

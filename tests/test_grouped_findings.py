@@ -77,3 +77,19 @@ def test_the_fix_of_the_group_fixes_every_place(tmp_path: Path) -> None:
     assert len(minutes) == 3 and "0" not in minutes
     assert len(set(minutes)) == 3  # each entry gets a minute of its own
     assert _findings(root) == []
+
+
+def test_a_suppressed_place_leaves_the_group_and_its_comment_is_used(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    tasks = root / "shop" / "tasks.py"
+    text = tasks.read_text().replace(
+        'minute=0)},\n    "c"', 'minute=0)},  # jobcheck: ignore[SCL-22]\n    "c"'
+    )
+    tasks.write_text(text)
+    report = _report(root, "--show-unused-suppressions")
+    assert "unused_suppressions" not in report
+    (finding,) = report["findings"]
+    assert finding["line"] == 6
+    assert finding["message"].endswith(
+        "The same for 1 more schedule entry in this file: 'c' (line 8)"
+    )

@@ -13,9 +13,8 @@ A rule class reads the project model and yields findings::
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, TypeVar
 
 from jobcheck.catalog import CheckInfo, load_catalog
@@ -99,7 +98,8 @@ class RuleChecks:
     one_finding_per_file: ClassVar[str] = ""
     """For a check about configuration that every project of a framework gets (one per
     schedule entry): what its places are called ("schedule entries"). Its findings in one
-    file become one, at the first, listing the others (:func:`one_per_file`)."""
+    file become one, at the first, listing the others, once suppressions are applied
+    (``jobcheck/grouping.py``)."""
 
     def run(self, slugs: set[str]) -> Iterator[Finding]:
         self.enabled = self.enabled or set(slugs)
@@ -108,7 +108,7 @@ class RuleChecks:
                 found = getattr(self, name)()
                 found = one_per_place(found) if self.judges_job_bodies else distinct(found)
                 if self.one_finding_per_file:
-                    found = one_per_file(found, self.one_finding_per_file)
+                    found = [replace(f, group_as=self.one_finding_per_file) for f in found]
                 yield from found
 
     def framework_parts(self, slug: str) -> Iterator[Finding]:
@@ -182,41 +182,6 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
         key = (finding.path, loc.line, loc.column, loc.end_line, loc.end_column)
         kept.setdefault(key, []).append(finding)
     return [_merged(same) for same in kept.values()]
-
-
-def one_per_file(findings: Iterable[Finding], places: str) -> list[Finding]:
-    """One finding per file: the first, saying how many more ``places`` of the file are
-    the same and where (each also a related location with its own message), with every
-    fix's edits, so ``--fix`` still fixes them all."""
-    by_file: dict[str, list[Finding]] = {}
-    for finding in findings:
-        by_file.setdefault(finding.path, []).append(finding)
-    return [_grouped(sorted(group, key=lambda f: f.sort_key), places) for group in by_file.values()]
-
-
-def _grouped(group: list[Finding], places: str) -> Finding:
-    first, others = group[0], group[1:]
-    if not others:
-        return first
-    named = [_named(f) for f in others]
-    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
-    noun = places if len(others) > 1 else _singular(places)
-    message = f"{first.message}. The same for {len(others)} more {noun} in this file: {listed}"
-    related = first.related + tuple(Related(f.path, f.loc, f.message) for f in others)
-    return dataclasses.replace(first, message=message, related=related, grouped=tuple(others))
-
-
-def _singular(plural: str) -> str:
-    return plural[:-3] + "y" if plural.endswith("ies") else plural.removesuffix("s")
-
-
-_FIRST_QUOTED = re.compile(r"'([^']{1,80})'")
-
-
-def _named(finding: Finding) -> str:
-    """``'nightly_export' (line 4)``: the first name its message quotes, and its line."""
-    found = _FIRST_QUOTED.search(finding.message)
-    return f"'{found.group(1)}' (line {finding.loc.line})" if found else f"line {finding.loc.line}"
 
 
 def _merged(same: list[Finding]) -> Finding:

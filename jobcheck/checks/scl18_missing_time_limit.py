@@ -17,6 +17,8 @@ from jobcheck.findings import Finding
 
 class MissingTimeLimit(RuleChecks):
     rule = "SCL-18"
+    # A project without limits has dozens of jobs without one: one finding per file.
+    one_finding_per_file = "jobs"
 
     @check("missing-time-limit")
     def missing_time_limit(self) -> Iterator[Finding]:
