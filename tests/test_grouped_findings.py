@@ -44,17 +44,14 @@ def _project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _report(tmp_path: Path, *extra: str) -> dict:
+    arguments = ["check", str(tmp_path), "--select", "schedule-on-the-hour"]
+    result = run(*arguments, "--output-format", "json", *extra)
+    return json.loads(result.stdout)
+
+
 def _findings(tmp_path: Path, *extra: str) -> list[dict]:
-    result = run(
-        "check",
-        str(tmp_path),
-        "--select",
-        "schedule-on-the-hour",
-        "--output-format",
-        "json",
-        *extra,
-    )
-    return json.loads(result.stdout)["findings"]
+    return _report(tmp_path, *extra)["findings"]
 
 
 def test_one_finding_per_file_names_the_other_places(tmp_path: Path) -> None:
