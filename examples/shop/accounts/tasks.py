@@ -8,9 +8,9 @@ from django.core.mail import send_mail
 # Mistake (SCL-20): nothing routes this task, so it runs on Celery's default queue,
 # behind every newsletter and export that nothing routes elsewhere either.
 @shared_task(time_limit=30)
-def send_password_reset(user_id):
+def send_password_reset(user_id, token):
     user = User.objects.get(pk=user_id)
-    send_mail("Reset your password", "...", "shop@example.com", [user.email])
+    send_mail("Reset your password", f"/reset/{token}", "shop@example.com", [user.email])
 
 
 # Correct twin: a queue of its own, with its own workers (celery -A shop worker -Q
