@@ -7,6 +7,7 @@ Docs: docs/rules/SCL-34.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
@@ -33,6 +34,14 @@ class SwallowedException(RuleChecks):
             seen: set[tuple[str, int, int]] = set()
             for reach in body.summary(self.project).handlers:
                 handler = reach.item
+                if not handler.catches_all and all(map(self._project_error, handler.catches)):
+                    # The project's own error, raised to say "nothing to do here" and
+                    # caught on purpose (polar's UnhandledPaymentIntent): control flow.
+                    continue
+                if self._never_retried(body) and (not handler.catches_all or handler.records):
+                    # Retries turned off on purpose (retry: false): a named error caught,
+                    # or every error reported, loses nothing a retry would have recovered.
+                    continue
                 own = _own_method(body, reach)
                 if (
                     not reach.direct
@@ -45,6 +54,8 @@ class SwallowedException(RuleChecks):
                     # telemetry) does what it was written for: only a catch-all that
                     # carries on in the job's own work loses it (``push_to_erp(order)``).
                     continue
+                if own and handler.exits and reach.chain and not reach.chain[-1].discarded:
+                    continue  # a method of the job's class returning a fallback it uses
                 if not handler.inert and matching_word(body.name, BEST_EFFORT_WORDS):
                     continue  # a job that only tracks or emits (analytics) is best effort
                 key = (reach.path, handler.loc.line, handler.loc.column)
@@ -63,6 +74,24 @@ class SwallowedException(RuleChecks):
                 yield self._in_job(*reached[0])
             else:
                 yield self._in_helper(reached)
+
+    def _never_retried(self, body: JobBody) -> bool:
+        if body.job is None:
+            return False
+        retries = self.project.contract(body.job).retries
+        return retries is not None and retries.declined
+
+    @functools.cached_property
+    def _project_packages(self) -> frozenset[str]:
+        return frozenset(f.module.split(".")[0] for f in self.project.files if f.module)
+
+    def _project_error(self, name: str) -> bool:
+        """An exception class the project defines (not a library's)."""
+        dotted = name.replace("::", ".").lstrip(".")
+        if dotted in self.project.classes:
+            return True
+        head = dotted.split(".")[0]
+        return "." in dotted and head in self._project_packages and head[:1].islower()
 
     def _in_job(self, body: JobBody, reach: Reach[ExceptHandler]) -> Finding:
         handler = reach.item

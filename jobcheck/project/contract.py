@@ -159,6 +159,9 @@ class Retries:
     given_up_on: tuple[str, ...] = ()
     """Exceptions the job handles itself instead of retrying them (ActiveJob
     ``discard_on``/``rescue_from``, Dramatiq ``throws``), as written."""
+    declined: bool = False
+    """The project turned the framework's retries off for this job on purpose (Sidekiq
+    ``retry: false``/``0``): a failure is not run again however it ends."""
     give_up: str = "catch {error} and return"
     """How the job gives up on an error at once, as a remedy says it (``{error}``: the
     exception's name): ActiveJob's ``discard_on``."""

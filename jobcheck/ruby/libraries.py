@@ -111,7 +111,8 @@ INERT_CALLS = frozenset({"puts", "p", "print", "pp", "debug"})
 # lock another run holds (names as in handlers.py for Python).
 EXPECTED_EXCEPTION = re.compile(
     r"RecordNotFound|NotFound|RecordNotUnique|RecordInvalid|DeserializationError|Lock|"
-    r"NotSupported|NotImplemented|KeyError|IndexError|ArgumentError|JSON::ParserError"
+    r"NotSupported|NotImplemented|KeyError|IndexError|ArgumentError|JSON::ParserError|"
+    r"Errno::ENOENT|Errno::EEXIST"
 )
 CATCH_ALL = frozenset({"StandardError", "Exception", "::StandardError", "::Exception"})
 

@@ -890,14 +890,18 @@ class RubyWalker:
         variable = node.child_by_field_name("variable")
         if scope is not None and variable is not None:
             scope.names.update(identifier(c) or "" for c in variable.named_children)
-        if scope is not None and self.rescue_depth == 0:
+        value = _gives_a_value(scope, node) if scope is not None else None
+        if scope is not None and self.rescue_depth == 0 and value != "local":
             handler = _handler(self, node)
             if handler is not None:
                 swallows, exits, catches = handler
                 if exits and any("RecordNotUnique" in c for c in catches):
                     scope.facts.guards.append(Guard("conflict", self.order, self.loc(node)))
                 succeeds = not swallows and _lets_the_job_succeed(self, node, catches)
-                if (swallows or succeeds) and not all(lib.is_expected(c) for c in catches):
+                expected = any(map(lib.is_expected, catches)) and not any(
+                    c in lib.CATCH_ALL for c in catches
+                )
+                if (swallows or succeeds) and not expected and not self._per_item():
                     start = self.loc(node)
                     scope.facts.handlers.append(
                         ExceptHandler(
@@ -907,7 +911,7 @@ class RubyWalker:
                             reraises=False,
                             retries=False,
                             records=succeeds and _LOGS.search(self.text(node, 4000)) is not None,
-                            exits=exits,
+                            exits=exits or value == "returned",
                             inert=swallows,
                         )
                     )
@@ -915,12 +919,26 @@ class RubyWalker:
         self._body(node)
         self.rescue_depth -= 1
 
+    def _per_item(self) -> bool:
+        """Inside a block of an iteration (``each``, ``each_with_object``, ``map``): a
+        rescue there skips one item and goes on with the others (Python's rule: a
+        handler in a loop over items)."""
+        return bool(self.loops)
+
     def _rescue_modifier(self, node: Any) -> None:
         """``value rescue nil``: rescues StandardError; swallows when the fallback is a
         constant."""
         scope = self.method
         fallback = node.child_by_field_name("handler")
-        if scope is not None and fallback is not None and fallback.type in ("nil", "false", "true"):
+        in_entry = scope is not None and scope.facts.name in _JOB_ENTRIES
+        used = node.parent is not None and node.parent.type != "body_statement"
+        if (
+            scope is not None
+            and in_entry
+            and not used
+            and fallback is not None
+            and fallback.type in ("nil", "false", "true")
+        ):
             start = self.loc(node)
             body = node.child_by_field_name("body")
             if body is not None and body.type == "call":
@@ -1238,7 +1256,31 @@ def _handler(walker: RubyWalker, node: Any) -> tuple[bool, bool, list[str]] | No
 _RERAISES = re.compile(r"\b(?:raise|retry|retry_job|fail)\b")
 _STORES_STATE = re.compile(r"\b(?:status|state|error|failed|failure)\w*\s*:|[\"':]failed\b")
 _FALLBACK = re.compile(r"^\s*@?[a-z_]\w*\s*=(?![=~>])", re.MULTILINE)
-_LOGS = re.compile(r"\b(?:logger|Rails\.logger|Sentry|Honeybadger|Bugsnag|Rollbar)\b|\.report\(")
+_LOGS = re.compile(
+    r"\b(?:logger|Rails\.logger|Sentry|Honeybadger|Bugsnag|Rollbar|Appsignal|Airbrake)\b|"
+    r"\.report\(|\b\w*Error\w*\.notify\b|\bnotify_error\b"
+)
+
+
+# The methods a job runs as its work: a rescue of theirs ends the job.
+_JOB_ENTRIES = frozenset({"perform", "execute"})
+
+
+def _gives_a_value(scope: MethodContext, node: Any) -> str | None:
+    """Where a rescue's value goes: "returned" for a helper method's own ``rescue`` (its
+    value is the method's return: ``def host; URI(url).host; rescue; url; end``), "local"
+    for a ``begin ... rescue ... end`` assigned to a variable, None for a rescue whose
+    value nobody takes (the job's own ``perform``). A caller that uses the value gets a
+    fallback and decides (Python's rule: a helper returning a fallback)."""
+    parent = node.parent
+    grand = parent.parent if parent is not None else None
+    if parent is None or grand is None:
+        return None
+    if parent.type == "body_statement" and grand.type in ("method", "singleton_method"):
+        return "returned" if scope.facts.name not in _JOB_ENTRIES else None
+    if parent.type == "begin" and grand.type in ("assignment", "operator_assignment"):
+        return "local"
+    return None
 
 
 def _lets_the_job_succeed(walker: RubyWalker, node: Any, catches: list[str]) -> bool:

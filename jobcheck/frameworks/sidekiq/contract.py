@@ -498,6 +498,12 @@ def given_up_on(project: Project, job: Job) -> tuple[str, ...]:
     return tuple(names)
 
 
+def retries_declined(project: Project, job: Job) -> bool:
+    """``sidekiq_options retry: false`` (or ``0``) on the job or a base of it."""
+    count, source = max_retries(project, job)
+    return count == 0 and source != "default"
+
+
 def give_up(job: Job) -> str:
     """An ActiveJob job gives up on an error with ``discard_on`` (exceptions.rb)."""
     if is_activejob(job):

@@ -323,6 +323,7 @@ class SidekiqSemantics(Semantics):
                 every_error_seconds=every[1],
                 given_up_on=contract.given_up_on(project, job),
                 give_up=contract.give_up(job),
+                declined=contract.retries_declined(project, job),
             ),
             delivery=Delivery(
                 "early: BasicFetch pops the job; a process killed mid-run (OOM, SIGKILL) "
