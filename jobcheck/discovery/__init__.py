@@ -81,6 +81,7 @@ TEST_EXCLUDES = (
 SOURCE_SUFFIXES = (
     ".py",
     ".rb",
+    "Gemfile",
     "sidekiq.yml",
     "sidekiq.yaml",
     "sidekiq.yml.erb",

@@ -77,6 +77,7 @@ FILE_KINDS: tuple[FileKind, ...] = (
         "ruby",
         (
             "*.rb",
+            "*/Gemfile",
             *(
                 f"*/{name}"
                 for name in (

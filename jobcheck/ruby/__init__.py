@@ -15,7 +15,7 @@ import traceback
 
 from jobcheck.facts import FileFacts
 
-RUBY_SUFFIXES = (".rb",)
+RUBY_SUFFIXES = (".rb", "Gemfile")
 CONFIG_SUFFIXES = (
     "sidekiq.yml",
     "sidekiq.yaml",

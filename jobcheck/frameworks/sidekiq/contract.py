@@ -214,6 +214,7 @@ def dead_letter(project: Project, job: Job) -> DeadLetter:
     if retry is not None and _is_false(retry[1]):
         return DeadLetter(
             lost="retry: false skips the dead set (only death handlers run)",
+            recorded_by=error_tracker(project),
             decided_by="retry: false",
             origin=_origin(job, retry[0], "retry"),
         )
@@ -228,6 +229,19 @@ def dead_letter(project: Project, job: Job) -> DeadLetter:
     if retry is not None and number(retry[1]) == 0:
         return DeadLetter(kept_in=f"{store}, at the first failure (retry: 0)")
     return DeadLetter(kept_in=store)
+
+
+def error_tracker(project: Project) -> str:
+    """The error tracker whose Sidekiq integration reports every failed job (a gem of
+    the Gemfile, or its ``configure``/``init`` call in an initializer), as words; ""."""
+    for f in project.files:
+        for setting in f.settings:
+            name = string(setting.value) or ""
+            if setting.key == "ruby.gem" and name in sk.ERROR_TRACKER_GEMS:
+                return f"{name}, which reports every failed job"
+            if setting.key == "ruby.error_tracker":
+                return f"{name}, which reports every failed job"
+    return ""
 
 
 def _is_false(value: Value) -> bool:

@@ -182,3 +182,25 @@ ACTIVEJOB_UNIQUE_DECLARATIONS = (
 )
 """activejob-uniqueness ``unique :until_executed``, GoodJob's concurrency control, Solid
 Queue's ``limits_concurrency``: a class-level declaration that keeps a second copy out."""
+
+
+# -- error trackers ----------------------------------------------------------------------
+ERROR_TRACKERS = frozenset(
+    {"Honeybadger", "Sentry", "Raven", "Bugsnag", "Rollbar", "Airbrake", "Appsignal"}
+)
+"""Error trackers whose Sidekiq integration reports every exception a job raises, on
+each attempt, ``retry: false`` jobs included (honeybadger's plugins/sidekiq.rb,
+sentry-sidekiq's error handler, bugsnag's, rollbar's, airbrake's, appsignal's
+``Sidekiq.configure_server`` error handlers): a job's failure is recorded there."""
+ERROR_TRACKER_GEMS = frozenset(
+    {
+        "honeybadger",
+        "sentry-sidekiq",
+        "sentry-raven",
+        "bugsnag",
+        "rollbar",
+        "airbrake",
+        "appsignal",
+    }
+)
+"""Their gems (sentry-ruby reports Sidekiq errors only with sentry-sidekiq)."""

@@ -21,7 +21,12 @@ from jobcheck.facts import (
 )
 from jobcheck.facts.values import CallV, Const, DictV, Opaque, SeqV, Value, string
 from jobcheck.frameworks.sidekiq import timing as ruby_timing
-from jobcheck.frameworks.sidekiq.defaults import ACTIVEJOB_ENQUEUE, CLIENT_ENQUEUE, SIDEKIQ_ENQUEUE
+from jobcheck.frameworks.sidekiq.defaults import (
+    ACTIVEJOB_ENQUEUE,
+    CLIENT_ENQUEUE,
+    ERROR_TRACKERS,
+    SIDEKIQ_ENQUEUE,
+)
 from jobcheck.ruby.parse import (
     arguments,
     block_body,
@@ -205,6 +210,12 @@ class SidekiqRecognizer(RubyRecognizer):
             self._client_push(node, method, args)
         elif method.endswith("!") and constant_path(receiver) == "Sidekiq":
             self._sidekiq_switch(node, method, args)
+        elif receiver is None and method == "gem" and walker.class_context is None:
+            positional, _ = arguments(args)
+            if positional and walker.facts.path.replace("\\", "/").endswith("Gemfile"):
+                self._setting(node, "ruby.gem", "gem", positional[0])
+        elif method in ("configure", "init", "start") and constant_path(receiver) in ERROR_TRACKERS:
+            self._setting_value(node, "ruby.error_tracker", constant_path(receiver) or "")
         elif method == "load_defaults" and receiver is not None and receiver.text == b"config":
             positional, _ = arguments(args)
             if positional:
@@ -262,6 +273,11 @@ class SidekiqRecognizer(RubyRecognizer):
     def _setting(self, node: Any, key: str, raw_key: str, value_node: Any) -> None:
         self.walker.facts.settings.append(
             Setting(key, raw_key, self.walker.evaluate(value_node), self.walker.loc(node), "ruby")
+        )
+
+    def _setting_value(self, node: Any, key: str, name: str) -> None:
+        self.walker.facts.settings.append(
+            Setting(key, name, Const(name), self.walker.loc(node), "ruby")
         )
 
     def _sidekiq_switch(self, node: Any, method: str, args: Any) -> None:

@@ -49,6 +49,23 @@ TRIGGERS = (
     Trigger("counter", b"update_counters"),
     Trigger("lock", b"advisory_lock"),
     Trigger("lock", b"nx: true"),
+    # An error tracker that reports every failed job (its gem in the Gemfile, or its
+    # configuration in an initializer): a failure is recorded even without the dead set.
+    Trigger(
+        "error tracker gem",
+        b"gem ",
+        rb"(?m)^[ \t]*gem\s*\(?\s*[\"'](?:honeybadger|sentry-sidekiq|sentry-raven|bugsnag|"
+        rb"rollbar|airbrake|appsignal)[\"']",
+    ),
+    *(
+        Trigger(
+            "error tracker",
+            name,
+            rb"\b(?:Honeybadger|Sentry|Raven|Bugsnag|Rollbar|"
+            rb"Airbrake|Appsignal)\.(?:configure|init|start)\b",
+        )
+        for name in (b".configure", b".init", b".start")
+    ),
     # Rails configuration that decides whether enqueues wait for the commit.
     Trigger("Rails defaults", b"load_defaults", rb"config\.load_defaults"),
     Trigger("ActiveJob configuration", b"config.active_job"),
