@@ -10,6 +10,7 @@ retries run out. Docs: docs/rules/SCL-34.md.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 
@@ -43,7 +44,22 @@ class LookupRetriedForever(RuleChecks):
             if retries is None or not _retried_long(retries) or _handled(retries):
                 continue
             defined_in, function = found
-            yield self._finding(job, defined_in.path, function.lookups[0], retries)
+            lookups = [lookup for lookup in function.lookups if self._may_be_gone(lookup)]
+            if lookups:
+                yield self._finding(job, defined_in.path, lookups[0], retries)
+
+    @functools.cached_property
+    def _deleted(self) -> frozenset[str]:
+        return frozenset(name for f in self.project.files for name in f.deleted_models)
+
+    def _may_be_gone(self, lookup: Lookup) -> bool:
+        """Whether the project deletes rows of the model looked up: an ActiveRecord model
+        nothing destroys (feeds a reader keeps forever) never misses its row. Python's
+        deletions are not recorded (a CASCADE deletes what no call names), so its
+        lookups always may."""
+        if lookup.model is None:
+            return True
+        return lookup.model in self._deleted
 
     def _finding(self, job: Job, path: str, lookup: Lookup, retries: Retries) -> Finding:
         noun = semantics(job.framework).job_noun

@@ -117,6 +117,9 @@ class Lookup:
     missing: str
     """The exception a missing row raises, as the remedy names it (``Order.DoesNotExist``,
     ``ActiveRecord::RecordNotFound``)."""
+    model: str | None = None
+    """The model's class name when the project's deletions of it are recorded (Ruby);
+    None when they are not (every lookup may miss its row)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,6 +447,10 @@ class FileFacts:
     apps: list[CeleryApp] = field(default_factory=list)
     config_sources: list[ConfigSource] = field(default_factory=list)
     models: list[ModelClass] = field(default_factory=list)
+    deleted_models: list[str] = field(default_factory=list)
+    """Models whose rows this file deletes (ActiveRecord ``destroy``/``delete_all`` on
+    the model or a record of it, ``has_many ..., dependent: :destroy``), by name: a job's
+    lookup of a model nothing deletes cannot miss its row (SCL-34)."""
     queues: list[QueueDecl] = field(default_factory=list)
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Every class defined here, with its bases' dotted paths."""

@@ -524,6 +524,8 @@ class RubyWalker:
             self._effects(scope, node, receiver, method, args)
             if block is None and args is not None:
                 self._lookup(scope, node, receiver, method)
+        elif receiver is None and method in ("has_many", "has_one") and self.classes:
+            self._dependent_deletion(args)
         for recognizer in self.recognizers:
             recognizer.call(node, receiver, method, args, block)
         if receiver is not None:
@@ -532,6 +534,38 @@ class RubyWalker:
             self._body(args)
         if block is not None:
             self._block(node, receiver, method, args, block)
+
+    def _dependent_deletion(self, args: Any) -> None:
+        """``has_many :entries, dependent: :destroy`` (or ``:delete_all``,
+        ``:destroy_async``): an Entry's row goes when its owner's does."""
+        positional, keywords = arguments(args)
+        values = {key: value for key, value, _ in keywords}
+        dependent = values.get("dependent")
+        if dependent is None or self.text(dependent).lstrip(":") not in _DEPENDENT_DELETES:
+            return
+        named = values.get("class_name")
+        if named is not None:
+            model = self.text(named).strip("'\":")
+        elif positional:
+            model = _camelize(self.text(positional[0]).lstrip(":"))
+        else:
+            return
+        self.facts.deleted_models.append(model.replace("::", ".").split(".")[-1])
+
+    def _note_deletion(self, scope: MethodContext, root: str | None, receiver: Any) -> None:
+        """``Feed.where(...).destroy_all``, ``feed.destroy`` (a record of a known model),
+        a model's own ``destroy`` of itself."""
+        model = root if root is not None and root[:1].isupper() else None
+        if receiver is not None and receiver.type in ("identifier", "instance_variable"):
+            name = identifier(receiver) or ""
+            model = scope.record_models.get(name) or scope.relations.get(name) or model
+            if model is None:
+                model = _camelize(name.lstrip("@"))  # ``feed.destroy``: a Feed, most likely
+        elif receiver is None or receiver.type == "self":
+            context = self.class_context
+            model = context.qualname if context is not None else model
+        if model:
+            self.facts.deleted_models.append(model.replace("::", ".").split(".")[-1])
 
     def _lookup(self, scope: MethodContext, node: Any, receiver: Any, method: str) -> None:
         """``Report.find(id)``, ``User.find_by!(...)``: ActiveRecord raises RecordNotFound
@@ -549,6 +583,7 @@ class RubyWalker:
                 self.loc(node),
                 f"{root.replace('.', '::')}.{method}",
                 "ActiveRecord::RecordNotFound",
+                root.split(".")[-1],
             )
         )
 
@@ -627,6 +662,9 @@ class RubyWalker:
         positional, keywords = arguments(args)
         keyword_names = {k for k, _, _ in keywords}
         self._record_call(facts, root, chain, receiver, method, node)
+        if method in _DELETES and not (positional and method in _RECORD_DELETES):
+            # ``feed.delete(:tags)`` is a Hash's; a record's delete/destroy takes nothing.
+            self._note_deletion(scope, root, receiver)
         if self._http(scope, node, root, chain, receiver, method, keyword_names, positional):
             return
         order = self.order
@@ -1014,6 +1052,28 @@ def _after_private(class_node: Any, method_node: Any) -> bool:
         if child.type == "identifier" and child.text in (b"private", b"protected"):
             return True
     return False
+
+
+# ActiveRecord calls that delete rows (persistence.rb, relation.rb; discard's soft delete).
+_DELETES = frozenset(
+    {"destroy", "destroy!", "delete", "destroy_all", "delete_all", "destroy_by", "delete_by"}
+    | {"really_destroy!", "discard", "destroy_async"}
+)
+
+
+_RECORD_DELETES = frozenset({"destroy", "destroy!", "delete", "really_destroy!", "discard"})
+_DEPENDENT_DELETES = frozenset({"destroy", "delete_all", "destroy_async", "delete"})
+
+
+def _camelize(name: str) -> str:
+    """``feed_entry`` -> ``FeedEntry``; a plural's "s" dropped (``feeds`` -> ``Feed``)."""
+    if name.endswith("ies"):
+        base = name[:-3] + "y"
+    elif name.endswith(("ches", "shes", "sses", "xes")):
+        base = name[:-2]
+    else:
+        base = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
+    return "".join(part[:1].upper() + part[1:] for part in base.split("_") if part)
 
 
 # ActiveRecord finders that raise RecordNotFound when no row matches (finder_methods.rb).

@@ -49,6 +49,10 @@ TRIGGERS = (
     Trigger("counter", b"update_counters"),
     Trigger("lock", b"advisory_lock"),
     Trigger("lock", b"nx: true"),
+    # Deletions of records: a job's lookup of a model nothing deletes cannot miss its row.
+    Trigger("record deletion", b"destroy"),
+    Trigger("record deletion", b"delete_all"),
+    Trigger("record deletion", b"delete_by"),
     # An error tracker that reports every failed job (its gem in the Gemfile, or its
     # configuration in an initializer): a failure is recorded even without the dead set.
     Trigger(
