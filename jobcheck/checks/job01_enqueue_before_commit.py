@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, SummaryRoots, check
 from jobcheck.facts import CallSite, EnqueueSite, FileFacts, FunctionFacts, Loc
+from jobcheck.facts.values import CallV, Ref
 from jobcheck.findings import Finding, Related
 from jobcheck.frameworks.django import signals
 from jobcheck.frameworks.semantics_base import Semantics
@@ -18,6 +19,7 @@ from jobcheck.frameworks.sqlalchemy import events as orm_events
 from jobcheck.frameworks.web import semantics as web
 from jobcheck.project.model import Job, Project
 from jobcheck.registry import semantics
+from jobcheck.vocabulary.words import matching_word
 
 AFTER_COMMIT_METHODS = frozenset({"delay_on_commit", "apply_async_on_commit"})
 
@@ -52,7 +54,7 @@ class EnqueueAfterCommit(RuleChecks):
                 continue
             reason = framework.transaction_reason(site.atomic, site.contexts)
             reason = reason or self._reason(f, site, atomic_requests)
-            if reason is None:
+            if reason is None or self._cleans_up_a_deleted_row(site, job):
                 continue
             kind = job.framework if job is not None else site.framework_hint
             yield self._finding(
@@ -162,6 +164,22 @@ class EnqueueAfterCommit(RuleChecks):
     def _listener_transaction(self, function: FunctionFacts, atomic_requests: bool) -> str | None:
         return listener_transaction(function, atomic_requests, self._connected, self.project)
 
+    def _cleans_up_a_deleted_row(self, site: EnqueueSite, job: Job | None) -> bool:
+        """A delete signal's receiver enqueuing a job named for removing what the row
+        left elsewhere (``delete_object``, ``remove_from_index``): it needs no row, so
+        running before the commit changes nothing (kitsune's search signals)."""
+        function = self.project.function(site.function)
+        if function is None:
+            return False
+        received = [function.signal or "", *self._connected.get(function.qualname, ())]
+        for decorator in function.decorators:  # @receiver(post_delete, ...) or a wrapper
+            if isinstance(decorator.call, CallV):
+                received += [arg.qualname for arg in decorator.call.args if isinstance(arg, Ref)]
+        if not any(signal.endswith("_delete") for signal in received):
+            return False
+        name = job.task.name if job is not None else site.target_text
+        return matching_word(name.rsplit(".", 1)[-1], CLEANUP_WORDS) is not None
+
     def _reason(self, f: FileFacts, site: EnqueueSite, atomic_requests: bool) -> str | None:
         if site.atomic == "block":
             return "inside a transaction.atomic() block"
@@ -182,6 +200,10 @@ class EnqueueAfterCommit(RuleChecks):
         if _uncommitted_session_work(function.commit_orders, function.session_writes, site.order):
             return "before session.commit() in the same function"
         return None
+
+
+# Jobs named for removing what a deleted row left elsewhere (a search document, a cache).
+CLEANUP_WORDS = ("delete", "remove", "unindex", "purge", "evict", "cleanup", "clean up", "drop")
 
 
 def connected_handlers(project: Project) -> dict[str, tuple[str, ...]]:
