@@ -139,7 +139,7 @@ def test_alerts_sent_from_except_clauses_are_failure_reports(tmp_path: Path) -> 
 
                 from alerts import send_slack_message
 
-                @shared_task(time_limit=60)
+                @shared_task(time_limit=60, acks_late=True)
                 def import_feed(feed_id):
                     try:
                         parse(feed_id)
@@ -148,7 +148,7 @@ def test_alerts_sent_from_except_clauses_are_failure_reports(tmp_path: Path) -> 
                         raise
                     send_mail("Imported", "done", "shop@example.com", ["a@example.com"])
 
-                @shared_task(time_limit=60)
+                @shared_task(time_limit=60, acks_late=True)
                 def charge_renewal(order_id):
                     try:
                         parse(order_id)
@@ -317,7 +317,7 @@ def test_a_loop_over_rows_still_to_do_that_marks_them_done_is_guarded(tmp_path: 
                 def notify(email):
                     send_mail("Your question", "answered", "shop@example.com", [email])
 
-                @shared_task(time_limit=60)
+                @shared_task(time_limit=60, acks_late=True)
                 def send_answers():
                     pending = Question.objects.filter(answer_sent_at__isnull=True)
                     for question in pending:
@@ -325,13 +325,13 @@ def test_a_loop_over_rows_still_to_do_that_marks_them_done_is_guarded(tmp_path: 
                         question.answer_sent_at = datetime.now()
                         question.save()
 
-                @shared_task(time_limit=60)
+                @shared_task(time_limit=60, acks_late=True)
                 def send_reminders():
                     pending = Question.objects.filter(reminder_sent_at__isnull=True)
                     for question in pending:
                         send_mail("Reminder", "open", "shop@example.com", [question.email])
 
-                @shared_task(time_limit=60)
+                @shared_task(time_limit=60, acks_late=True)
                 def send_digests():
                     pending = Question.objects.filter(digest_sent_at__isnull=True)
                     for question in pending:

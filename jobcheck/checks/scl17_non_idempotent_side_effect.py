@@ -41,6 +41,10 @@ class NonIdempotentSideEffect(RuleChecks):
                     continue  # reported by scheduled-job-not-idempotent
                 if body.job is None and not semantics(body.framework).reruns_failures:
                     continue  # no retry or redelivery runs it again
+                if effect.kind != "charge" and not self._runs_again(body):
+                    # Acked before it runs and never retried: no second run to guard a
+                    # message or a counter against (money is still guarded, below).
+                    continue
                 yield self.finding(
                     "non-idempotent-side-effect",
                     *reach.place(body.file.path),
@@ -49,6 +53,10 @@ class NonIdempotentSideEffect(RuleChecks):
                     ),
                     related=reach.related(effect.func),
                 )
+
+    def _runs_again(self, body: JobBody) -> bool:
+        job = body.job
+        return job is None or semantics(job.framework).runs_again(self.project, job)
 
     def _rerun(self, body: JobBody) -> str:
         """What runs the body twice. A job acked before it runs and never retried (a
