@@ -222,9 +222,9 @@ def test_beat_entry_expiry_is_the_time_between_runs(tmp_path: Path) -> None:
                         'task': 'proj.tasks.sync',
                         'schedule': crontab(minute='*/30'),
                     },
-                    "nightly": {
+                    "four-hourly": {
                         "task": "proj.tasks.sync",
-                        "schedule": crontab(minute=7, hour=1),
+                        "schedule": crontab(minute=7, hour="*/4"),
                         "options": {"queue": "q"}
                     },
                 }
@@ -234,7 +234,7 @@ def test_beat_entry_expiry_is_the_time_between_runs(tmp_path: Path) -> None:
     fixed = _fix(root)["proj/settings.py"]
     # Every 30 minutes (moved off minute 0 at the same pace): expires after 30 minutes.
     assert "'),\n        'options': {'expires': 1800},\n    },\n" in fixed
-    assert '"options": {"queue": "q", "expires": 86400}\n' in fixed  # no comma added
+    assert '"options": {"queue": "q", "expires": 14400}\n' in fixed  # no comma added
 
 
 SERVICES = """\

@@ -16,6 +16,10 @@ from jobcheck.findings import Finding
 from jobcheck.project.model import Job
 from jobcheck.project.schedule_words import describe, expiry_hint
 from jobcheck.registry import semantics
+from jobcheck.timing import gap_seconds
+
+DAILY = 86400.0
+"""Schedules that fire at most daily pile up one run per day the workers are down."""
 
 
 class ScheduleExpiry(RuleChecks):
@@ -27,6 +31,10 @@ class ScheduleExpiry(RuleChecks):
         """Only schedules that enqueue through a queue can expire there (each
         framework's semantics says how)."""
         for f, entry, job in self.project.scheduled_jobs():
+            gap = gap_seconds(entry.timing)
+            if gap is not None and gap >= DAILY:
+                # An outage piles up one run a day: nothing a reader needs an age bound for.
+                continue
             if job is not None and job in self.project.delegated_jobs(entry):
                 yield from self._enqueued_by_scheduler(f, entry, job)
                 continue

@@ -21,6 +21,10 @@ from jobcheck.facts import (
 from jobcheck.findings import Finding
 from jobcheck.project.schedule_words import describe, job_label
 from jobcheck.registry import schedule_terms, semantics
+from jobcheck.timing import gap_seconds
+
+HOURLY = 3600.0
+"""Schedules firing less often than this are not judged: their runs rarely meet."""
 
 
 class ScheduledJobWithoutLock(LockReading, RuleChecks):
@@ -38,6 +42,11 @@ class ScheduledJobWithoutLock(LockReading, RuleChecks):
                 for _, entry, job, _, _ in self._overlapping()
             }
         for f, entry, job in self.project.scheduled_jobs():
+            gap = gap_seconds(entry.timing)
+            if gap is not None and gap > HOURLY:
+                # A run outlasting hours is what schedule-overlaps-time-limit judges from
+                # the limit; a second scheduler is scheduler-in-every-instance's.
+                continue
             enqueued = job is not None and job.task.function != entry.target
             if schedule_terms(entry).runs_one_at_a_time and not enqueued:
                 continue  # its scheduler runs it in-process, one at a time

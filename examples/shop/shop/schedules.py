@@ -15,16 +15,16 @@ from orders.periodic import (
 )
 
 CELERY_BEAT_SCHEDULE = {
-    # Mistakes: minute 0 like everyone else's cron (SCL-22), a job with no lock and no
-    # expiry (SCL-38, SCL-19).
+    # Mistakes: every hour at minute 0 like everyone else's cron (SCL-22), a job with no
+    # lock and no expiry (SCL-38, SCL-19).
     "cancel-unpaid-orders": {
         "task": "orders.periodic.cancel_unpaid_orders",
-        "schedule": crontab(minute=0, hour=1),
+        "schedule": crontab(minute=0),
     },
     # Correct twin: a minute of its own, a lock and an expiry in the task.
     "cancel-unpaid-orders-once": {
         "task": cancel_unpaid_orders_once.name,
-        "schedule": crontab(minute=17, hour=1),
+        "schedule": crontab(minute=17),
     },
     # Mistake: crontab(hour=4) without minute= fires every minute from 04:00 to 04:59.
     "refresh-rates-nightly": {
