@@ -48,7 +48,7 @@ class WorkerSignalsNotForwarded(RuleChecks):
             for process in f.processes:
                 if process.source != "script" or not _keeps_the_shell(process):
                     continue
-                framework = _worker_of(process.command)
+                framework = worker_of(process.command)
                 if framework is None:
                     continue
                 runner = runners.get(process.name)
@@ -98,7 +98,7 @@ class WorkerSignalsNotForwarded(RuleChecks):
         line = lines[process.loc.line - 1]
         indent = len(line) - len(line.lstrip())
         start = indent + _ASSIGNMENTS.match(line[indent:]).end()  # type: ignore[union-attr]
-        if _LIST.search(line) or _worker_of(line[start:]) is None:
+        if _LIST.search(line) or worker_of(line[start:]) is None:
             return None  # ``cd /app && celery ...``: where exec goes is for a person
         # ``X=1 exec cmd`` may not hand X to cmd in every shell; ``exec env X=1 cmd`` does.
         inserted = "exec env " if start > indent else "exec "
@@ -115,7 +115,7 @@ def _keeps_the_shell(process: ProcessDecl) -> bool:
     return not (command.endswith("&") and not command.endswith("&&"))
 
 
-def _worker_of(command: str) -> str | None:
+def worker_of(command: str) -> str | None:
     """The framework whose worker ``command`` starts, if it starts one."""
     for words in programs(command):
         for plugin in plugins():

@@ -98,7 +98,12 @@ def _workload_processes(node: MappingNode) -> list[ProcessDecl]:
         return []
     name = _shown(_scalar(_get(_get(node, "metadata"), "name"))) or "?"
     replicas = _scalar(_get(spec, "replicas")) if kind != "Pod" else None
-    options = (("replicas", Const(replicas)),) if replicas and replicas.isdigit() else ()
+    options: tuple[tuple[str, Value], ...] = (
+        (("replicas", Const(replicas)),) if replicas and replicas.isdigit() else ()
+    )
+    grace = _scalar(_get(pod_spec, "terminationGracePeriodSeconds"))
+    if grace and grace.isdigit():
+        options += (("terminationGracePeriodSeconds", Const(int(grace))),)
     found = []
     for container in containers.value:
         command = _command(container)
