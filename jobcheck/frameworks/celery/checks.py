@@ -318,13 +318,24 @@ def _fixed_delay(check: Check, job: Job, call: RetryCall) -> str | None:
     return f"{value:g} s (countdown)" if value is not None else None
 
 
+RETRYING_LONG_SECONDS = 3600.0
+"""A few quick retries of a deterministic error waste little; an hour or more of them
+(or no cap) keeps a failing task in the queue: only those are reported."""
+
+
+def _retries_long(check: Check, job: Job) -> bool:
+    retries = check.project.contract(job).retries
+    seconds = retries.every_error_seconds if retries is not None else None
+    return seconds is not None and seconds >= RETRYING_LONG_SECONDS
+
+
 def retry_on_all_exceptions(check: Check) -> Iterator[Finding]:
     for job in check.project.jobs:
         if job.framework != NAME:
             continue
         autoretry = option(check.project, job, "autoretry_for")
         caught = contract.catch_all(autoretry.value)
-        if autoretry.is_set and caught:
+        if autoretry.is_set and caught and _retries_long(check, job):
             yield check.finding(
                 "retry-on-all-exceptions",
                 autoretry.path or job.file.path,
