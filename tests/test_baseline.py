@@ -24,7 +24,10 @@ LEGACY = """\
         return order_id
 
 
-    @shared_task(autoretry_for=(Exception,), max_retries=30, retry_backoff=True, time_limit=60, soft_time_limit=50)
+    @shared_task(
+        autoretry_for=(Exception,), max_retries=30, retry_backoff=True, time_limit=60,
+        soft_time_limit=50,
+    )
     def sync(order_id):
         return order_id
     """
