@@ -22,6 +22,9 @@ from jobcheck.project.model import Job
 from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import semantics
 
+# Enqueues that run the job later (Sidekiq's scheduled set, ActiveJob's set(wait:)).
+DELAYED_ENQUEUES = frozenset({"perform_in", "perform_at"})
+DELAYS = frozenset({"wait", "wait_until"})
 LONG_RETRIES_SECONDS = 3600.0
 """Retries that last an hour or more: a missing record keeps failing that long."""
 # What the job handles when it names one of these in discard_on, rescue_from or throws.
@@ -44,22 +47,43 @@ class LookupRetriedForever(RuleChecks):
             if retries is None or not _retried_long(retries) or _handled(retries):
                 continue
             defined_in, function = found
-            lookups = [lookup for lookup in function.lookups if self._may_be_gone(lookup)]
+            lookups = [
+                lookup
+                for lookup in function.lookups
+                if self._may_be_gone(lookup, job, defined_in.deleted_models)
+            ]
             if lookups:
                 yield self._finding(job, defined_in.path, lookups[0], retries)
 
     @functools.cached_property
-    def _deleted(self) -> frozenset[str]:
-        return frozenset(name for f in self.project.files for name in f.deleted_models)
+    def _delayed(self) -> frozenset[str]:
+        """Jobs some call enqueues to run later (``perform_in``, ``set(wait:)``)."""
+        return frozenset(
+            qualname
+            for qualname, sites in self.project.sites_by_job.items()
+            if any(
+                site.method in DELAYED_ENQUEUES or {key for key, _ in site.options} & DELAYS
+                for _, site in sites
+            )
+        )
 
-    def _may_be_gone(self, lookup: Lookup) -> bool:
-        """Whether the project deletes rows of the model looked up: an ActiveRecord model
-        nothing destroys (feeds a reader keeps forever) never misses its row. Python's
-        deletions are not recorded (a CASCADE deletes what no call names), so its
-        lookups always may."""
+    def _may_be_gone(self, lookup: Lookup, job: Job, deleted_here: list[str]) -> bool:
+        """Whether the row may be gone when the job runs. Python's deletions are not
+        recorded (a CASCADE deletes rows no call names), so its lookups always may. A
+        Ruby job's may when the job's own file deletes rows of that model (a retry after
+        ``@user.destroy`` finds no user: feedbin's UserDeleter), or when it is enqueued to
+        run later (``perform_in``) and the project deletes that model somewhere: a job run
+        at once after its record was made rarely misses it, and a model nothing deletes
+        never does."""
         if lookup.model is None:
             return True
-        return lookup.model in self._deleted
+        if lookup.model in deleted_here:
+            return True
+        return job.task.qualname in self._delayed and lookup.model in self._deleted
+
+    @functools.cached_property
+    def _deleted(self) -> frozenset[str]:
+        return frozenset(name for f in self.project.files for name in f.deleted_models)
 
     def _finding(self, job: Job, path: str, lookup: Lookup, retries: Retries) -> Finding:
         noun = semantics(job.framework).job_noun
