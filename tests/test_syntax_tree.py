@@ -12,7 +12,7 @@ from pathlib import Path
 import hypothesmith
 import libcst
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 
 from jobcheck.extract import extract_file
 from jobcheck.facts import FileFacts
@@ -156,6 +156,10 @@ def _facts(file: Path) -> FileFacts:
 @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar())
 def test_generated_programs_parse_to_the_same_tree_both_ways(text: str) -> None:
+    # A form feed in a line's indentation: CPython counts it in col_offset, libcst's
+    # PositionProvider does not (hypothesmith found '\n\x0cpass\n'). Python resets the
+    # indentation at a form feed; neither column is wrong, and no code is written so.
+    assume(not any(line.lstrip(" \t").startswith("\x0c") for line in text.splitlines()))
     try:
         ast.parse(text)
         libcst.parse_module(text)

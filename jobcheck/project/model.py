@@ -40,11 +40,16 @@ from jobcheck.project.lazy import LazyDict, LazySet, ModuleLoader
 from jobcheck.project.orm import is_model_root
 from jobcheck.project.test_code import is_test_code
 from jobcheck.registry import checked, plugins, schedule_terms, semantics
+from jobcheck.vocabulary.words import identifier_words
 
 if TYPE_CHECKING:
     from jobcheck.project.contract import JobContract
     from jobcheck.project.routing import Routing
     from jobcheck.project.summaries import Summaries
+
+# Names of the enums that models modules hold beside the models (polar's
+# ``OrderBillingReasonInternal``, a StrEnum in polar/models/order.py).
+_ENUM_WORDS = frozenset({"reason", "status", "enum", "choices"})
 
 
 @dataclass(frozen=True)
@@ -691,6 +696,8 @@ class Project:
             if self._aliases.get(qualname) == TYPE_ALIAS:
                 return False  # ``EventType = Literal[...]`` in a models module
             module, _, name = qualname.rpartition(".")
+            if _ENUM_WORDS & set(identifier_words(name)):
+                return False  # ``OrderBillingReason``, ``InvoiceStatus``: an enum beside models
             return "models" in module.split(".") and name[:1].isupper() and not name.isupper()
         return any(self.is_model(b, depth + 1) for b in bases)
 
