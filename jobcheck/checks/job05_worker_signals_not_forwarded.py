@@ -20,12 +20,12 @@ import re
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.commandline import programs
 from jobcheck.facts import FileFacts, Loc, ProcessDecl
 from jobcheck.facts.values import string, truthy
 from jobcheck.findings import Finding, Fix, TextEdit
 from jobcheck.project.test_code import is_test_code
-from jobcheck.registry import plugins, semantics
+from jobcheck.project.workers import started_workers
+from jobcheck.registry import semantics
 
 # Deployment files whose stop signal reaches only the process they started.
 SIGNALLED_ALONE = frozenset({"dockerfile", "compose", "workload", "values", "fly"})
@@ -117,11 +117,7 @@ def _keeps_the_shell(process: ProcessDecl) -> bool:
 
 def worker_of(command: str) -> str | None:
     """The framework whose worker ``command`` starts, if it starts one."""
-    for words in programs(command):
-        for plugin in plugins():
-            if semantics(plugin.name).worker_queues(words) is not None:
-                return plugin.name
-    return None
+    return next((framework for framework, _ in started_workers(command)), None)
 
 
 def _signalled_alone(process: ProcessDecl) -> bool:

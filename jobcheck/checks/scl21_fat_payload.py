@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import Argument, EnqueueSite, FileFacts
+from jobcheck.facts import Argument, EnqueueSite
 from jobcheck.findings import Finding
 from jobcheck.project.model import Job
 from jobcheck.registry import semantics
@@ -33,10 +33,7 @@ class FatPayload(RuleChecks):
 
     @check("fat-payload")
     def fat_payload(self) -> Iterator[Finding]:
-        sites: list[tuple[FileFacts, EnqueueSite, Job | None, str | None]]
-        sites = [(*entry, None) for entry in self.project.enqueues()]
-        sites += list(self.project.forwarded_enqueues())
-        for f, site, job, through in sites:
+        for f, site, job, through in self.project.payload_enqueues():
             for argument in site.arguments:
                 what = self._heavy(argument.kind, argument.reason)
                 if what is None:

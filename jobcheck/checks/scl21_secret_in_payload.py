@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jobcheck.checks.base import RuleChecks, check
-from jobcheck.facts import Argument, EnqueueSite, FileFacts
+from jobcheck.facts import Argument
 from jobcheck.findings import Finding
-from jobcheck.project.model import Job
 from jobcheck.project.test_code import is_test_code
 from jobcheck.vocabulary.secret_names import (
     SETTINGS_OBJECTS,
@@ -28,10 +27,7 @@ class SecretInPayload(RuleChecks):
 
     @check("secret-in-payload")
     def secret_in_payload(self) -> Iterator[Finding]:
-        sites: list[tuple[FileFacts, EnqueueSite, Job | None]]
-        sites = list(self.project.enqueues())
-        sites += [(f, site, job) for f, site, job, _ in self.project.forwarded_enqueues()]
-        for f, site, job in sites:
+        for f, site, job, _ in self.project.payload_enqueues():
             if is_test_code(f):
                 continue
             name = job.task.name if job is not None else site.target_text.strip("'\"")

@@ -12,7 +12,7 @@ raising again is handled where it stands and not recorded.
 from __future__ import annotations
 
 from jobcheck.extract import payload
-from jobcheck.extract.walker import Recognizer, Walker
+from jobcheck.extract.walker import Recognizer, caught_names
 from jobcheck.facts import Lookup
 from jobcheck.syntax import tree as cst
 
@@ -61,7 +61,7 @@ class LookupRecognizer(Recognizer):
         does not raise again."""
         for statement in self.walker.tries:
             for handler in statement.handlers:
-                caught = _caught(handler, self.walker)
+                caught = caught_names(handler, self.walker.names)
                 if any(name.endswith(_NOT_FOUND_SUFFIXES) for name in caught):
                     return True
                 if any(name in _CATCH_ALL for name in caught) and not _raises(handler):
@@ -79,14 +79,6 @@ def _has_criteria(node: cst.Call) -> bool:
 
 def _short(dotted_name: str | None) -> str | None:
     return dotted_name.split(".")[-1] if dotted_name else None
-
-
-def _caught(handler: cst.ExceptHandler | cst.ExceptStarHandler, walker: Walker) -> list[str]:
-    if handler.type is None:
-        return ["BaseException"]
-    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
-    exprs = [element.value for element in types] if types is not None else [handler.type]
-    return [walker.qualify(expr) or "" for expr in exprs]
 
 
 def _raises(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:

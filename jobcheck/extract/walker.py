@@ -575,7 +575,7 @@ class Walker:
         self.visit(node.body)
         self.tries.pop()
         for handler in node.handlers:
-            caught = _caught_names(handler, self.names)
+            caught = caught_names(handler, self.names)
             for hook in self._hooks["except_handler"]:
                 hook(node, handler)
             self.handlers.append(caught)
@@ -1190,7 +1190,9 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
-def _caught_names(handler: cst.ExceptHandler | cst.ExceptStarHandler, names: Names) -> tuple:
+def caught_names(handler: cst.ExceptHandler | cst.ExceptStarHandler, names: Names) -> tuple:
+    """The qualified names an ``except`` clause catches ("?" for what does not resolve;
+    ``BaseException`` for a bare ``except:``)."""
     if handler.type is None:
         return ("BaseException",)
     types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None

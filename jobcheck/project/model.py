@@ -630,6 +630,14 @@ class Project:
             if job is not None or self._unresolved_but_certain(site):
                 yield f, site, job, through
 
+    def payload_enqueues(self) -> Iterator[tuple[FileFacts, EnqueueSite, Job | None, str | None]]:
+        """Every enqueue whose arguments a payload check reads: the enqueue sites (no
+        forwarding function: None), then the payloads handed through a function that
+        forwards its ``**kwargs`` (with its name)."""
+        for f, site, job in self.enqueues():
+            yield f, site, job, None
+        yield from self.forwarded_enqueues()
+
     @functools.cached_property
     def wrapped_sites(self) -> list[tuple[FileFacts, EnqueueSite]]:
         from jobcheck.project.wrappers import wrapped_sites

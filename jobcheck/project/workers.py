@@ -6,6 +6,7 @@ worker command (``Semantics.worker_queues``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from jobcheck.commandline import programs
@@ -82,13 +83,20 @@ def workers(files: list[FileFacts]) -> Workers:
             continue  # a test suite's compose file starts no production worker
         for process in f.processes:
             where = f"{f.path}:{process.loc.line} ({process.name})"
-            for words in programs(process.command):  # sh -c, &&, env, exec read through
-                for plugin in plugins():
-                    queues = semantics(plugin.name).worker_queues(words)
-                    if queues is not None:
-                        found.append(Worker(plugin.name, _known(queues), where))
-                        break
+            for framework, queues in started_workers(process.command):
+                found.append(Worker(framework, _known(queues), where))
     return found
+
+
+def started_workers(command: str) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """(framework, queues) of each worker ``command`` starts: every program of it (``sh
+    -c``, ``&&``, ``env`` and ``exec`` read through), in its framework's terms."""
+    for words in programs(command):
+        for plugin in plugins():
+            queues = semantics(plugin.name).worker_queues(words)
+            if queues is not None:
+                yield plugin.name, queues
+                break
 
 
 def _known(queues: tuple[str, ...]) -> tuple[str, ...]:
